@@ -1,0 +1,48 @@
+"""The metric record and its registry: pure per-item functions plus optional corpus aggregators."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """A metric: how one item is scored and, optionally, how a whole cell is scored at once."""
+
+    name: str
+    """Registry key, e.g. "accuracy", "macro_f1", "chrf++"."""
+    display: str
+    """Human name shown in tables."""
+    item: Callable[..., float] | None
+    """Per-item score `(answer, gold, *, lang, item) -> float` in [0, 1]; None for corpus-only metrics."""
+    corpus: Callable[[Sequence[Any]], float] | None = None
+    """Corpus score from the per-item `(answer, gold, extras)` triples of a cell; None = mean of item scores."""
+    scale: float = 100.0
+    """Multiplier for display (scores are stored on 0-1 and shown on 0-100)."""
+    higher_is_better: bool = True
+    description: str = ""
+    """Shown on the methodology page, generated from the registry."""
+    reference: str = ""
+    """Which library or paper it reproduces (e.g. "sacrebleu CHRF(word_order=2)")."""
+
+
+METRICS: dict[str, MetricSpec] = {}
+
+
+def register(spec: MetricSpec) -> MetricSpec:
+    """Add a metric to the registry (names are unique)."""
+    if spec.name in METRICS:
+        raise ValueError(f"metric {spec.name!r} registered twice")
+    METRICS[spec.name] = spec
+    return spec
+
+
+def get_metric(name: str) -> MetricSpec:
+    """Look a metric up by name, with a close-match hint when it is unknown."""
+    try:
+        return METRICS[name]
+    except KeyError:
+        import difflib
+
+        hint = difflib.get_close_matches(name, METRICS, n=1)
+        raise KeyError(f"unknown metric {name!r}" + (f"; did you mean {hint[0]!r}?" if hint else "")) from None

@@ -1,0 +1,1 @@
+"""Task declarations, one module per benchmark family; `evaluator.registry` collects them."""

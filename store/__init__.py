@@ -1,0 +1,1 @@
+"""DuckDB store: schema and migrations, ingest, every query the pages use, Hub sync."""

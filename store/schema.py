@@ -1,0 +1,126 @@
+"""DuckDB schema as versioned migrations; `ensure_schema` applies the missing ones in one transaction.
+
+Primary keys are natural keys so that re-ingesting the same rows is a no-op:
+items by (task, lang, item_id); runs by run_id (a hash of model, task, lang, prompt language, run number
+and source); predictions by (run_id, item_id, order); scores by (run_id, item_id, order, metric);
+aggregates by (model_id, task, lang, prompt_lang, metric).
+"""
+from __future__ import annotations
+
+import duckdb
+
+V1 = (
+    """CREATE TABLE IF NOT EXISTS schema_version (
+        version INTEGER PRIMARY KEY, applied_at TIMESTAMP DEFAULT current_timestamp)""",
+    """CREATE TABLE IF NOT EXISTS models (
+        model_id VARCHAR PRIMARY KEY,          -- the model name as shown
+        family VARCHAR, organisation VARCHAR,
+        params_b DOUBLE,                       -- parameters in billions, NULL when unknown
+        model_type VARCHAR,                    -- base | instruct | reasoning
+        origin VARCHAR NOT NULL,               -- evaluated | uploaded | reported | demo
+        weights VARCHAR,                       -- open | closed
+        licence VARCHAR, url VARCHAR,
+        sea_tuned BOOLEAN DEFAULT false,
+        hidden BOOLEAN DEFAULT false,
+        created_at TIMESTAMP DEFAULT current_timestamp)""",
+    """CREATE TABLE IF NOT EXISTS tasks (
+        task VARCHAR PRIMARY KEY, family VARCHAR, grp VARCHAR, langs VARCHAR[], mode VARCHAR,
+        metrics VARCHAR[], headline JSON, chance JSON, description VARCHAR, version INTEGER)""",
+    """CREATE TABLE IF NOT EXISTS items (
+        task VARCHAR, lang VARCHAR, item_id VARCHAR,
+        inputs JSON, gold JSON, options JSON, metadata JSON, warnings VARCHAR[],
+        phenomenon VARCHAR, category VARCHAR, subcategory VARCHAR, level INTEGER,
+        content_hash VARCHAR,                  -- hash of the inputs, to match foreign ids
+        PRIMARY KEY (task, lang, item_id))""",
+    """CREATE TABLE IF NOT EXISTS runs (
+        run_id VARCHAR PRIMARY KEY,
+        model_id VARCHAR NOT NULL, task VARCHAR NOT NULL, lang VARCHAR NOT NULL,
+        prompt_lang VARCHAR NOT NULL,          -- en | native
+        run_no INTEGER NOT NULL DEFAULT 1,
+        settings JSON,                         -- generation settings, endpoint, harness options
+        source VARCHAR NOT NULL,               -- evaluated | upload | demo
+        harness VARCHAR,                       -- tanaw | seahelm | lm-eval | pacute-bench | native
+        source_file VARCHAR, source_hash VARCHAR,
+        superseded BOOLEAN DEFAULT false,      -- replaced by a newer upload; kept as history
+        created_at TIMESTAMP DEFAULT current_timestamp)""",
+    """CREATE TABLE IF NOT EXISTS predictions (
+        run_id VARCHAR, item_id VARCHAR, ord VARCHAR DEFAULT 'ab',
+        prompt VARCHAR, output VARCHAR, answer VARCHAR, parsed BOOLEAN,
+        reasoning VARCHAR, tokens_in INTEGER, tokens_out INTEGER, latency_s DOUBLE, finish_reason VARCHAR,
+        option_logprobs DOUBLE[], extras JSON,
+        created_at TIMESTAMP DEFAULT current_timestamp,
+        PRIMARY KEY (run_id, item_id, ord))""",
+    """CREATE TABLE IF NOT EXISTS scores (
+        run_id VARCHAR, item_id VARCHAR, ord VARCHAR DEFAULT 'ab', metric VARCHAR, value DOUBLE,
+        PRIMARY KEY (run_id, item_id, ord, metric))""",
+    """CREATE TABLE IF NOT EXISTS aggregates (
+        model_id VARCHAR, task VARCHAR, lang VARCHAR, prompt_lang VARCHAR, metric VARCHAR,
+        value DOUBLE,                          -- 0-100 scale; NULL when not scored
+        ci_low DOUBLE, ci_high DOUBLE,
+        n INTEGER, n_runs INTEGER,
+        parse_fail_rate DOUBLE,                -- share of outputs that could not be parsed (0-1)
+        chance DOUBLE,                         -- 0-100 scale
+        normalized DOUBLE,                     -- (value - chance) / (100 - chance) * 100, not clipped
+        is_headline BOOLEAN,
+        status VARCHAR,                        -- ok | not_scored | unavailable
+        note VARCHAR,
+        computed_at TIMESTAMP DEFAULT current_timestamp,
+        PRIMARY KEY (model_id, task, lang, prompt_lang, metric))""",
+    """CREATE TABLE IF NOT EXISTS reported (
+        source VARCHAR, citation VARCHAR, task VARCHAR, lang VARCHAR, metric VARCHAR, system VARCHAR,
+        prompt_lang VARCHAR, value DOUBLE, note VARCHAR)""",
+    """CREATE TABLE IF NOT EXISTS self_reported (
+        run_id VARCHAR, item_id VARCHAR, metric VARCHAR, value DOUBLE,
+        PRIMARY KEY (run_id, item_id, metric))""",
+    """CREATE TABLE IF NOT EXISTS ingests (
+        source_hash VARCHAR PRIMARY KEY, file_name VARCHAR, format VARCHAR, model_id VARCHAR,
+        n_rows INTEGER, actor VARCHAR, created_at TIMESTAMP DEFAULT current_timestamp)""",
+)
+
+MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1),)
+"""(version, statements) in order; append a new version, never edit an applied one."""
+
+TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",
+          "self_reported", "ingests")
+"""Tables whose row counts the integrity tests compare before and after a failed ingest."""
+
+
+def current_version(con: duckdb.DuckDBPyConnection) -> int:
+    """Highest applied migration, 0 for an empty database."""
+    exists = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version'").fetchone()[0]
+    if not exists:
+        return 0
+    return con.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()[0]
+
+
+def applied_versions(con: duckdb.DuckDBPyConnection) -> set[int]:
+    """Versions recorded in schema_version (empty for a new database)."""
+    if not current_version(con):
+        return set()
+    return {r[0] for r in con.execute("SELECT version FROM schema_version").fetchall()}
+
+
+def ensure_schema(con: duckdb.DuckDBPyConnection) -> int:
+    """Apply every migration not yet recorded, in version order, in one transaction; returns the max version."""
+    done = applied_versions(con)
+    pending = sorted((v, stmts) for v, stmts in MIGRATIONS if v not in done)
+    if not pending:
+        return current_version(con)
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for v, stmts in pending:
+            for stmt in stmts:
+                con.execute(stmt)
+            con.execute("INSERT INTO schema_version (version) VALUES (?)", [v])
+        con.execute("COMMIT")
+    except Exception:
+        con.execute("ROLLBACK")
+        raise
+    return current_version(con)
+
+
+def row_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    """Row count of every table in TABLES (present ones)."""
+    present = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    return {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in TABLES if t in present}
