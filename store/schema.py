@@ -77,7 +77,19 @@ V1 = (
         n_rows INTEGER, actor VARCHAR, created_at TIMESTAMP DEFAULT current_timestamp)""",
 )
 
-MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1),)
+V3 = (
+    """CREATE TABLE IF NOT EXISTS ratings (
+        task VARCHAR, lang VARCHAR, item_id VARCHAR,
+        model_id VARCHAR, rater VARCHAR,
+        criterion VARCHAR,                     -- score column name in the uploaded CSV
+        value DOUBLE,
+        source_file VARCHAR, source_hash VARCHAR,
+        created_at TIMESTAMP DEFAULT current_timestamp,
+        PRIMARY KEY (task, lang, item_id, model_id, rater, criterion))""",
+)
+"""Human ratings of open-ended (cultural) responses: one row per item, model, rater and criterion."""
+
+MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (3, V3))
 """(version, statements) in order; append a new version, never edit an applied one."""
 
 TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",
