@@ -1,0 +1,207 @@
+"""Export the whole store as Parquet partitioned by model and task, and import it back, checked by checksums.
+
+Layout of an export folder (also the layout of the results dataset repo on the Hub):
+
+    manifest.json                          format, schema version, per table: rows, checksum, partition keys
+    <table>/model_id=<m>/task=<t>/data_0.parquet   tables with model and task (runs, aggregates)
+    <table>/model_id=<m>/...               tables with a model only (models, submissions)
+    <table>/task=<t>/...                   tables with a task only (items, tasks, reported)
+    <table>/model_id=<m>/task=<t>/...      per-run tables (predictions, scores, self_reported): model and task
+                                           come from `runs` and are not written into the files
+    <table>/data_0.parquet                 everything else (ingests, audit, ...)
+
+Partition values are URL-encoded by DuckDB ("meta/llama 3" -> "meta%2Fllama%203"). A checksum is the order-independent
+sum of DuckDB's `hash()` of every row, so an import that reproduces the same rows reproduces the same checksum.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from store.schema import current_version
+
+FORMAT = "tanaw-parquet"
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+SKIP_TABLES = ("schema_version",)
+"""Tables never exported: the importing store's own migrations own them."""
+
+
+class ParquetStoreError(ValueError):
+    """An export folder that cannot be imported (missing manifest, unknown table, checksum mismatch)."""
+
+
+@dataclass(frozen=True)
+class TableExport:
+    """What was written (or read) for one table."""
+
+    table: str
+    """Table name."""
+    rows: int
+    """Row count."""
+    checksum: str
+    """Order-independent checksum of every row (decimal string of a 128-bit sum)."""
+    partition_by: tuple[str, ...]
+    """Partition keys, in folder order; empty for a single file."""
+    derived: bool
+    """True when the partition keys come from `runs` rather than the table's own columns."""
+
+
+def tables(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Every base table of the main schema except schema_version, sorted."""
+    rows = con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' "
+        "AND table_type = 'BASE TABLE' ORDER BY table_name").fetchall()
+    return [r[0] for r in rows if r[0] not in SKIP_TABLES]
+
+
+def columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
+    """Column names of `table` in declaration order."""
+    rows = con.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = 'main' AND table_name = ? "
+        "ORDER BY ordinal_position", [table]).fetchall()
+    return [r[0] for r in rows]
+
+
+def checksum(con: duckdb.DuckDBPyConnection, table: str) -> tuple[int, str]:
+    """(row count, checksum) of a table: the sum of `hash(row)` over every row, independent of row order."""
+    n, total = con.execute(f'SELECT count(*), coalesce(sum(hash(t)), 0) FROM "{table}" AS t').fetchone()
+    return int(n), str(int(total))
+
+
+def partitioning(con: duckdb.DuckDBPyConnection, table: str) -> tuple[tuple[str, ...], bool]:
+    """(partition keys, derived from runs?) for a table, chosen from its columns."""
+    cols = set(columns(con, table))
+    if {"model_id", "task"} <= cols:
+        return ("model_id", "task"), False
+    if "model_id" in cols:
+        return ("model_id",), False
+    if "task" in cols:
+        return ("task",), False
+    if "run_id" in cols and table != "runs" and "runs" in tables(con):
+        return ("model_id", "task"), True
+    return (), False
+
+
+def _q(path: Path | str) -> str:
+    return "'" + str(path).replace("'", "''") + "'"
+
+
+def _export_table(con: duckdb.DuckDBPyConnection, table: str, dest: Path) -> TableExport:
+    keys, derived = partitioning(con, table)
+    n, digest = checksum(con, table)
+    cols = columns(con, table)
+    order = ", ".join(f'"{c}"' for c in cols)
+    if n == 0:
+        return TableExport(table, 0, digest, keys, derived)
+    if derived:
+        sel = ", ".join(f't."{c}"' for c in cols)
+        source = (f'SELECT {sel}, r.model_id AS model_id, r.task AS task FROM "{table}" t '
+                  f'LEFT JOIN runs r ON r.run_id = t.run_id ORDER BY {sel}')
+    else:
+        source = f'SELECT * FROM "{table}" ORDER BY {order}'
+    out = dest / table
+    if keys:
+        opts = (f"FORMAT parquet, PARTITION_BY ({', '.join(keys)}), "
+                f"WRITE_PARTITION_COLUMNS {'false' if derived else 'true'}")
+        con.execute(f"COPY ({source}) TO {_q(out)} ({opts})")
+    else:
+        out.mkdir(parents=True, exist_ok=True)
+        con.execute(f"COPY ({source}) TO {_q(out / 'data_0.parquet')} (FORMAT parquet)")
+    return TableExport(table, n, digest, keys, derived)
+
+
+def export_store(con: duckdb.DuckDBPyConnection, dest: str | os.PathLike) -> dict[str, TableExport]:
+    """Write every table under `dest` (replaced as a whole) plus manifest.json; returns what was written per table.
+
+    The export is built in a sibling temporary folder and renamed into place, so `dest` is never half-written.
+    Rows are written in a fixed order with one thread, so unchanged data gives byte-identical files (the Hub then
+    skips them on push).
+    """
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
+    threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
+    con.execute("SET threads = 1")
+    try:
+        done = {t: _export_table(con, t, tmp) for t in tables(con)}
+        manifest = {
+            "format": FORMAT, "format_version": FORMAT_VERSION, "schema_version": current_version(con),
+            "tables": {t: {"rows": e.rows, "checksum": e.checksum, "partition_by": list(e.partition_by),
+                           "derived_partitions": e.derived, "columns": columns(con, t)} for t, e in done.items()},
+        }
+        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        if dest.exists():
+            old = dest.with_name(f".{dest.name}.old")
+            shutil.rmtree(old, ignore_errors=True)
+            dest.rename(old)
+            tmp.rename(dest)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            tmp.rename(dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    finally:
+        con.execute(f"SET threads = {int(threads)}")
+    return done
+
+
+def read_manifest(src: str | os.PathLike) -> dict:
+    """The parsed manifest.json of an export folder; ParquetStoreError naming the file when absent or invalid."""
+    path = Path(src) / MANIFEST
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ParquetStoreError(f"{path}: no manifest; not a Tanaw Parquet export") from None
+    except json.JSONDecodeError as e:
+        raise ParquetStoreError(f"{path}: line {e.lineno}: invalid JSON ({e.msg})") from None
+    if manifest.get("format") != FORMAT or not isinstance(manifest.get("tables"), dict):
+        raise ParquetStoreError(f"{path}: field 'format' must be {FORMAT!r} with a 'tables' object")
+    return manifest
+
+
+def import_store(con: duckdb.DuckDBPyConnection, src: str | os.PathLike) -> dict[str, TableExport]:
+    """Replace the content of every table named in the manifest with the export's rows, in one transaction.
+
+    Row counts and checksums are checked against the manifest before committing; any mismatch, unknown table or
+    unreadable file rolls everything back and raises ParquetStoreError naming the table.
+    """
+    src = Path(src)
+    manifest = read_manifest(src)
+    known = set(tables(con))
+    unknown = sorted(set(manifest["tables"]) - known)
+    if unknown:
+        raise ParquetStoreError(f"{src / MANIFEST}: tables {unknown} do not exist in this store "
+                                f"(export schema v{manifest.get('schema_version')}, store v{current_version(con)})")
+    done: dict[str, TableExport] = {}
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for table, meta in sorted(manifest["tables"].items()):
+            con.execute(f'DELETE FROM "{table}"')
+            files = sorted((src / table).rglob("*.parquet")) if (src / table).is_dir() else []
+            if files:
+                listing = "[" + ", ".join(_q(f) for f in files) + "]"
+                cols = ", ".join(f'"{c}"' for c in meta.get("columns") or columns(con, table))
+                con.execute(f'INSERT INTO "{table}" ({cols}) SELECT {cols} FROM '
+                            f"read_parquet({listing}, hive_partitioning = false, union_by_name = true)")
+            n, digest = checksum(con, table)
+            if n != meta["rows"] or digest != meta["checksum"]:
+                raise ParquetStoreError(
+                    f"{src / table}: table {table!r} has {n} rows / checksum {digest} after import, manifest says "
+                    f"{meta['rows']} rows / checksum {meta['checksum']}")
+            done[table] = TableExport(table, n, digest, tuple(meta.get("partition_by", ())),
+                                      bool(meta.get("derived_partitions")))
+        con.execute("COMMIT")
+    except BaseException as e:
+        con.execute("ROLLBACK")
+        if isinstance(e, duckdb.Error):
+            raise ParquetStoreError(f"{src}: import failed: {e}") from e
+        raise
+    return done
