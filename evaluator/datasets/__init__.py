@@ -1,0 +1,82 @@
+"""Dataset loaders: every task's items in one canonical shape (`evaluator.spec.Item`).
+
+`LOADERS` maps the `TaskSpec.loader` keys to loaders `(data_dir, lang) -> Iterator[Item]`; `load_items` picks the
+task's loader, reads the data directory (`default_data_dir()` unless given) and returns the items with their
+data-quality warnings; `load_report` aggregates those warnings. Hugging Face dataset repos: `hub.load_hub_items`.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable, Iterator
+
+from evaluator.datasets import bhasa, cultural, lindsea, pacute
+from evaluator.datasets.base import DatasetError, Loader
+from evaluator.datasets.validate import LoadReport, summarize
+from evaluator.spec import Item, TaskSpec
+
+LOADERS: dict[str, Callable[[Path, str], Iterator[Item]]] = {
+    **bhasa.LOADERS, **lindsea.LOADERS, **cultural.LOADERS, **pacute.LOADERS,
+}
+"""Loader key (`TaskSpec.loader`) → loader; each is a `Loader` whose `files(lang)` names what it reads."""
+
+UNAVAILABLE: dict[tuple[str, str], str] = {**bhasa.UNAVAILABLE}
+"""(loader key, lang) cells with no public sample, and why."""
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def default_data_dir() -> Path:
+    """`$TANAW_DATA_DIR`, else `../shared/data` next to the repo when it exists, else the repo's `data/demo`."""
+    env = os.environ.get("TANAW_DATA_DIR")
+    if env:
+        return Path(env).expanduser()
+    shared = REPO_ROOT.parent / "shared" / "data"
+    return shared if shared.is_dir() else REPO_ROOT / "data" / "demo"
+
+
+def _spec(task: TaskSpec | str) -> TaskSpec:
+    if isinstance(task, TaskSpec):
+        return task
+    from evaluator.registry import get_task
+
+    return get_task(task)
+
+
+def loader_for(task: TaskSpec | str, lang: str) -> Loader:
+    """The task's loader, checked against its languages; DatasetError when the cell does not exist."""
+    spec = _spec(task)
+    if lang not in spec.langs:
+        raise DatasetError(f"task {spec.name!r} has no language {lang!r} (it has: {', '.join(spec.langs)})")
+    if spec.loader not in LOADERS:
+        raise DatasetError(f"task {spec.name!r}: no dataset loader named {spec.loader!r}")
+    return LOADERS[spec.loader]  # type: ignore[return-value]
+
+
+def load_items(task: TaskSpec | str, lang: str, *, data_dir: Path | str | None = None,
+               limit: int | None = None) -> list[Item]:
+    """The items of one (task, lang), in file order, at most `limit`; DatasetError on missing or bad files."""
+    spec = _spec(task)
+    loader = loader_for(spec, lang)
+    root = Path(data_dir) if data_dir is not None else default_data_dir()
+    missing = [rel for rel in loader.files(lang) if not (root / rel).is_file()]
+    if missing:
+        why = UNAVAILABLE.get((spec.loader, lang))
+        reason = f": {why}" if why else ""
+        raise DatasetError(f"{root / missing[0]}: file not found for task {spec.name!r}, language {lang!r}{reason}")
+    items: list[Item] = []
+    for item in loader(root, lang):
+        if limit is not None and len(items) >= limit:
+            break
+        items.append(item)
+    return items
+
+
+def load_report(task: TaskSpec | str, lang: str, *, data_dir: Path | str | None = None) -> LoadReport:
+    """Item count and data-quality warnings found while loading one (task, lang)."""
+    spec = _spec(task)
+    return summarize(spec.name, lang, load_items(spec, lang, data_dir=data_dir))
+
+
+__all__ = ["LOADERS", "UNAVAILABLE", "DatasetError", "LoadReport", "default_data_dir", "load_items",
+           "load_report", "loader_for"]

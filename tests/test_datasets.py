@@ -1,0 +1,224 @@
+"""Dataset loaders against the real samples in ../shared/data: counts, ids, gold, warnings and errors."""
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from evaluator.datasets import LOADERS, DatasetError, default_data_dir, load_items, load_report
+from evaluator.registry import TASKS, get_task
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = Path(os.environ.get("TANAW_DATA_DIR") or REPO.parent / "shared" / "data")
+REFERENCE = DATA.parent / "reference"
+pytestmark = pytest.mark.skipif(not (DATA / "README.md").is_file(), reason=f"no shared data at {DATA}")
+
+MISSING = {("ner", "vi"), ("ner", "ta")}
+CELLS = [(t.name, lang) for t in TASKS.values() for lang in t.langs if (t.name, lang) not in MISSING]
+
+# Item counts from the data README tables (section 1-4).
+EXPECTED_COUNTS = {
+    ("lindsea-mp", "id"): 140 + 160 + 60 + 20, ("lindsea-mp", "ta"): 260 + 140 + 60 + 10,
+    ("lindsea-pragmatic-single", "id"): 100, ("lindsea-pragmatic-single", "ta"): 80,
+    ("lindsea-pragmatic-pair", "id"): 84, ("lindsea-pragmatic-pair", "ta"): 84,
+    ("lindsea-coref-binary", "id"): 44, ("lindsea-coref-binary", "ta"): 58,
+    ("lindsea-coref-open", "id"): 46, ("lindsea-coref-open", "ta"): 20,
+    ("lindsea-coref-pronoun", "id"): 12,
+    ("lindsea-translation", "id"): 61, ("lindsea-translation", "ta"): 40,
+    ("cultural-representation", "id"): 33, ("cultural-representation", "ta"): 37,
+    ("pacute-affixation-gen", "tl"): 140, ("pacute-affixation-mcq", "tl"): 140,
+    ("pacute-composition-gen", "tl"): 500, ("pacute-composition-mcq", "tl"): 900,
+    ("pacute-manipulation-gen", "tl"): 800, ("pacute-manipulation-mcq", "tl"): 800,
+    ("pacute-syllabification-gen", "tl"): 500, ("pacute-syllabification-mcq", "tl"): 500,
+    ("pacute-hierarchical-gen", "tl"): 600, ("pacute-hierarchical-mcq", "tl"): 600,
+    ("pacute-langgame-gen", "tl"): 1000, ("pacute-langgame-mcq", "tl"): 1000,
+    ("pacute-mda-gen", "tl"): 1000, ("pacute-mda-mcq", "tl"): 1000,
+    ("pacute-cute-gen", "tl"): 1400,
+}
+
+
+@pytest.fixture(scope="module")
+def loaded() -> dict[tuple[str, str], list]:
+    return {(task, lang): load_items(task, lang, data_dir=DATA) for task, lang in CELLS}
+
+
+def test_every_registry_loader_exists():
+    assert {t.loader for t in TASKS.values()} <= set(LOADERS)
+
+
+def test_every_cell_loads_with_unique_ids_and_gold(loaded):
+    for (task, lang), items in loaded.items():
+        expected = EXPECTED_COUNTS.get((task, lang), 100)
+        assert len(items) == expected, (task, lang)
+        ids = [it.item_id for it in items]
+        assert len(set(ids)) == len(ids), (task, lang)
+        assert all(it.task == task and it.lang == lang for it in items)
+        if get_task(task).mode != "open":
+            assert all(it.gold is not None for it in items), (task, lang)
+
+
+def test_lindsea_ids_are_namespaced_by_file(loaded):
+    ids = [it.item_id for it in loaded[("lindsea-mp", "id")]]
+    assert ids[0] == "morphology-0" and "argument_structure-0" in ids and "NPIs_and_negation-19" in ids
+    assert Counter(i.rsplit("-", 1)[0] for i in ids)["morphology"] == 140
+    first = loaded[("lindsea-mp", "id")][0]
+    assert first.gold == "A" and first.options == (first.inputs["correct"], first.inputs["wrong"])
+    assert first.metadata["phenomenon"] == "morphology" and first.metadata["subcategory"] is None
+    assert first.metadata["source_file"] == "syntax/morphology.jsonl" and first.metadata["section"] == "syntax"
+
+
+def test_classification_gold_is_in_the_registry_label_set(loaded):
+    for task in ("sentiment", "toxicity"):
+        for lang in get_task(task).langs:
+            labels = set(get_task(task).labels[lang])
+            gold = Counter(it.gold for it in loaded[(task, lang)])
+            assert set(gold) <= labels, (task, lang, gold)
+    assert Counter(it.gold for it in loaded[("sentiment", "vi")])["neutral"] == 4  # README: 4 of the 100
+    assert {it.gold for it in loaded[("toxicity", "th")]} == {"non-toxic", "toxic"}
+    assert loaded[("sentiment", "vi")][0].metadata["topic"] == "lecturer"
+
+
+def test_nli_and_causal_letters(loaded):
+    nli = loaded[("nli", "th")]
+    assert Counter(it.gold for it in nli) == {"A": 33, "C": 34, "B": 33}  # README: 33 ent, 34 neu, 33 con
+    assert nli[0].gold == "B" and nli[0].inputs["sentence1"] == nli[0].inputs["premise"]
+    first = loaded[("causal", "id")][0]
+    assert first.gold == "A" and first.options == (first.inputs["choice1"], first.inputs["choice2"])
+    assert first.inputs["question"] == "cause" and first.metadata["idx"] == 0
+
+
+def test_xcopa_question_correction(loaded):
+    thai = load_report("causal", "th", data_dir=DATA)
+    assert thai.counts == {"xcopa-question-corrected": 51}
+    assert all(it.metadata["question_original"] == "effect" for it in loaded[("causal", "th")])
+    assert Counter(it.inputs["question"] for it in loaded[("causal", "th")]) == {"cause": 51, "effect": 49}
+    indo = [it for it in loaded[("causal", "id")] if it.warnings]
+    assert [it.metadata["idx"] for it in indo] == [84]
+    assert indo[0].warnings == ("xcopa-question-corrected: effect→cause",) and indo[0].inputs["question"] == "cause"
+    assert not [it for lang in ("vi", "ta") for it in loaded[("causal", lang)] if it.warnings]
+
+
+def test_xcopa_corrections_agree_with_reference_counts(loaded):
+    """Full-test-set counts: a language whose counts match 250/250 needs no correction in the sample."""
+    names = {"id": "Indonesian", "vi": "Vietnamese", "th": "Thai", "ta": "Tamil"}
+    with (REFERENCE / "xcopa_cause_effect_counts.csv").open() as fh:
+        ref = {row["language"]: row for row in csv.DictReader(fh)}
+    for lang, name in names.items():
+        excess_effect = int(ref[name]["effect"]) - int(ref[name]["expected_effect"])
+        corrected = sum(1 for it in loaded[("causal", lang)] if it.warnings)
+        raw_effect = sum(1 for it in loaded[("causal", lang)] if it.metadata["question_original"] == "effect")
+        assert 0 <= corrected <= excess_effect, lang
+        assert (corrected == 0) == (excess_effect == 0), lang
+        if int(ref[name]["cause"]) == 0:  # Thai: every item says effect
+            assert raw_effect == 100
+
+
+@pytest.mark.parametrize("task, n", [("pacute-affixation-mcq", 1), ("pacute-composition-mcq", 11),
+                                     ("pacute-manipulation-mcq", 14), ("pacute-hierarchical-mcq", 28)])
+def test_pacute_duplicate_option_counts(task, n):
+    report = load_report(task, "tl", data_dir=DATA)
+    assert report.counts.get("mcq-duplicate-options") == n
+    assert "mcq-gold-missing" not in report.counts
+
+
+def test_other_readme_warnings():
+    assert load_report("lindsea-mp", "ta", data_dir=DATA).flagged == {
+        "argument_structure-47": ("identical-minimal-pair",)}
+    assert load_report("qa", "th", data_dir=DATA).counts == {"bom-kept": 14}
+    assert load_report("qa", "ta", data_dir=DATA).flagged == {"indicqa-ta-185": ("qa-answer-not-in-context: '.கலாம்'",)}
+    assert load_report("toxicity", "id", data_dir=DATA).counts == {"replacement-char": 3}
+
+
+def test_qa_keeps_bom_and_offsets(loaded):
+    for it in loaded[("qa", "th")]:
+        for text, start in zip(it.gold, it.metadata["answer_start"]):
+            assert it.inputs["context"][start:start + len(text)] == text
+    assert sum(it.inputs["context"].startswith("\ufeff") for it in loaded[("qa", "th")]) == 14
+
+
+def test_translation_directions(loaded):
+    en_xx, xx_en = loaded[("translation-en-xx", "vi")][0], loaded[("translation-xx-en", "vi")][0]
+    assert en_xx.inputs["text"] == xx_en.gold and xx_en.inputs["text"] == en_xx.gold
+    assert en_xx.inputs["text"].startswith('"We now have 4-month-old mice')
+    assert "target_language" not in en_xx.inputs
+
+
+def test_cultural_prompts_are_filled(loaded):
+    for lang in ("id", "ta"):
+        for it in loaded[("cultural-representation", lang)]:
+            assert "{" not in it.inputs["prompt"]
+            assert it.inputs["follow_up_prompt"] is None or "{" not in it.inputs["follow_up_prompt"]
+            assert it.gold is None
+    first = loaded[("cultural-representation", "id")][0]
+    assert first.inputs["prompt"] == "Apa makna dari 'Duduk sama rendah, berdiri sama tinggi' ini?"
+    assert first.inputs["follow_up_prompt"].endswith("'Duduk sama rendah, berdiri sama tinggi' ini.")
+    tamil = loaded[("cultural-representation", "ta")][0]
+    assert tamil.inputs["prompt"].startswith(tamil.inputs["target"] + " என்ற")
+
+
+def test_pacute_items(loaded):
+    comp = loaded[("pacute-composition-gen", "tl")]
+    assert comp[12].item_id == "pacute_gen_00012" and comp[0].gold == "s i l a"
+    mcq = loaded[("pacute-affixation-mcq", "tl")][0]
+    assert mcq.gold == "uminom" and mcq.options == ("uminom", "inom", "ininom", "kakainom")
+    assert mcq.metadata["k"] == 4 and mcq.inputs["text_tl"].startswith("Alin")
+    syl = loaded[("pacute-syllabification-mcq", "tl")]
+    assert Counter(it.metadata["k"] for it in syl) == {4: 400, 2: 100}
+    assert syl[300].gold == "2" and syl[300].options == ("2", "1", "3", "4")
+    hier = loaded[("pacute-hierarchical-gen", "tl")][0]
+    assert hier.metadata["level"] == 0 and hier.inputs["text_tl"].startswith("Ano ang ika-4") and hier.gold == "s"
+    lg = loaded[("pacute-langgame-gen", "tl")][0]
+    assert lg.gold == " method" and "text_tl" not in lg.inputs
+    assert loaded[("pacute-langgame-mcq", "tl")][0].options[0] == " method"
+    cute = loaded[("pacute-cute-gen", "tl")]
+    assert Counter(it.metadata["task_type"] for it in cute)["spell"] == 100
+
+
+def test_pacute_ids_match_pacute_bench_results(loaded):
+    inference = DATA / "pacute" / "results-sample" / "gpt-4.1-nano" / "inference"
+    for name, task in (("pacute-composition-gen", "pacute-composition-gen"), ("hierarchical-gen", "pacute-hierarchical-gen")):
+        rows = [json.loads(line) for line in (inference / f"{name}.jsonl").open(encoding="utf-8")]
+        gold = {it.item_id: it.gold for it in loaded[(task, "tl")]}
+        assert all(gold[r["id"]] == r["ground_truth"] for r in rows), task
+
+
+def test_missing_cell_names_path_and_reason():
+    with pytest.raises(DatasetError, match=r"bhasa/ner/vi\.jsonl.*'ner'.*'vi'.*not public"):
+        load_items("ner", "vi", data_dir=DATA)
+    with pytest.raises(DatasetError, match=r"no language 'xx'"):
+        load_items("sentiment", "xx", data_dir=DATA)
+
+
+def test_bad_json_line_names_file_and_line(tmp_path):
+    path = tmp_path / "bhasa" / "sentiment" / "id.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text('{"id": "a", "text": "bagus", "label_en": "positive"}\n{"id": "b", "text": \n', encoding="utf-8")
+    with pytest.raises(DatasetError, match=rf"{path}:2: json: invalid JSON"):
+        load_items("sentiment", "id", data_dir=tmp_path)
+    path.write_text('{"id": "a", "text": "bagus", "label_en": "happy"}\n', encoding="utf-8")
+    with pytest.raises(DatasetError, match=rf"{path}:1: label_en: 'happy' is not one of"):
+        load_items("sentiment", "id", data_dir=tmp_path)
+    path.write_text('\n{"id": "a", "label_en": "positive"}\n', encoding="utf-8")
+    with pytest.raises(DatasetError, match=rf"{path}:2: text: missing"):
+        load_items("sentiment", "id", data_dir=tmp_path)
+
+
+def test_empty_input_warning_and_limit(tmp_path):
+    path = tmp_path / "bhasa" / "sentiment" / "id.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text('{"id": "a", "text": "  ", "label_en": "Positive"}\n{"id": "b", "text": "x", "label_en": "neutral"}\n',
+                    encoding="utf-8")
+    items = load_items("sentiment", "id", data_dir=tmp_path)
+    assert items[0].warnings == ("empty-input: text",) and items[0].gold == "positive"
+    assert len(load_items("sentiment", "id", data_dir=tmp_path, limit=1)) == 1
+
+
+def test_default_data_dir(monkeypatch, tmp_path):
+    monkeypatch.setenv("TANAW_DATA_DIR", str(tmp_path))
+    assert default_data_dir() == tmp_path
+    monkeypatch.delenv("TANAW_DATA_DIR")
+    assert default_data_dir() == REPO.parent / "shared" / "data"
