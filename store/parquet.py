@@ -29,8 +29,8 @@ from store.schema import current_version
 FORMAT = "tanaw-parquet"
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
-SKIP_TABLES = ("schema_version",)
-"""Tables never exported: the importing store's own migrations own them."""
+SKIP_TABLES = ("schema_version", "hub_sync")
+"""Tables never exported: migrations and the local log of Hub syncs belong to each store."""
 
 
 class ParquetStoreError(ValueError):

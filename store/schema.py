@@ -89,7 +89,30 @@ V3 = (
 )
 """Human ratings of open-ended (cultural) responses: one row per item, model, rater and criterion."""
 
-MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (3, V3))
+V4 = (
+    """CREATE TABLE IF NOT EXISTS submissions (
+        request_id VARCHAR PRIMARY KEY,        -- hash of model, endpoint and settings at request time
+        model_id VARCHAR NOT NULL,             -- the name shown on the leaderboard
+        backend VARCHAR NOT NULL,              -- openai (an OpenAI-compatible endpoint) | hub (a Hub model id)
+        base_url VARCHAR,                      -- endpoint for backend=openai
+        hub_model VARCHAR, revision VARCHAR,   -- Hub repo id and revision for backend=hub
+        api_key_env VARCHAR,                   -- name of the env var holding the key (never the key itself)
+        tasks VARCHAR, langs VARCHAR, prompt_langs VARCHAR,   -- comma lists as given to `evaluator run`
+        item_limit INTEGER,
+        submitter VARCHAR, note VARCHAR,
+        status VARCHAR NOT NULL DEFAULT 'PENDING',   -- PENDING | RUNNING | FINISHED | FAILED
+        worker VARCHAR, error VARCHAR, n_results INTEGER,
+        created_at TIMESTAMP DEFAULT current_timestamp,
+        started_at TIMESTAMP, finished_at TIMESTAMP)""",
+    """CREATE TABLE IF NOT EXISTS hub_sync (
+        synced_at TIMESTAMP DEFAULT current_timestamp,
+        action VARCHAR,                        -- pull | push
+        repo_id VARCHAR, revision VARCHAR,     -- commit pulled or pushed
+        ok BOOLEAN, message VARCHAR, pr_url VARCHAR)""",
+)
+"""Evaluation requests (the submission queue) and the log of Hub pulls and pushes (never exported)."""
+
+MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (3, V3), (4, V4))
 """(version, statements) in order; append a new version, never edit an applied one."""
 
 TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",
