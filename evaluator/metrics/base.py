@@ -24,6 +24,13 @@ class MetricSpec:
     """Shown on the methodology page, generated from the registry."""
     reference: str = ""
     """Which library or paper it reproduces (e.g. "sacrebleu CHRF(word_order=2)")."""
+    chance: str = "task"
+    """Chance level used to normalise: "task" (`TaskSpec.chance_level`, or mean 1/k over MCQ items), "zero"
+    (the metric is already chance-corrected or has no chance floor), or "none" (not meaningful)."""
+    binary: bool = False
+    """Per-item scores are 0/1, so a Wilson interval is used for the cell (boundary-safe at 0% and 100%)."""
+    unavailable: Callable[[], str | None] | None = None
+    """Why the metric cannot be computed here (missing package or checkpoint), or None when it can."""
 
 
 METRICS: dict[str, MetricSpec] = {}

@@ -1,0 +1,211 @@
+"""Cell scores from item results: value on 0-100, confidence interval, n, runs, parse failures, chance.
+
+A cell is one (model, task, lang, prompt_lang); `aggregate_cell` gets its (Item, ItemResult) pairs, possibly
+from several runs and, for binary choices, both option orders. Item metrics are averaged per run and then over
+runs; corpus metrics (macro-F1, order consistency, ...) are computed per run from all rows and averaged over
+runs. Intervals are 95%: Wilson for 0/1 item scores (never degenerate at 0% or 100%), otherwise a percentile
+bootstrap over items (all rows of a drawn item come along, so runs and orders stay clustered), seeded.
+"""
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from evaluator.metrics import METRICS
+from evaluator.metrics.base import MetricSpec
+from evaluator.scoring import gold_for
+from evaluator.spec import Item, ItemResult, TaskSpec
+
+BOOTSTRAP_SEED = 4156
+"""Seed for every bootstrap (the value the BHASA paper uses for ROUGE), so intervals are reproducible."""
+N_BOOTSTRAP = 1000
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class CellScore:
+    """One metric of one cell, ready for the store and the leaderboard."""
+
+    metric: str
+    """Metric key in `METRICS`."""
+    value: float | None
+    """Score on 0-100 (mean over runs); None when not computed."""
+    ci_low: float | None
+    """Lower end of the 95% interval (0-100)."""
+    ci_high: float | None
+    """Upper end of the 95% interval (0-100)."""
+    n: int
+    """Distinct items scored."""
+    n_runs: int
+    """Distinct runs among the predictions."""
+    parse_fail_rate: float
+    """Share of predictions whose answer could not be parsed (0-1)."""
+    chance: float | None
+    """Chance level on 0-100, or None when not meaningful for this metric."""
+    normalized: float | None
+    """(value − chance)/(100 − chance)·100, not clipped: negative means below chance."""
+    is_headline: bool
+    """This metric is the task's headline for the language."""
+    status: str
+    """"ok", "not_scored" (not implemented or not computable from these rows) or "unavailable" (missing package
+    or checkpoint)."""
+    note: str = ""
+    """Why a value is missing, how the interval was made, runs and below-chance remarks."""
+
+
+def wilson(p: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a proportion p (0-1) over n trials; stays inside [0, 1] and non-degenerate."""
+    if n <= 0:
+        return (float("nan"), float("nan"))
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def _chance(spec: MetricSpec, task: TaskSpec, lang: str, items: Sequence[Item]) -> float | None:
+    if spec.chance == "zero":
+        return 0.0
+    if spec.chance == "none":
+        return None
+    level = task.chance_level(lang)
+    if level is None:
+        ks = [len(i.options) for i in items if i.options]
+        level = float(np.mean([1 / k for k in ks])) if ks else None
+    return None if level is None else 100.0 * level
+
+
+@dataclass(frozen=True)
+class _Row:
+    item: Item
+    result: ItemResult
+    gold: Any
+    extras: dict
+
+
+def _rows(task: TaskSpec, pairs: Sequence[tuple[Item, ItemResult]]) -> list[_Row]:
+    out = []
+    for item, res in pairs:
+        p = res.prediction
+        extras = {**res.extras, "item_id": item.item_id, "order": p.order, "run": p.run,
+                  "prompt_lang": p.prompt_lang, "metadata": item.metadata, "inputs": item.inputs}
+        out.append(_Row(item, res, gold_for(task, item, p), extras))
+    return out
+
+
+def _value(spec: MetricSpec, rows: Sequence[_Row]) -> float:
+    """Metric on 0-1 for rows of possibly several runs: per run, then the mean over runs."""
+    by_run: dict[int, list[_Row]] = defaultdict(list)
+    for r in rows:
+        by_run[r.result.prediction.run].append(r)
+    vals = []
+    for run_rows in by_run.values():
+        if spec.corpus is not None:
+            v = spec.corpus([(r.result.answer if r.result.parsed else None, r.gold, r.extras) for r in run_rows])
+        else:
+            v = float(np.mean([r.result.scores.get(spec.name, 0.0) for r in run_rows]))
+        if not math.isnan(v):
+            vals.append(v)
+    return float(np.mean(vals)) if vals else float("nan")
+
+
+def _bootstrap(spec: MetricSpec, rows: Sequence[_Row], n_boot: int, seed: int) -> tuple[float, float]:
+    """Percentile 95% interval (0-1) from resampling items with all their rows."""
+    by_item: dict[str, list[_Row]] = defaultdict(list)
+    for r in rows:
+        by_item[r.item.item_id].append(r)
+    ids = list(by_item)
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, len(ids), size=(n_boot, len(ids)))
+    if spec.corpus is None:
+        # Item metrics: the run-mean of run-means equals the mean of per-item means when runs cover the same items.
+        means = np.array([np.mean([r.result.scores.get(spec.name, 0.0) for r in by_item[i]]) for i in ids])
+        stats = means[draws].mean(axis=1)
+    else:
+        stats = []
+        for draw in draws:
+            resampled = []
+            for k, j in enumerate(draw):  # re-key duplicates so pairing metrics see them as distinct items
+                resampled.extend(_Row(r.item, r.result, r.gold, {**r.extras, "item_id": (ids[j], k)})
+                                 for r in by_item[ids[j]])
+            stats.append(_value(spec, resampled))
+        stats = np.array([s for s in stats if not math.isnan(s)])
+    if len(stats) == 0:
+        return (float("nan"), float("nan"))
+    lo, hi = np.percentile(stats, [2.5, 97.5])
+    return (float(lo), float(hi))
+
+
+def _clustered_se(spec: MetricSpec, rows: Sequence[_Row]) -> float | None:
+    """Standard error of an item metric with rows clustered by item (runs and orders of one item together)."""
+    if spec.corpus is not None:
+        return None
+    by_item: dict[str, list[float]] = defaultdict(list)
+    for r in rows:
+        by_item[r.item.item_id].append(r.result.scores.get(spec.name, 0.0))
+    means = np.array([np.mean(v) for v in by_item.values()])
+    return float(means.std(ddof=1) / math.sqrt(len(means))) if len(means) > 1 else None
+
+
+def _empty(metric: str, task: TaskSpec, lang: str, n: int, n_runs: int, fail: float, status: str,
+           note: str) -> CellScore:
+    return CellScore(metric, None, None, None, n, n_runs, fail, None, None,
+                     metric == task.headline_metric(lang), status, note)
+
+
+def aggregate_cell(task: TaskSpec, lang: str, pairs: Sequence[tuple[Item, ItemResult]], *,
+                   n_boot: int = N_BOOTSTRAP, seed: int = BOOTSTRAP_SEED) -> list[CellScore]:
+    """One CellScore per metric of the task, from the (item, result) pairs of one cell."""
+    rows = _rows(task, list(pairs))
+    items = list({r.item.item_id: r.item for r in rows}.values())
+    n, n_runs = len(items), len({r.result.prediction.run for r in rows})
+    fail = float(np.mean([not r.result.parsed for r in rows])) if rows else 0.0
+    out = []
+    for name in task.metrics:
+        spec = METRICS.get(name)
+        if spec is None:
+            out.append(_empty(name, task, lang, n, n_runs, fail, "not_scored", "metric not implemented yet"))
+            continue
+        reason = spec.unavailable() if spec.unavailable is not None else None
+        if reason:
+            out.append(_empty(name, task, lang, n, n_runs, fail, "unavailable", f"{spec.display} unavailable: {reason}"))
+            continue
+        if not rows:
+            out.append(_empty(name, task, lang, 0, 0, 0.0, "not_scored", "no predictions"))
+            continue
+        out.append(_score(spec, task, lang, rows, items, n_runs, fail, n_boot, seed))
+    return out
+
+
+def _score(spec: MetricSpec, task: TaskSpec, lang: str, rows: list[_Row], items: list[Item], n_runs: int,
+           fail: float, n_boot: int, seed: int) -> CellScore:
+    n = len(items)
+    value = _value(spec, rows)
+    if math.isnan(value):
+        why = "no item asked in both orders" if spec.name == "order_consistency" else "not computable from these rows"
+        return _empty(spec.name, task, lang, n, n_runs, fail, "not_scored", why)
+    notes = []
+    if spec.binary and spec.corpus is None:
+        lo, hi = wilson(value, n)
+        notes.append(f"95% CI: Wilson over {n} items")
+    else:
+        lo, hi = _bootstrap(spec, rows, n_boot, seed)
+        notes.append(f"95% CI: bootstrap over items (B={n_boot}, seed {seed})")
+        if lo == hi and value in (0.0, 1.0):
+            lo, hi = wilson(value, n)
+            notes.append("degenerate at the boundary: Wilson used")
+    if n_runs > 1:
+        se = _clustered_se(spec, rows)
+        notes.append(f"mean of {n_runs} runs" + (f"; clustered SE by item {100 * se:.2f}" if se is not None else ""))
+    chance = _chance(spec, task, lang, items)
+    normalized = None
+    if chance is not None and chance < 100:
+        normalized = (100 * value - chance) / (100 - chance) * 100
+        if normalized < 0:
+            notes.append("below chance")
+    return CellScore(spec.name, 100 * value, 100 * lo, 100 * hi, n, n_runs, fail, chance, normalized,
+                     spec.name == task.headline_metric(lang), "ok", "; ".join(notes))

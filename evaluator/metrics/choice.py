@@ -1,0 +1,79 @@
+"""Choice-task metrics: PACUTE log-probability MCQ, order consistency and LINDSEA phenomenon macro-average.
+
+Corpus rows are `(answer, gold, extras)` triples; `extras` carries `item_id`, `order`, `run`, `prompt_lang`
+and `metadata` (added by `evaluator.aggregate`).
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, Sequence
+
+from evaluator.metrics.base import MetricSpec, register
+from evaluator.metrics.classification import same
+
+FLIP = {"A": "B", "B": "A"}
+
+
+def mcq_acc_item(answer: str | None, gold: Any, *, lang: str = "", item: Any = None) -> float:
+    """1.0 when the chosen option string equals the gold option."""
+    return float(answer is not None and answer == gold)
+
+
+def mcq_norm_acc_item(answer: str | None, gold: Any, *, lang: str = "", item: Any = None) -> float:
+    """Chance-corrected accuracy with this item's k options: (acc·k − 1)/(k − 1); the cell mean equals
+    (acc·k − 1)/(k − 1) when every item has k options, and is negative below chance."""
+    k = len(item.options) if item is not None and item.options else 0
+    acc = mcq_acc_item(answer, gold)
+    if k < 2:
+        return acc
+    return (acc * k - 1) / (k - 1)
+
+
+def order_consistency(rows: Sequence[tuple]) -> float:
+    """Share of (item, run, prompt) pairs asked in both orders whose chosen option is the same both times.
+
+    The letter given in order "ba" is flipped back before comparing; an unparseable answer is inconsistent.
+    NaN when no item was asked in both orders.
+    """
+    seen: dict[tuple, dict[str, str | None]] = defaultdict(dict)
+    for answer, _gold, extras in rows:
+        key = (extras.get("item_id"), extras.get("run"), extras.get("prompt_lang"))
+        seen[key][extras.get("order", "ab")] = answer
+    pairs = [v for v in seen.values() if "ab" in v and "ba" in v]
+    if not pairs:
+        return float("nan")
+    ok = sum(1 for v in pairs if v["ab"] is not None and v["ba"] is not None
+             and v["ab"].upper() == FLIP.get(v["ba"].upper(), v["ba"].upper()))
+    return ok / len(pairs)
+
+
+def phenomenon_macro(rows: Sequence[tuple]) -> float:
+    """Accuracy per `metadata["phenomenon"]`, then the unweighted mean over phenomena (LINDSEA minimal pairs)."""
+    hits: dict[str, list[bool]] = defaultdict(list)
+    for answer, gold, extras in rows:
+        phen = (extras.get("metadata") or {}).get("phenomenon", "?")
+        hits[str(phen)].append(same(answer, gold))
+    if not hits:
+        return float("nan")
+    return sum(sum(v) / len(v) for v in hits.values()) / len(hits)
+
+
+MCQ_ACC = register(MetricSpec(
+    name="mcq_acc", display="MCQ accuracy", item=mcq_acc_item, binary=True,
+    description="Option with the highest summed log-probability given the prompt (no length normalisation; "
+                "ties go to the first option) equals the gold option.",
+    reference="PACUTE paper §4 / pacute-bench _calc_metrics"))
+MCQ_NORM_ACC = register(MetricSpec(
+    name="mcq_norm_acc", display="MCQ normalized accuracy", item=mcq_norm_acc_item, chance="zero",
+    description="(acc·k − 1)/(k − 1) with each item's own number of options k: 0 = chance, 1 = perfect, "
+                "negative below chance (not clipped).",
+    reference="PACUTE paper §4 normalized accuracy"))
+ORDER_CONSISTENCY = register(MetricSpec(
+    name="order_consistency", display="Order consistency", item=None, corpus=order_consistency, chance="none",
+    description="Binary choices asked in both option orders: share of items where the model picks the same "
+                "option both times (position-bias control). Needs runs with both orders.",
+    reference="Tanaw (position-bias control, BHASA paper §6 discussion)"))
+PHENOMENON_MACRO = register(MetricSpec(
+    name="phenomenon_macro", display="Macro over phenomena", item=None, corpus=phenomenon_macro,
+    description="Accuracy per linguistic phenomenon, averaged without weighting by phenomenon size.",
+    reference="BHASA paper §4 (LINDSEA)"))

@@ -1,0 +1,79 @@
+"""Classification metrics: accuracy, macro-F1 and balanced accuracy over (answer, gold) pairs.
+
+An unparseable answer (None) counts as a wrong prediction: it lowers the recall of its gold class but is not
+added as a class of its own, so macro-F1 averages over the labels seen in the gold or in parsed answers
+(scikit-learn's `f1_score(average="macro")` over that label set).
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Sequence
+
+from evaluator.metrics.base import MetricSpec, register
+
+
+def _norm(x: Any) -> str:
+    return str(x).strip().casefold()
+
+
+def same(answer: str | None, gold: Any) -> bool:
+    """Answer equals the gold (or one of several golds), case-insensitively."""
+    if answer is None:
+        return False
+    golds = gold if isinstance(gold, (list, tuple)) else (gold,)
+    return any(_norm(answer) == _norm(g) for g in golds)
+
+
+def accuracy_item(answer: str | None, gold: Any, *, lang: str = "", item: Any = None) -> float:
+    """1.0 when the extracted answer equals the gold, else 0.0."""
+    return float(same(answer, gold))
+
+
+def _pairs(rows: Sequence[tuple]) -> list[tuple[str | None, str]]:
+    return [(None if a is None else _norm(a), _norm(g)) for a, g, *_ in rows]
+
+
+def macro_f1(rows: Sequence[tuple]) -> float:
+    """Unweighted mean of per-label F1 over labels in gold ∪ parsed answers (0-1)."""
+    pairs = _pairs(rows)
+    if not pairs:
+        return float("nan")
+    labels = sorted({g for _, g in pairs} | {a for a, _ in pairs if a is not None})
+    tp, pred_n, gold_n = Counter(), Counter(), Counter()
+    for a, g in pairs:
+        gold_n[g] += 1
+        if a is not None:
+            pred_n[a] += 1
+            tp[a] += a == g
+    f1s = []
+    for lab in labels:
+        denom = pred_n[lab] + gold_n[lab]
+        f1s.append(2 * tp[lab] / denom if denom else 0.0)
+    return sum(f1s) / len(f1s)
+
+
+def balanced_accuracy(rows: Sequence[tuple]) -> float:
+    """Mean recall over the gold classes (scikit-learn `balanced_accuracy_score`), 0-1."""
+    pairs = _pairs(rows)
+    if not pairs:
+        return float("nan")
+    hit, total = Counter(), Counter()
+    for a, g in pairs:
+        total[g] += 1
+        hit[g] += a == g
+    return sum(hit[g] / total[g] for g in total) / len(total)
+
+
+ACCURACY = register(MetricSpec(
+    name="accuracy", display="Accuracy", item=accuracy_item, binary=True,
+    description="Share of items whose extracted answer equals the gold; unparseable answers count as wrong.",
+    reference="BHASA paper §3 (NLI, causal, LINDSEA); SEA-HELM accuracy"))
+MACRO_F1 = register(MetricSpec(
+    name="macro_f1", display="Macro-F1", item=None, corpus=macro_f1,
+    description="Unweighted mean of per-class F1 over the classes in gold or in parsed answers; "
+                "unparseable answers are wrong predictions, not an extra class.",
+    reference="scikit-learn f1_score(average='macro'); BHASA paper §3.4 (sentiment, toxicity)"))
+BALANCED_ACCURACY = register(MetricSpec(
+    name="balanced_accuracy", display="Balanced accuracy", item=None, corpus=balanced_accuracy,
+    description="Mean recall over gold classes; robust to class imbalance (e.g. rare neutral in UIT-VSFC).",
+    reference="scikit-learn balanced_accuracy_score"))

@@ -1,0 +1,46 @@
+"""String-match metrics for generative answers: PACUTE exact and contains match, LINDSEA open coreference.
+
+Normalisation (PACUTE paper §4): case, surrounding whitespace, and leading/trailing hyphens of affix strings
+(`-um-` ≡ `um`). pacute-bench's released result files did not strip hyphens; `evaluator.pacute_compat`
+counts where that changes a score.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from evaluator.metrics.base import MetricSpec, register
+
+
+def normalize(s: Any) -> str:
+    """Lower-case, trim whitespace, then trim leading/trailing hyphens (and whitespace they exposed)."""
+    return str(s).strip().lower().strip("-").strip()
+
+
+def _golds(gold: Any) -> list[str]:
+    return [normalize(g) for g in (gold if isinstance(gold, (list, tuple)) else (gold,)) if g is not None]
+
+
+def exact_match_item(answer: str | None, gold: Any, *, lang: str = "", item: Any = None) -> float:
+    """1.0 when the normalised answer equals a normalised gold."""
+    if answer is None:
+        return 0.0
+    a = normalize(answer)
+    return float(any(a == g for g in _golds(gold)))
+
+
+def contains_match_item(answer: str | None, gold: Any, *, lang: str = "", item: Any = None) -> float:
+    """1.0 when a normalised gold occurs inside the normalised answer."""
+    if answer is None:
+        return 0.0
+    a = normalize(answer)
+    return float(any(g and g in a for g in _golds(gold)))
+
+
+EXACT_MATCH = register(MetricSpec(
+    name="exact_match", display="Exact match", item=exact_match_item, binary=True,
+    description="Answer equals the gold after lower-casing and trimming whitespace and affix hyphens.",
+    reference="PACUTE paper §4; pacute-bench exact_match"))
+CONTAINS_MATCH = register(MetricSpec(
+    name="contains_match", display="Contains match", item=contains_match_item, binary=True,
+    description="The gold occurs inside the answer after the same normalisation as exact match.",
+    reference="PACUTE paper §4; pacute-bench contains_match"))

@@ -1,0 +1,98 @@
+"""aggregate_cell: values, Wilson/bootstrap intervals, chance and normalisation, runs, statuses."""
+import math
+
+import pytest
+
+from evaluator.aggregate import aggregate_cell, wilson
+from evaluator.registry import get_task
+from evaluator.scoring import score_prediction
+from evaluator.spec import Item, Prediction
+
+
+def cell(task_name, lang, triples, **kw):
+    """triples: (item_id, gold, output[, run, order, options, logprobs, metadata])."""
+    task = get_task(task_name)
+    pairs = []
+    for t in triples:
+        iid, gold, out, run, order, options, lps, meta = (*t, 1, "ab", None, None, {})[: 8] if len(t) == 3 else t
+        item = Item(task=task.name, lang=lang, item_id=iid, inputs={}, gold=gold, options=options, metadata=meta)
+        p = Prediction(task=task.name, lang=lang, item_id=iid, prompt_lang="en", output=out, run=run, order=order,
+                       option_logprobs=lps)
+        pairs.append((item, score_prediction(task, item, p)))
+    return {c.metric: c for c in aggregate_cell(task, lang, pairs, **kw)}
+
+
+def test_wilson_known_values():
+    lo, hi = wilson(0.5, 100)
+    assert math.isclose(lo, 0.4038, abs_tol=1e-4) and math.isclose(hi, 0.5962, abs_tol=1e-4)
+    lo, hi = wilson(1.0, 20)
+    assert math.isclose(lo, 0.8389, abs_tol=1e-4) and hi == 1.0
+    assert wilson(0.0, 20)[0] == 0.0 and wilson(0.0, 20)[1] > 0.15
+
+
+def test_sentiment_cell_values_chance_and_failures():
+    gold = ["positive", "positive", "negative", "neutral", "negative", "positive"]
+    outs = ["Positif", "Negatif", "Negatif", "Netral", "???", "Positif"]
+    cs = cell("sentiment", "id", [(str(i), g, o) for i, (g, o) in enumerate(zip(gold, outs))])
+    acc, f1 = cs["accuracy"], cs["macro_f1"]
+    assert acc.status == "ok" and math.isclose(acc.value, 400 / 6)
+    # positive tp2 pred2 gold3 = .8; negative tp1 pred2 gold2 = .5; neutral 1 -> 2.3/3
+    assert math.isclose(f1.value, 100 * 2.3 / 3) and f1.is_headline and not acc.is_headline
+    assert math.isclose(acc.chance, 100 / 3) and math.isclose(acc.normalized, (400 / 6 - 100 / 3) / (200 / 3) * 100)
+    assert acc.n == 6 and acc.n_runs == 1 and math.isclose(acc.parse_fail_rate, 1 / 6)
+    assert (acc.ci_low, acc.ci_high) == tuple(100 * x for x in wilson(4 / 6, 6))
+    assert f1.ci_low <= f1.value <= f1.ci_high and 0 <= f1.ci_low and f1.ci_high <= 100
+    # the bootstrap is seeded: same interval twice
+    again = cell("sentiment", "id", [(str(i), g, o) for i, (g, o) in enumerate(zip(gold, outs))])["macro_f1"]
+    assert (again.ci_low, again.ci_high) == (f1.ci_low, f1.ci_high)
+
+
+def test_tamil_sentiment_headline_is_accuracy_and_below_chance_not_clipped():
+    cs = cell("sentiment", "ta", [("1", "positive", "எதிர்மறை"), ("2", "negative", "நேர்மறை"),
+                                  ("3", "positive", "நேர்மறை"), ("4", "negative", "நேர்மறை")])
+    acc = cs["accuracy"]
+    assert acc.is_headline and acc.value == 25.0 and acc.chance == 50.0 and acc.normalized == -50.0
+    assert "below chance" in acc.note
+
+
+def test_perfect_score_has_non_degenerate_interval():
+    cs = cell("nli", "id", [(str(i), "A", "A") for i in range(20)])
+    assert cs["accuracy"].value == 100.0 and cs["accuracy"].ci_high == 100.0
+    assert math.isclose(cs["accuracy"].ci_low, 83.89, abs_tol=0.01)
+    assert cs["macro_f1"].value == 100.0 and cs["macro_f1"].ci_low < 100.0  # bootstrap degenerate -> Wilson
+
+
+def test_both_orders_runs_and_order_consistency():
+    rows = []
+    for run in (1, 2):
+        rows += [("1", "A", "A", run, "ab", ("x", "y"), None, {}), ("1", "A", "B", run, "ba", ("x", "y"), None, {}),
+                 ("2", "B", "A", run, "ab", ("x", "y"), None, {}), ("2", "B", "A", run, "ba", ("x", "y"), None, {})]
+    cs = cell("causal", "id", rows)
+    # item 1 right in both orders; item 2 always "A": right in "ba" (gold flipped to A), wrong in "ab"
+    assert cs["accuracy"].value == 75.0 and cs["accuracy"].n == 2 and cs["accuracy"].n_runs == 2
+    assert cs["order_consistency"].value == 50.0 and cs["order_consistency"].chance is None
+    assert "mean of 2 runs" in cs["accuracy"].note and "clustered SE" in cs["accuracy"].note
+    one_order = cell("causal", "id", [r for r in rows if r[4] == "ab"])
+    assert one_order["order_consistency"].status == "not_scored" and one_order["order_consistency"].value is None
+
+
+def test_mcq_chance_from_options_and_norm_acc():
+    opts4, opts2 = ("a", "b", "c", "d"), ("a", "b")
+    cs = cell("pacute-affixation-mcq", "tl", [
+        ("1", "a", None, 1, "ab", opts4, (-1.0, -2.0, -3.0, -4.0), {}),
+        ("2", "a", None, 1, "ab", opts2, (-2.0, -1.0), {})])
+    acc, norm = cs["mcq_acc"], cs["mcq_norm_acc"]
+    assert acc.value == 50.0 and math.isclose(acc.chance, 100 * (1 / 4 + 1 / 2) / 2)
+    assert math.isclose(norm.value, 100 * (1 + -1) / 2) and norm.chance == 0.0
+
+
+def test_unregistered_metric_is_not_scored():
+    cs = cell("qa", "id", [("1", ["Jakarta"], "Jakarta")])
+    assert all(c.status in ("not_scored", "ok") for c in cs.values())
+    assert any(c.status == "not_scored" and c.value is None for c in cs.values()) or cs["squad_f1"].status == "ok"
+
+
+@pytest.mark.parametrize("empty", [[]])
+def test_empty_cell(empty):
+    cs = aggregate_cell(get_task("nli"), "id", empty)
+    assert {c.status for c in cs} == {"not_scored"} and all(c.n == 0 for c in cs)
