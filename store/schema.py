@@ -112,7 +112,28 @@ V4 = (
 )
 """Evaluation requests (the submission queue) and the log of Hub pulls and pushes (never exported)."""
 
-MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (3, V3), (4, V4))
+V2 = (
+    """CREATE TABLE IF NOT EXISTS audit (
+        happened_at TIMESTAMP DEFAULT current_timestamp,
+        actor VARCHAR NOT NULL,                -- who: "cli:<user>", "web:<token label>", "admin"
+        action VARCHAR NOT NULL,               -- upload | noop | reject | hide | unhide | delete | replace
+        source_hash VARCHAR, model_id VARCHAR, file_name VARCHAR,
+        detail VARCHAR)                        -- one line: counts, reasons""",
+    """CREATE TABLE IF NOT EXISTS uploads (
+        source_hash VARCHAR PRIMARY KEY,       -- sha256 of the uploaded bytes (same key as ingests)
+        model_id VARCHAR NOT NULL, file_name VARCHAR, formats VARCHAR,
+        status VARCHAR NOT NULL DEFAULT 'visible',   -- visible | hidden (deleted uploads leave only audit rows)
+        n_predictions INTEGER, n_summary INTEGER, n_warnings INTEGER,
+        actor VARCHAR, created_at TIMESTAMP DEFAULT current_timestamp)""",
+    """CREATE TABLE IF NOT EXISTS self_reported_cells (
+        source_hash VARCHAR, model_id VARCHAR, task VARCHAR, lang VARCHAR, prompt_lang VARCHAR,
+        metric VARCHAR, value DOUBLE,          -- as the file gives it (its own scale); never ranked
+        PRIMARY KEY (source_hash, model_id, task, lang, prompt_lang, metric))""",
+)
+"""Uploads: an audit trail of who did what and when, per-upload visibility, and summary-file scores
+(SEA-HELM / lm-eval results JSON, pacute-bench evaluation_results) kept as self-reported cells."""
+
+MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3), (4, V4))
 """(version, statements) in order; append a new version, never edit an applied one."""
 
 TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",
