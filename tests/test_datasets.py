@@ -4,10 +4,12 @@ from __future__ import annotations
 import csv
 import json
 import os
+import string
 from collections import Counter
 from pathlib import Path
 
 import pytest
+import yaml
 
 from evaluator.datasets import LOADERS, DatasetError, default_data_dir, load_items, load_report
 from evaluator.registry import TASKS, get_task
@@ -222,3 +224,45 @@ def test_default_data_dir(monkeypatch, tmp_path):
     assert default_data_dir() == tmp_path
     monkeypatch.delenv("TANAW_DATA_DIR")
     assert default_data_dir() == REPO.parent / "shared" / "data"
+
+
+# Fields the prompt module fills itself (few-shot blocks, label lists, literal tables), not the items.
+PROMPT_FILLED = {"fewshot_examples", "label", "sentence_pair", "labels", "label_definitions", "label_choices",
+                 "language"}
+PROMPT_FILLED_BY_TASK = {"causal": {"question_translated"}, "translation-en-xx": {"target_language"},
+                         "translation-xx-en": {"target_language"}}
+
+
+def _fields(template: str | None) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template or "") if name}
+
+
+def _template_fields(task, lang: str) -> set[str]:
+    """`{field}` names used by the task's English prompt and its native pack for `lang`."""
+    fields = _fields(task.prompt_en.user) | _fields(task.prompt_en.system) if task.prompt_en else set()
+    kind, _, ref = (task.native_pack or "").partition(":")
+    if kind == "seahelm":
+        name, key = ref.split(":")
+        config = yaml.safe_load((DATA / "seahelm-configs" / name).read_text(encoding="utf-8"))[key]
+        if lang in config["languages"]:
+            fields |= _fields(config["languages"][lang]["prompt_template"]["template"])
+    elif kind == "lindsea":
+        section, key = ref.split(".")
+        pack = yaml.safe_load((DATA / "lindsea" / lang / "prompts.yaml").read_text(encoding="utf-8"))
+        for variant in pack[section][key].values():
+            fields |= _fields(variant.get("human")) | _fields(variant.get("system"))
+    elif kind == "item":
+        fields.add(ref)
+    if task.family == "pacute":
+        fields.add("text_en")  # the English prompt is the item's own text
+    return fields - PROMPT_FILLED - PROMPT_FILLED_BY_TASK.get(task.name, set())
+
+
+def test_items_hold_every_template_field(loaded):
+    checked = 0
+    for (task, lang), items in loaded.items():
+        needed = _template_fields(get_task(task), lang)
+        missing = {f for it in items for f in needed if f not in it.inputs}
+        assert not missing, (task, lang, missing)
+        checked += len(needed)
+    assert checked > 80

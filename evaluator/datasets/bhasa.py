@@ -49,14 +49,15 @@ def read_ner(data_dir: Path, lang: str) -> Iterator[Item]:
 
 
 def read_qa(data_dir: Path, lang: str) -> Iterator[Item]:
-    """Extractive QA: `context`, `question` (and `title`); gold = list of answer strings ([] = unanswerable)."""
+    """Extractive QA: `context` (also as `text`), `question`, `title`; gold = answer strings ([] = unanswerable)."""
     for row in _rows(data_dir, "qa", lang):
         context, question = row.req("context"), row.req("question")
         answers = row.req("answers", dict)
         texts = answers.get("text")
         if not isinstance(texts, list) or not all(isinstance(a, str) for a in texts):
             raise row.fail("answers.text", "expected a list of strings")
-        inputs = {"context": context, "question": question, "title": row.get("title") or ""}
+        # SEA-HELM's native QA templates call the paragraph `{text}`.
+        inputs = {"context": context, "question": question, "text": context, "title": row.get("title") or ""}
         yield make_item("bhasa.qa", lang, item_key(row), inputs, list(texts), required=("context", "question"),
                         metadata={"answer_start": list(answers.get("answer_start") or [])},
                         warnings=validate.qa_warnings(context, texts))
