@@ -1,0 +1,152 @@
+"""Results on the Hugging Face Hub: pull the results dataset repo into the store on start, push each accepted change.
+
+The repo (`TANAW_RESULTS_REPO`, a dataset repo) holds a Parquet export of the store (see store/parquet.py). A pull
+resolves the branch head, downloads that commit with `snapshot_download` and imports it in one transaction; a push
+exports the store and sends one `create_commit` (unchanged files are skipped by the Hub's preupload check), falling
+back to a pull request when the token may not write. Every attempt is logged in `hub_sync`; a failed pull changes
+nothing, so the app keeps serving its last good data and shows `last_status`.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi, snapshot_download
+from huggingface_hub.errors import HfHubHTTPError
+
+from store import parquet
+
+REPO_TYPE = "dataset"
+
+
+@dataclass(frozen=True)
+class HubConfig:
+    """Where results live on the Hub and how to reach it."""
+
+    repo_id: str | None
+    """Results dataset repo, e.g. "tanaw/results"; None disables Hub sync."""
+    token: str | None = None
+    """Access token ($HF_TOKEN); a read-only token can still pull and open pull requests."""
+    endpoint: str | None = None
+    """Hub URL ($HF_ENDPOINT); None = huggingface.co. Tests point it at a local stand-in."""
+    revision: str = "main"
+    """Branch pulled from and pushed to."""
+    work_dir: Path = field(default_factory=lambda: Path(tempfile.gettempdir()) / "tanaw-hub")
+    """Local folder for downloaded snapshots and export staging."""
+
+    @classmethod
+    def from_env(cls, env: dict | None = None) -> "HubConfig":
+        """Read TANAW_RESULTS_REPO, HF_TOKEN, HF_ENDPOINT, TANAW_RESULTS_REVISION and TANAW_HOME."""
+        env = os.environ if env is None else env
+        home = Path(env.get("TANAW_HOME") or Path.home() / ".tanaw")
+        return cls(repo_id=env.get("TANAW_RESULTS_REPO") or None, token=env.get("HF_TOKEN") or None,
+                   endpoint=env.get("HF_ENDPOINT") or None, revision=env.get("TANAW_RESULTS_REVISION") or "main",
+                   work_dir=home / "hub")
+
+    def api(self) -> HfApi:
+        """An HfApi bound to this endpoint and token."""
+        return HfApi(endpoint=self.endpoint, token=self.token)
+
+
+@dataclass(frozen=True)
+class SyncStatus:
+    """Outcome of one pull or push, as logged in `hub_sync` and shown in the UI."""
+
+    action: str
+    """"pull", "push" or "disabled"."""
+    ok: bool
+    """False when the Hub could not be reached or refused; the store is then unchanged."""
+    message: str
+    """One line for the UI."""
+    repo_id: str | None = None
+    revision: str | None = None
+    """Commit sha pulled or pushed."""
+    pr_url: str | None = None
+    """Pull request opened instead of a commit (token without write access)."""
+
+
+def _log(con: duckdb.DuckDBPyConnection, s: SyncStatus) -> SyncStatus:
+    con.execute("INSERT INTO hub_sync (action, repo_id, revision, ok, message, pr_url) VALUES (?, ?, ?, ?, ?, ?)",
+                [s.action, s.repo_id, s.revision, s.ok, s.message, s.pr_url])
+    return s
+
+
+def last_pulled(con: duckdb.DuckDBPyConnection, repo_id: str) -> str | None:
+    """Commit sha of the last successful pull or push of `repo_id` into this store."""
+    row = con.execute("SELECT revision FROM hub_sync WHERE ok AND repo_id = ? AND action IN ('pull', 'push') "
+                      "AND pr_url IS NULL ORDER BY rowid DESC LIMIT 1", [repo_id]).fetchone()
+    return row[0] if row else None
+
+
+def pull(con: duckdb.DuckDBPyConnection, config: HubConfig | None = None) -> SyncStatus:
+    """Bring the store up to the repo's branch head; on any failure keep the current data and say why."""
+    config = config or HubConfig.from_env()
+    if not config.repo_id:
+        return SyncStatus("disabled", True, "Hub sync off (TANAW_RESULTS_REPO not set): serving local data.")
+    repo = config.repo_id
+    try:
+        sha = config.api().dataset_info(repo, revision=config.revision).sha
+        if sha and sha == last_pulled(con, repo):
+            return _log(con, SyncStatus("pull", True, f"Results from {repo}@{sha[:8]} are current.", repo, sha))
+        target = config.work_dir / "snapshots" / f"{repo.replace('/', '--')}-{sha}"
+        shutil.rmtree(target, ignore_errors=True)
+        local = Path(snapshot_download(repo, repo_type=REPO_TYPE, revision=sha, local_dir=target,
+                                       token=config.token, endpoint=config.endpoint))
+        if not (local / parquet.MANIFEST).exists():
+            return _log(con, SyncStatus("pull", True, f"{repo}@{sha[:8]} holds no results yet.", repo, sha))
+        imported = parquet.import_store(con, local)
+        shutil.rmtree(target, ignore_errors=True)
+    except Exception as e:  # network, HTTP, or a bad export: the transaction rolled back, data unchanged
+        return _log(con, SyncStatus("pull", False, f"Could not pull results from {repo} ({_reason(e)}); "
+                                    "serving the last good data.", repo))
+    rows = sum(t.rows for t in imported.values())
+    return _log(con, SyncStatus("pull", True, f"Pulled {rows:,} rows from {repo}@{sha[:8]}.", repo, sha))
+
+
+def push(con: duckdb.DuckDBPyConnection, message: str, config: HubConfig | None = None) -> SyncStatus:
+    """Export the store and commit it to the repo (a pull request when the token cannot write)."""
+    config = config or HubConfig.from_env()
+    if not config.repo_id:
+        return SyncStatus("disabled", True, "Hub sync off (TANAW_RESULTS_REPO not set): nothing pushed.")
+    repo, api = config.repo_id, config.api()
+    staging = config.work_dir / "staging" / repo.replace("/", "--")
+    try:
+        parquet.export_store(con, staging)
+        local = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file())
+        remote = api.list_repo_files(repo, repo_type=REPO_TYPE, revision=config.revision)
+        ours = [f for f in remote if f == parquet.MANIFEST or f.endswith(".parquet")]
+        ops = [CommitOperationAdd(path_in_repo=f, path_or_fileobj=str(staging / f)) for f in local]
+        ops += [CommitOperationDelete(path_in_repo=f) for f in ours if f not in set(local)]
+        try:
+            info = api.create_commit(repo, ops, commit_message=message, repo_type=REPO_TYPE,
+                                     revision=config.revision)
+        except HfHubHTTPError as e:
+            if e.response is None or e.response.status_code not in (401, 403):
+                raise
+            ops = [CommitOperationAdd(path_in_repo=op.path_in_repo, path_or_fileobj=op.path_or_fileobj)
+                   if isinstance(op, CommitOperationAdd) else op for op in ops]  # operations are single-use
+            info = api.create_commit(repo, ops, commit_message=message, repo_type=REPO_TYPE,
+                                     revision=config.revision, create_pr=True)
+    except Exception as e:
+        return _log(con, SyncStatus("push", False, f"Could not push to {repo} ({_reason(e)}); "
+                                    "the results are kept locally.", repo))
+    if info.pr_url:
+        return _log(con, SyncStatus("push", True, f"Opened pull request {info.pr_url} on {repo} "
+                                    "(the token cannot write to the branch).", repo, info.oid, info.pr_url))
+    return _log(con, SyncStatus("push", True, f"Pushed {repo}@{info.oid[:8]}: {message}", repo, info.oid))
+
+
+def last_status(con: duckdb.DuckDBPyConnection) -> SyncStatus | None:
+    """The most recent pull or push, or None when Hub sync never ran on this store."""
+    row = con.execute("SELECT action, ok, message, repo_id, revision, pr_url FROM hub_sync "
+                      "ORDER BY rowid DESC LIMIT 1").fetchone()
+    return SyncStatus(*row) if row else None
+
+
+def _reason(e: Exception) -> str:
+    text = str(e).splitlines()[0] if str(e) else ""
+    return f"{type(e).__name__}: {text}"[:300]

@@ -1,0 +1,117 @@
+"""Hub sync through huggingface_hub against a local stand-in (HF_ENDPOINT): pull, push, PR fallback, outages."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from store import db, hub
+from store.parquet import checksum, tables
+from store.schema import row_counts
+from tests.hub_standin import HubStandin
+from tests.store_fixture import filled_store
+
+REPO = "tanaw/results"
+
+
+@pytest.fixture()
+def standin():
+    with HubStandin() as s:
+        s.create_repo(REPO)
+        yield s
+
+
+def _config(standin, tmp_path, token="write-token") -> hub.HubConfig:
+    return hub.HubConfig(repo_id=REPO, token=token, endpoint=standin.url, work_dir=tmp_path / "hub")
+
+
+def _sums(con):
+    return {t: checksum(con, t) for t in tables(con)}
+
+
+def test_push_then_pull_into_a_fresh_store(standin, tmp_path):
+    src = filled_store()
+    status = hub.push(src, "results for 3 models", _config(standin, tmp_path))
+    assert status.ok and status.pr_url is None, status.message
+    files = standin.files(REPO)
+    assert "manifest.json" in files and "runs/model_id=meta%2Fllama%203/task=qa/data_0.parquet" in files
+    assert json.loads(files["manifest.json"])["tables"]["predictions"]["rows"] == 21
+
+    dst = db.connect(tmp_path / "space.duckdb")
+    pulled = hub.pull(dst, _config(standin, tmp_path / "other"))
+    assert pulled.ok and pulled.revision == standin.repos[REPO].refs["main"]
+    assert pulled.message.startswith(f"Pulled {sum(row_counts(src).values()):,} rows from {REPO}@")
+    assert _sums(dst) == _sums(src)
+    again = hub.pull(dst, _config(standin, tmp_path / "other"))  # same head: no download, no re-import
+    assert again.ok and "current" in again.message
+
+
+def test_push_sends_only_changed_partitions_and_deletes_stale(standin, tmp_path):
+    con = filled_store()
+    hub.push(con, "first", _config(standin, tmp_path))
+    con.execute("DELETE FROM scores WHERE run_id = 'run-2-qa'")
+    con.execute("UPDATE aggregates SET value = 99 WHERE model_id = 'org/m=2' AND task = 'qa'")
+    status = hub.push(con, "second", _config(standin, tmp_path))
+    assert status.ok
+    ref, summary, touched = standin.commit_log[-1]
+    assert (ref, summary) == ("main", "second")
+    assert sorted(touched) == ["aggregates/model_id=org%2Fm%3D2/task=qa/data_0.parquet", "manifest.json",
+                               "scores/model_id=sea-lion/task=qa/data_0.parquet"]
+    assert "scores/model_id=sea-lion/task=qa/data_0.parquet" not in standin.files(REPO)  # deleted on the Hub
+    dst = db.connect(":memory:")
+    assert hub.pull(dst, _config(standin, tmp_path / "b")).ok
+    assert _sums(dst) == _sums(con)
+
+
+def test_read_only_token_opens_a_pull_request(standin, tmp_path):
+    main_before = standin.repos[REPO].refs["main"]
+    status = hub.push(filled_store(), "upload from a reader", _config(standin, tmp_path, token="read-token"))
+    assert status.ok and status.pr_url == f"{standin.url}/datasets/{REPO}/discussions/1", status.message
+    assert standin.repos[REPO].refs["main"] == main_before
+    assert "manifest.json" in standin.files(REPO, "refs/pr/1")
+    assert [c[0] for c in standin.commit_log] == ["refs/pr/1"]
+
+
+def test_pull_failure_keeps_last_good_data(standin, tmp_path):
+    hub.push(filled_store(), "seed", _config(standin, tmp_path))
+    dst = db.connect(":memory:")
+    assert hub.pull(dst, _config(standin, tmp_path / "a")).ok
+    good = _sums(dst)
+
+    standin.down = True
+    status = hub.pull(dst, _config(standin, tmp_path / "b"))
+    assert not status.ok and "serving the last good data" in status.message and "503" in status.message
+    assert _sums(dst) == good
+    assert hub.last_status(dst) == status
+
+    standin.down = False
+    standin.stop()  # connection refused
+    status = hub.pull(dst, _config(standin, tmp_path / "c"))
+    assert not status.ok and "Connect" in status.message
+    assert _sums(dst) == good
+
+
+def test_corrupt_export_on_the_hub_is_rejected(standin, tmp_path):
+    hub.push(filled_store(), "seed", _config(standin, tmp_path))
+    repo = standin.repos[REPO]
+    files = dict(standin.files(REPO))
+    manifest = json.loads(files["manifest.json"])
+    manifest["tables"]["runs"]["rows"] = 5
+    files["manifest.json"] = json.dumps(manifest).encode()
+    repo.commit(files, "bad manual edit", "main")
+    dst = db.connect(":memory:")
+    dst.execute("INSERT INTO models (model_id, origin) VALUES ('local', 'demo')")
+    status = hub.pull(dst, _config(standin, tmp_path / "x"))
+    assert not status.ok and "'runs' has 6 rows" in status.message
+    assert dst.execute("SELECT model_id FROM models").fetchall() == [("local",)]
+
+
+def test_empty_repo_and_disabled(standin, tmp_path):
+    con = db.connect(":memory:")
+    status = hub.pull(con, _config(standin, tmp_path))
+    assert status.ok and "holds no results yet" in status.message
+    off = hub.pull(con, hub.HubConfig(repo_id=None))
+    assert off.action == "disabled" and off.ok
+    assert hub.HubConfig.from_env({"TANAW_RESULTS_REPO": "a/b", "HF_TOKEN": "t", "HF_ENDPOINT": "http://x",
+                                   "TANAW_HOME": str(tmp_path)}) == hub.HubConfig(
+        "a/b", "t", "http://x", "main", tmp_path / "hub")
