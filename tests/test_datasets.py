@@ -266,3 +266,18 @@ def test_items_hold_every_template_field(loaded):
         assert not missing, (task, lang, missing)
         checked += len(needed)
     assert checked > 80
+
+
+def test_xcopa_without_consensus_falls_back_to_the_tamil_file(tmp_path):
+    folder = tmp_path / "bhasa" / "causal"
+    folder.mkdir(parents=True)
+    for lang in ("th", "ta"):
+        rows = [json.loads(line) for line in (DATA / "bhasa" / "causal" / f"{lang}.jsonl").open(encoding="utf-8")]
+        stripped = [{k: v for k, v in r.items() if k not in ("question_consensus", "question_mismatch")} for r in rows]
+        (folder / f"{lang}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in stripped), encoding="utf-8")
+    report = load_report("causal", "th", data_dir=tmp_path)
+    assert report.counts == {"xcopa-question-corrected": 51}
+    assert [it.inputs["question"] for it in load_items("causal", "th", data_dir=tmp_path)] == [
+        it.inputs["question"] for it in load_items("causal", "th", data_dir=DATA)]
+    (folder / "ta.jsonl").unlink()
+    assert load_report("causal", "th", data_dir=tmp_path).counts == {"xcopa-question-unchecked": 100}

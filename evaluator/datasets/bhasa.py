@@ -124,13 +124,32 @@ def read_nli(data_dir: Path, lang: str) -> Iterator[Item]:
                         required=("premise", "hypothesis"), metadata=metadata)
 
 
+def _tamil_questions(data_dir: Path) -> dict[int, str]:
+    """XCOPA `idx` → question word of the Tamil file, which agrees with the reference languages (HELM's fix)."""
+    path = data_dir / "bhasa" / "causal" / "ta.jsonl"
+    if not path.is_file():
+        return {}
+    return {row.req("idx", int): row.req("question") for row in read_jsonl(path)}
+
+
 def read_causal(data_dir: Path, lang: str) -> Iterator[Item]:
-    """XCOPA: `premise`, `choice1`, `choice2`, `question` (consensus cause/effect); gold = A/B."""
+    """XCOPA: `premise`, `choice1`, `choice2`, `question` (consensus cause/effect); gold = A/B.
+
+    The consensus is the file's `question_consensus`; files without it fall back to the Tamil file's word for the
+    same `idx` when that file sits in the same data directory.
+    """
+    tamil: dict[int, str] | None = None
     for row in _rows(data_dir, "causal", lang):
         raw = row.req("question")
         if raw not in ("cause", "effect"):
             raise row.fail("question", f"{raw!r} is not cause or effect")
-        question, warnings = validate.xcopa_question(raw, row.get("question_consensus"), row.get("question_mismatch"))
+        consensus, mismatch = row.get("question_consensus"), row.get("question_mismatch")
+        if consensus is None and lang != "ta":
+            tamil = _tamil_questions(data_dir) if tamil is None else tamil
+            consensus = tamil.get(row.get("idx"))
+        question, warnings = validate.xcopa_question(raw, consensus, mismatch)
+        if consensus is None and lang != "ta":
+            warnings.append("xcopa-question-unchecked")
         label = row.req("label", int)
         if label not in CAUSAL_LETTERS:
             raise row.fail("label", f"{label!r} is not 0 or 1")

@@ -11,6 +11,7 @@ Warning codes:
 - `ner-span-mismatch: START-END`: an entity's offsets do not select its text.
 - `xcopa-question-corrected: effect→cause`: the XCOPA question word disagrees with the other languages and was
   replaced by the cross-language consensus (the mislabelling the BHASA paper reports).
+- `xcopa-question-unchecked`: no consensus field and no Tamil file to check the question word against.
 - `mcq-label-mismatch`: the file's answer letter does not point at its correct option.
 """
 from __future__ import annotations
