@@ -4,6 +4,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import string
 from collections import Counter
 from pathlib import Path
@@ -281,3 +282,40 @@ def test_xcopa_without_consensus_falls_back_to_the_tamil_file(tmp_path):
         it.inputs["question"] for it in load_items("causal", "th", data_dir=DATA)]
     (folder / "ta.jsonl").unlink()
     assert load_report("causal", "th", data_dir=tmp_path).counts == {"xcopa-question-unchecked": 100}
+
+
+@pytest.mark.parametrize("task, lang, rel, content, message", [
+    ("lindsea-pragmatic-pair", "id", "lindsea/id/pragmatics/pragmatic_reasoning_pair.jsonl",
+     '{"id": 0, "text": "a", "conclusion": "b", "label": "maybe"}\n', r":1: label: 'maybe' is not True, False"),
+    ("lindsea-coref-binary", "ta", "lindsea/ta/semantics/coref_binary_choice.jsonl",
+     '{"id": 0, "text": "a _", "choice1": "x", "label": "A"}\n', r":1: choice2: missing"),
+    ("pacute-affixation-mcq", "tl", "pacute/benchmarks/affixation_mcq.jsonl",
+     '{"id": "x", "prompts": [{"text_en": "a", "text_tl": "b"}]}\n', r":1: prompts\[0\]\.mcq_options\.correct: missing"),
+    ("pacute-langgame-mcq", "tl", "pacute/benchmarks/langgame_mcq.jsonl",
+     '{"id": "x", "question": "q", "answer": "a", "options": "a"}\n', r":1: options: expected list, got str"),
+    ("pacute-hierarchical-gen", "tl", "pacute/benchmarks/hierarchical_gen.jsonl",
+     '{"id": "x", "prompt_en": "q", "prompt_tl": "t", "answer": "a", "level": "zero"}\n', r":1: level: expected int"),
+    ("cultural-representation", "id", "cultural/id/cultural_representation.jsonl",
+     '{"id": 0, "target": "t", "prompt": "{target} {who}?"}\n', r":1: prompt: unknown placeholder \{who\}"),
+    ("causal", "vi", "bhasa/causal/vi.jsonl",
+     '{"id": "c", "premise": "p", "choice1": "a", "choice2": "b", "question": "why", "label": 0}\n',
+     r":1: question: 'why' is not cause or effect"),
+    ("nli", "id", "bhasa/nli/id.jsonl", '[1, 2]\n', r":1: json: expected an object, got list"),
+    ("qa", "vi", "bhasa/qa/vi.jsonl", b'{"id": "q", "context": "\xff"}\n', r":1: encoding: invalid UTF-8"),
+])
+def test_errors_name_file_line_and_field(tmp_path, task, lang, rel, content, message):
+    path = tmp_path / rel
+    path.parent.mkdir(parents=True)
+    path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+    with pytest.raises(DatasetError, match=re.escape(str(path)) + message):
+        load_items(task, lang, data_dir=tmp_path)
+
+
+def test_file_bom_is_skipped_but_field_bom_kept(tmp_path):
+    path = tmp_path / "bhasa" / "qa" / "th.jsonl"
+    path.parent.mkdir(parents=True)
+    row = {"id": "q", "context": "\ufeffabc", "question": "?", "answers": {"text": ["abc"], "answer_start": [1]}}
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(row).encode("utf-8") + b"\n")
+    (item,) = load_items("qa", "th", data_dir=tmp_path)
+    assert item.inputs["context"] == "\ufeffabc" and item.warnings == ("bom-kept: context",)
+    assert item.inputs["text"] == item.inputs["context"]

@@ -58,13 +58,20 @@ def _names(kind: type | tuple[type, ...]) -> str:
 
 
 def read_jsonl(path: Path) -> Iterator[Row]:
-    """Yield each non-blank line of a UTF-8 JSON Lines file as a Row; DatasetError on a bad line."""
+    """Yield each non-blank line of a UTF-8 JSON Lines file as a Row; DatasetError on a bad line.
+
+    A byte-order mark at the start of the file is skipped; BOMs inside strings are kept (offsets may count them).
+    """
     try:
-        handle = path.open(encoding="utf-8")
+        handle = path.open("rb")
     except FileNotFoundError:
         raise DatasetError(f"{path}: file not found") from None
     with handle:
-        for number, text in enumerate(handle, start=1):
+        for number, raw in enumerate(handle, start=1):
+            try:
+                text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                raise DatasetError(f"{path}:{number}: encoding: invalid UTF-8 at byte {exc.start}") from None
             if not text.strip():
                 continue
             try:
@@ -119,10 +126,16 @@ def make_item(
     options: tuple[str, ...] | None = None,
     metadata: Mapping[str, Any] | None = None,
     warnings: Iterable[str] = (),
+    aliases: Mapping[str, str] | None = None,
 ) -> Item:
-    """A canonical Item with the generic text checks (empty prompt fields, U+FFFD, BOM) added to `warnings`."""
+    """A canonical Item with the generic text checks (empty prompt fields, U+FFFD, BOM) added to `warnings`.
+
+    `aliases` adds input fields that repeat another (new name → existing name) after the checks, so a defect is
+    reported once, under the original field.
+    """
     found = [*warnings, *validate.text_warnings(inputs, required)]
+    inputs = {**inputs, **{new: inputs[old] for new, old in (aliases or {}).items()}}
     return Item(
-        task=task_name(loader_key), lang=lang, item_id=item_id, inputs=dict(inputs), gold=gold, options=options,
+        task=task_name(loader_key), lang=lang, item_id=item_id, inputs=inputs, gold=gold, options=options,
         metadata=dict(metadata or {}), warnings=tuple(dict.fromkeys(found)),
     )

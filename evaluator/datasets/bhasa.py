@@ -56,9 +56,10 @@ def read_qa(data_dir: Path, lang: str) -> Iterator[Item]:
         texts = answers.get("text")
         if not isinstance(texts, list) or not all(isinstance(a, str) for a in texts):
             raise row.fail("answers.text", "expected a list of strings")
+        inputs = {"context": context, "question": question, "title": row.get("title") or ""}
         # SEA-HELM's native QA templates call the paragraph `{text}`.
-        inputs = {"context": context, "question": question, "text": context, "title": row.get("title") or ""}
         yield make_item("bhasa.qa", lang, item_key(row), inputs, list(texts), required=("context", "question"),
+                        aliases={"text": "context"},
                         metadata={"answer_start": list(answers.get("answer_start") or [])},
                         warnings=validate.qa_warnings(context, texts))
 
@@ -118,10 +119,10 @@ def read_nli(data_dir: Path, lang: str) -> Iterator[Item]:
         label = row.req("label_en").strip().lower()
         if label not in NLI_LETTERS:
             raise row.fail("label_en", f"{label!r} is not entailment, contradiction or neutral")
-        inputs = {"premise": premise, "hypothesis": hypothesis, "sentence1": premise, "sentence2": hypothesis}
         metadata = {"label": label, **{k: row.data[k] for k in ("annotator_type", "sentence_size") if k in row.data}}
-        yield make_item("bhasa.nli", lang, item_key(row), inputs, NLI_LETTERS[label],
-                        required=("premise", "hypothesis"), metadata=metadata)
+        yield make_item("bhasa.nli", lang, item_key(row), {"premise": premise, "hypothesis": hypothesis},
+                        NLI_LETTERS[label], required=("premise", "hypothesis"), metadata=metadata,
+                        aliases={"sentence1": "premise", "sentence2": "hypothesis"})  # SEA-HELM native templates
 
 
 def _tamil_questions(data_dir: Path) -> dict[int, str]:
