@@ -1,0 +1,36 @@
+# Tanaw on a Hugging Face Docker Space (README front matter: sdk: docker, app_port: 7860).
+# Build: docker build -t tanaw .            COMET-22 extra (brings torch): --build-arg WITH_COMET=1
+FROM python:3.11-slim-bookworm
+
+ARG WITH_COMET=0
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+# Spaces run the container as uid 1000; give that user a home for the store and the Hub snapshots.
+RUN useradd --create-home --uid 1000 user
+WORKDIR /home/user/app
+
+# Requirements first, in one layer, so a source change does not reinstall them.
+COPY --chown=1000:1000 requirements*.txt ./
+RUN pip install --no-cache-dir -r requirements.txt \
+    && if [ "$WITH_COMET" = "1" ]; then pip install --no-cache-dir -r requirements-comet.txt; fi
+
+COPY --chown=1000:1000 . .
+
+USER 1000
+# TANAW_HOME holds tanaw.duckdb and the Hub work folder (ephemeral on a Space unless /data storage is mounted).
+# Set TANAW_RESULTS_REPO (variable) and HF_TOKEN (secret) in the Space settings to pull and push results.
+ENV HOME=/home/user \
+    TANAW_HOME=/home/user/.tanaw \
+    STREAMLIT_BROWSER_GATHER_USAGE_STATS=false
+
+EXPOSE 7860
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+    CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:7860/_stcore/health', timeout=4)"]
+
+# XSRF protection off: Spaces embed the app in an iframe on another domain, where Streamlit's XSRF cookie
+# breaks file uploads (Streamlit's Spaces example does the same).
+CMD ["streamlit", "run", "app.py", "--server.port=7860", "--server.address=0.0.0.0", "--server.headless=true", \
+     "--server.enableXsrfProtection=false", "--server.fileWatcherType=none"]
