@@ -1,0 +1,86 @@
+"""Model page queries: every cell with interval and rank range, strengths and weaknesses against the field
+median, instruction-following failures per language, data-quality flags of failed items, provenance."""
+from __future__ import annotations
+
+import pandas as pd
+
+from store.queries import query
+from store.queries.explore import BINARY_METRICS
+
+_FIELD = """
+    WITH cell AS (
+        SELECT a.* FROM aggregates a JOIN models m ON m.model_id = a.model_id
+        WHERE a.is_headline AND a.status = 'ok' AND a.value IS NOT NULL AND NOT coalesce(m.hidden, false)),
+    ranked AS (
+        SELECT c.task, c.lang, c.prompt_lang, c.metric, c.model_id, c.value, c.ci_low, c.ci_high, c.n, c.chance,
+               c.parse_fail_rate,
+               1 + (SELECT count(*) FROM cell o WHERE o.task = c.task AND o.lang = c.lang
+                    AND o.prompt_lang = c.prompt_lang AND o.metric = c.metric AND o.ci_low > c.ci_high) AS rank_best,
+               (SELECT count(*) FROM cell o WHERE o.task = c.task AND o.lang = c.lang
+                    AND o.prompt_lang = c.prompt_lang AND o.metric = c.metric AND o.ci_high >= c.ci_low) AS rank_worst,
+               count(*) OVER w AS n_models, median(c.value) OVER w AS field_median
+        FROM cell c
+        WINDOW w AS (PARTITION BY c.task, c.lang, c.prompt_lang, c.metric))"""
+
+
+@query
+def model_cells(con, *, model: str) -> pd.DataFrame:
+    """Every headline cell of a model: value, 95% interval, n, chance, rank range among n_models (by interval
+    overlap), field median and the difference to it (delta), parse-failure percentage."""
+    return con.execute(f"""{_FIELD}
+        SELECT task, lang, prompt_lang, metric, value, ci_low, ci_high, n, chance, value < chance AS below_chance,
+               rank_best, rank_worst, n_models, field_median, value - field_median AS delta,
+               100 * parse_fail_rate AS parse_fail_pct
+        FROM ranked WHERE model_id = ? ORDER BY task, lang, prompt_lang""", [model]).df()
+
+
+@query
+def model_extremes(con, *, model: str, side: str = "strength", k: int = 5) -> pd.DataFrame:
+    """The k cells furthest above (side="strength") or below ("weakness") the field median (fields of 2+)."""
+    order = "DESC" if side == "strength" else "ASC"
+    sign = ">" if side == "strength" else "<"
+    return con.execute(f"""{_FIELD}
+        SELECT task, lang, prompt_lang, metric, value, ci_low, ci_high, n, field_median,
+               value - field_median AS delta, n_models
+        FROM ranked WHERE model_id = ? AND n_models > 1 AND value - field_median {sign} 0
+        ORDER BY delta {order}, task LIMIT ?""", [model, k]).df()
+
+
+@query
+def model_parse_failures(con, *, model: str) -> pd.DataFrame:
+    """Instruction-following failures per language and prompt language: answers, unparsed, failure percentage."""
+    return con.execute("""
+        SELECT r.lang, r.prompt_lang, count(*) AS answers, count(*) FILTER (WHERE NOT p.parsed) AS unparsed,
+               100.0 * count(*) FILTER (WHERE NOT p.parsed) / count(*) AS fail_pct
+        FROM runs r JOIN predictions p ON p.run_id = r.run_id
+        WHERE r.model_id = ? AND NOT r.superseded AND r.task NOT LIKE 'cultural-%'
+        GROUP BY ALL ORDER BY r.lang, r.prompt_lang""", [model]).df()
+
+
+@query
+def model_failed_flags(con, *, model: str) -> pd.DataFrame:
+    """Data-quality flags carried by items the model got wrong: flag, failed items carrying it, tasks."""
+    return con.execute("""
+        WITH failed AS (
+            SELECT DISTINCT r.task, r.lang, s.item_id
+            FROM runs r JOIN scores s ON s.run_id = r.run_id
+            WHERE r.model_id = ? AND NOT r.superseded AND list_contains(?, s.metric) AND s.value < 1)
+        SELECT flag, count(*) AS failed_items, string_agg(DISTINCT f.task || '/' || f.lang, ', ') AS cells
+        FROM failed f JOIN items i USING (task, lang, item_id), unnest(i.warnings) AS u(flag)
+        GROUP BY flag ORDER BY failed_items DESC, flag""", [model, list(BINARY_METRICS)]).df()
+
+
+@query
+def model_provenance(con, *, model: str) -> pd.DataFrame:
+    """Runs of a model: task, lang, prompt_lang, run_no, source, harness, source_file, settings, answers, created."""
+    return con.execute("""
+        SELECT r.task, r.lang, r.prompt_lang, r.run_no, r.source, r.harness, r.source_file,
+               r.settings::VARCHAR AS settings, r.superseded,
+               (SELECT count(*) FROM predictions p WHERE p.run_id = r.run_id) AS answers, r.created_at
+        FROM runs r WHERE r.model_id = ? ORDER BY r.task, r.lang, r.prompt_lang, r.run_no""", [model]).df()
+
+
+@query
+def model_info(con, *, model: str) -> pd.DataFrame:
+    """The models row of one model."""
+    return con.execute("SELECT * EXCLUDE (hidden) FROM models WHERE model_id = ?", [model]).df()

@@ -1,0 +1,97 @@
+"""PACUTE explorer queries: the L0-L5 hierarchy per model, level means, main-suite tasks and controls."""
+from __future__ import annotations
+
+import pandas as pd
+
+from store.queries import query
+from store.queries.explore import wilson_sql
+
+CONTROL_STEMS = ("langgame", "mda", "cute")
+"""Control benchmarks shown as a ceiling (English only)."""
+
+MCQ_CHANCE = 25.0
+"""Four options per MCQ item (PACUTE paper Section 3): chance is 25%."""
+
+LEVEL_NAMES = {0: "L0 character recognition", 1: "L1 character manipulation", 2: "L2 morpheme decomposition",
+               3: "L3 morpheme manipulation", 4: "L4 morpheme composition", 5: "L5 multi-step transformation"}
+"""Hierarchy levels as named in the PACUTE paper."""
+
+
+def _level_rows(fmt: str) -> str:
+    return f"""
+        SELECT r.model_id, i.level, s.value
+        FROM runs r
+        JOIN scores s ON s.run_id = r.run_id
+        JOIN items i ON i.task = r.task AND i.lang = r.lang AND i.item_id = s.item_id
+        WHERE r.task = 'pacute-hierarchical-{fmt}' AND NOT r.superseded AND list_contains(?, r.model_id)
+          AND s.metric = ? AND r.prompt_lang = ?"""
+
+
+@query
+def pacute_levels(con, *, models: tuple[str, ...], fmt: str = "mcq", metric: str = "mcq_acc",
+                  prompt_lang: str = "en") -> pd.DataFrame:
+    """Per model and level: n, correct, value (0-100), 95% Wilson ci_low/ci_high, chance, level_name."""
+    if fmt not in ("mcq", "gen"):
+        raise ValueError(f"fmt must be mcq or gen, not {fmt!r}")
+    chance = MCQ_CHANCE if fmt == "mcq" else 0.0
+    names = "CASE level " + " ".join(f"WHEN {k} THEN '{v}'" for k, v in LEVEL_NAMES.items()) + " END"
+    return con.execute(f"""
+        WITH rows AS ({_level_rows(fmt)})
+        SELECT model_id, level, {names} AS level_name, count(*) AS n, sum(value) AS correct,
+               100 * avg(value) AS value, {wilson_sql('sum(value)', 'count(*)')}, {chance} AS chance,
+               100 * avg(value) < {chance} AS below_chance
+        FROM rows GROUP BY model_id, level ORDER BY model_id, level""",
+                       [list(models), metric, prompt_lang]).df()
+
+
+@query
+def pacute_level_means(con, *, models: tuple[str, ...], fmt: str = "mcq", metric: str = "mcq_acc",
+                       prompt_lang: str = "en") -> pd.DataFrame:
+    """Per model: micro mean (all hierarchy items pooled) and macro mean (mean of the six level means), n."""
+    return con.execute(f"""
+        WITH rows AS ({_level_rows(fmt)}),
+             lv AS (SELECT model_id, level, avg(value) AS v, count(*) AS n FROM rows GROUP BY ALL)
+        SELECT model_id, 100 * sum(v * n) / sum(n) AS micro, 100 * avg(v) AS macro, sum(n) AS n,
+               count(*) AS n_levels
+        FROM lv GROUP BY model_id ORDER BY model_id""", [list(models), metric, prompt_lang]).df()
+
+
+@query
+def pacute_diagnosis(con, *, models: tuple[str, ...], metric: str = "mcq_acc",
+                     prompt_lang: str = "en") -> pd.DataFrame:
+    """The paper's MCQ read-out per model: is L2 at chance (its interval reaches 25%), and do L3-L5 collapse too?
+
+    Columns: model_id, l2_value, l2_ci_low, l2_ci_high, l2_n, l2_at_chance, l3_5_at_chance (all of L3-L5 reach
+    chance), l3_5_max (best of L3-L5), flag (L2 at chance and L3-L5 collapse, as the paper predicts).
+    """
+    lv = pacute_levels(con, models=models, fmt="mcq", metric=metric, prompt_lang=prompt_lang)
+    return con.execute(f"""
+        SELECT model_id,
+               max(value) FILTER (WHERE level = 2) AS l2_value, max(ci_low) FILTER (WHERE level = 2) AS l2_ci_low,
+               max(ci_high) FILTER (WHERE level = 2) AS l2_ci_high, max(n) FILTER (WHERE level = 2) AS l2_n,
+               bool_or(ci_low <= {MCQ_CHANCE}) FILTER (WHERE level = 2) AS l2_at_chance,
+               bool_and(ci_low <= {MCQ_CHANCE}) FILTER (WHERE level >= 3) AS l3_5_at_chance,
+               max(value) FILTER (WHERE level >= 3) AS l3_5_max,
+               coalesce(l2_at_chance AND l3_5_at_chance, false) AS flag
+        FROM lv GROUP BY model_id ORDER BY model_id""").df()
+
+
+@query
+def pacute_suite(con, *, models: tuple[str, ...], fmt: str = "mcq", metric: str = "mcq_acc",
+                 prompt_lang: str = "en") -> pd.DataFrame:
+    """Cell scores of the main-suite tasks and the controls for the chosen format and metric.
+
+    Controls exist in English only, so they are read with the English prompt whatever `prompt_lang` is.
+    Columns: model_id, task, stem, kind ("suite" | "control"), value, ci_low, ci_high, n, chance, below_chance.
+    """
+    controls = list(CONTROL_STEMS)
+    return con.execute("""
+        SELECT a.model_id, a.task, regexp_extract(a.task, '^pacute-(.*)-(mcq|gen)$', 1) AS stem,
+               CASE WHEN list_contains(?, stem) THEN 'control' ELSE 'suite' END AS kind,
+               a.value, a.ci_low, a.ci_high, a.n, a.chance, a.value < a.chance AS below_chance
+        FROM aggregates a
+        WHERE a.task LIKE 'pacute-%' AND a.task NOT LIKE 'pacute-hierarchical-%' AND a.task LIKE ?
+          AND list_contains(?, a.model_id) AND a.metric = ?
+          AND a.prompt_lang = CASE WHEN list_contains(?, stem) THEN 'en' ELSE ? END
+        ORDER BY kind DESC, a.task, a.model_id""",
+                       [controls, f"%-{fmt}", list(models), metric, controls, prompt_lang]).df()

@@ -1,0 +1,131 @@
+"""Human ratings of open-ended responses (cultural probes), uploaded as CSV.
+
+The CSV has one row per (item, model, rater): the columns `item`, `model` and `rater`, optional `lang` and
+`task` (default "cultural-representation"), and one numeric column per rating criterion (e.g. `accuracy`,
+`fluency`, `sensitivity`). Empty score cells are skipped. Every row is checked before anything is written;
+the first problem is raised as `file:line: field: message` and the database is left unchanged.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from store.db import transaction
+
+DEFAULT_TASK = "cultural-representation"
+KEY_COLUMNS = ("item", "model", "rater")
+OPTIONAL_COLUMNS = ("lang", "task")
+
+
+class RatingsError(ValueError):
+    """A ratings file that cannot be ingested; the message names file, line and field."""
+
+
+@dataclass(frozen=True)
+class RatingsSummary:
+    """What one ratings upload added."""
+
+    file_name: str
+    """Name of the uploaded file."""
+    n_rows: int
+    """Score rows written (one per item, model, rater and criterion)."""
+    n_items: int
+    """Distinct items rated."""
+    n_models: int
+    """Distinct models rated."""
+    n_raters: int
+    """Distinct raters."""
+    criteria: tuple[str, ...]
+    """Score columns found in the file."""
+
+
+def _fail(file_name: str, line: int, field: str, message: str) -> RatingsError:
+    return RatingsError(f"{file_name}:{line}: {field}: {message}")
+
+
+def _item_langs(con: duckdb.DuckDBPyConnection, task: str) -> dict[str, list[str]]:
+    """item_id -> languages in which the task has that item."""
+    out: dict[str, list[str]] = {}
+    for item_id, lang in con.execute("SELECT item_id, lang FROM items WHERE task = ?", [task]).fetchall():
+        out.setdefault(str(item_id), []).append(lang)
+    return out
+
+
+def parse_ratings(con: duckdb.DuckDBPyConnection, text: str, file_name: str) -> list[tuple]:
+    """Validate the CSV text against the store; rows (task, lang, item_id, model_id, rater, criterion, value)."""
+    reader = csv.DictReader(io.StringIO(text))
+    header = [h.strip() for h in (reader.fieldnames or [])]
+    for col in KEY_COLUMNS:
+        if col not in header:
+            raise _fail(file_name, 1, col, f"missing column (header has {', '.join(header) or 'nothing'})")
+    criteria = tuple(h for h in header if h and h not in KEY_COLUMNS + OPTIONAL_COLUMNS)
+    if not criteria:
+        raise _fail(file_name, 1, "scores", "no score column besides item, model, rater, lang, task")
+    models = {r[0] for r in con.execute("SELECT model_id FROM models").fetchall()}
+    items_by_task: dict[str, dict[str, list[str]]] = {}
+    rows: list[tuple] = []
+    for line, raw in enumerate(reader, start=2):
+        rec = {(k or "").strip(): (v or "").strip() for k, v in raw.items() if k is not None}
+        task = rec.get("task") or DEFAULT_TASK
+        for col in KEY_COLUMNS:
+            if not rec.get(col):
+                raise _fail(file_name, line, col, "empty")
+        if rec["model"] not in models:
+            raise _fail(file_name, line, "model", f"unknown model {rec['model']!r}")
+        langs = items_by_task.setdefault(task, _item_langs(con, task)).get(rec["item"], [])
+        lang = rec.get("lang")
+        if lang and lang not in langs:
+            raise _fail(file_name, line, "item", f"no item {rec['item']!r} in {task}/{lang}")
+        if not lang:
+            if len(langs) != 1:
+                where = f"in {', '.join(sorted(langs))}; add a lang column" if langs else f"in {task}"
+                raise _fail(file_name, line, "item", f"item {rec['item']!r} is {'ambiguous' if langs else 'unknown'} "
+                            f"{where}")
+            lang = langs[0]
+        n_scores = 0
+        for crit in criteria:
+            cell = rec.get(crit, "")
+            if not cell:
+                continue
+            try:
+                value = float(cell)
+            except ValueError:
+                raise _fail(file_name, line, crit, f"not a number: {cell!r}") from None
+            if not math.isfinite(value):
+                raise _fail(file_name, line, crit, f"not a finite number: {cell!r}")
+            rows.append((task, lang, rec["item"], rec["model"], rec["rater"], crit, value))
+            n_scores += 1
+        if not n_scores:
+            raise _fail(file_name, line, "scores", f"no score in any of {', '.join(criteria)}")
+    if not rows:
+        raise _fail(file_name, 2, "item", "no rating rows")
+    return rows
+
+
+def ingest_ratings(con: duckdb.DuckDBPyConnection, data: str | bytes | Path, file_name: str | None = None,
+                   ) -> RatingsSummary:
+    """Validate and write a ratings CSV (path, bytes or text) in one transaction; re-uploads replace scores."""
+    if isinstance(data, Path):
+        file_name = file_name or data.name
+        data = data.read_bytes()
+    raw = data.encode() if isinstance(data, str) else data
+    file_name = file_name or "ratings.csv"
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise _fail(file_name, raw[:e.start].count(b"\n") + 1, "encoding", "not UTF-8") from None
+    rows = parse_ratings(con, text, file_name)
+    digest = hashlib.sha256(raw).hexdigest()
+    with transaction(con):
+        con.executemany(
+            "INSERT OR REPLACE INTO ratings (task, lang, item_id, model_id, rater, criterion, value, source_file,"
+            " source_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [(*r, file_name, digest) for r in rows])
+    return RatingsSummary(
+        file_name=file_name, n_rows=len(rows), n_items=len({r[:3] for r in rows}), n_models=len({r[3] for r in rows}),
+        n_raters=len({r[4] for r in rows}), criteria=tuple(dict.fromkeys(r[5] for r in rows)))
