@@ -1,0 +1,143 @@
+"""Unpacking uploads: a `.zip` or a folder of result files, with run numbers from `run_{n}` folders.
+
+Guards: member count, per-member and total uncompressed size (counted while reading, not trusted from the
+header), compression ratio (zip bombs), absolute or `..` member names (path traversal), symlinks, encrypted and
+nested archives. Nothing is ever extracted to disk: members are read into memory within the limits.
+"""
+from __future__ import annotations
+
+import io
+import re
+import stat
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from evaluator.formats.limits import DEFAULT_LIMITS, MB, FormatError, Limits
+
+_RUN = re.compile(r"^run[_-]?(\d{1,4})$", re.IGNORECASE)
+_JUNK = ("__MACOSX/", ".DS_Store", "Thumbs.db")
+RESULT_SUFFIXES = (".jsonl", ".json")
+
+
+@dataclass(frozen=True)
+class Member:
+    """One result file taken from an archive or folder."""
+
+    name: str
+    """Display name: `archive.zip!inner/path.jsonl` (or the folder-relative path)."""
+    path: str
+    """Path inside the archive or folder (POSIX)."""
+    data: bytes
+    run: int
+    """Run number from the nearest `run_{n}` folder, else 1."""
+
+
+def run_number(path: str) -> int:
+    """The `n` of the innermost `run_{n}` folder in `path`, else 1."""
+    for part in reversed(PurePosixPath(path).parts[:-1]):
+        m = _RUN.match(part)
+        if m:
+            return max(1, int(m.group(1)))
+    return 1
+
+
+def unsafe_name(name: str) -> str | None:
+    """Why a member name is refused (absolute, drive letter, `..`, control characters), or None."""
+    if not name or len(name) > 512:
+        return "empty or overlong member name"
+    if name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name):
+        return "absolute path"
+    parts = re.split(r"[\\/]+", name)
+    if ".." in parts:
+        return "path traversal ('..')"
+    if any(ord(c) < 32 for c in name):
+        return "control character in name"
+    return None
+
+
+def is_zip(data: bytes, name: str = "") -> bool:
+    return data[:4] == b"PK\x03\x04" or name.lower().endswith(".zip")
+
+
+def read_zip(data: bytes, name: str, limits: Limits = DEFAULT_LIMITS) -> tuple[list[Member], list[FormatError]]:
+    """Members of a zip held in memory; every refused member is an error naming it."""
+    errors: list[FormatError] = []
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+        infos = zf.infolist()
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError, EOFError) as e:
+        return [], [FormatError(name, None, None, f"not a readable zip archive ({e})")]
+    if len(infos) > limits.max_members:
+        return [], [FormatError(name, None, None, f"archive has {len(infos)} entries; the limit is {limits.max_members}")]
+    members: list[Member] = []
+    total = 0
+    for info in infos:
+        inner = info.filename
+        where = f"{name}!{inner}"
+        if info.is_dir() or inner.startswith(_JUNK) or PurePosixPath(inner).name in _JUNK:
+            continue
+        why = unsafe_name(inner)
+        if why:
+            errors.append(FormatError(where, None, None, f"refused: {why}"))
+            continue
+        if stat.S_ISLNK(info.external_attr >> 16):
+            errors.append(FormatError(where, None, None, "refused: symbolic link"))
+            continue
+        if info.flag_bits & 0x1:
+            errors.append(FormatError(where, None, None, "refused: encrypted member"))
+            continue
+        if inner.lower().endswith((".zip", ".gz", ".tar", ".7z")):
+            errors.append(FormatError(where, None, None, "refused: nested archives are not accepted"))
+            continue
+        if not inner.lower().endswith(RESULT_SUFFIXES):
+            continue
+        if info.file_size > limits.max_bytes:
+            errors.append(FormatError(where, None, None, f"member is {info.file_size / MB:.1f} MB uncompressed; "
+                                                         f"the limit is {limits.max_bytes / MB:.0f} MB"))
+            continue
+        if info.file_size > MB and info.file_size > limits.max_ratio * max(info.compress_size, 1):
+            errors.append(FormatError(where, None, None, f"refused: compression ratio "
+                                                         f"{info.file_size / max(info.compress_size, 1):.0f}:1 "
+                                                         f"exceeds {limits.max_ratio:.0f}:1 (zip bomb guard)"))
+            continue
+        budget = min(limits.max_bytes, limits.max_unpacked_bytes - total)
+        try:
+            with zf.open(info) as fh:
+                body = fh.read(budget + 1)
+        except (zipfile.BadZipFile, RuntimeError, NotImplementedError, OSError, EOFError, ValueError) as e:
+            errors.append(FormatError(where, None, None, f"cannot be read ({e})"))
+            continue
+        if len(body) > budget:
+            errors.append(FormatError(where, None, None, "refused: uncompressed size exceeds the archive limit "
+                                                         f"({limits.max_unpacked_bytes / MB:.0f} MB in total)"))
+            break
+        total += len(body)
+        members.append(Member(where, inner, body, run_number(inner)))
+    return members, errors
+
+
+def read_folder(root: Path, limits: Limits = DEFAULT_LIMITS) -> tuple[list[Member], list[FormatError]]:
+    """Result files under a folder (symlinks are not followed), with the same limits as a zip."""
+    root = Path(root)
+    members: list[Member] = []
+    errors: list[FormatError] = []
+    total = 0
+    files = sorted(p for p in root.rglob("*") if p.suffix.lower() in RESULT_SUFFIXES or p.suffix.lower() == ".zip")
+    if len(files) > limits.max_members:
+        return [], [FormatError(str(root), None, None, f"folder has {len(files)} files; the limit is {limits.max_members}")]
+    for p in files:
+        rel = p.relative_to(root).as_posix()
+        if p.is_symlink() or not p.is_file():
+            errors.append(FormatError(rel, None, None, "refused: symbolic link or not a regular file"))
+            continue
+        if p.suffix.lower() == ".zip":
+            errors.append(FormatError(rel, None, None, "refused: nested archives are not accepted"))
+            continue
+        size = p.stat().st_size
+        if size > limits.max_bytes or total + size > limits.max_unpacked_bytes:
+            errors.append(FormatError(rel, None, None, f"file is {size / MB:.1f} MB; over the size limit"))
+            continue
+        total += size
+        members.append(Member(rel, rel, p.read_bytes(), run_number(rel)))
+    return members, errors

@@ -1,0 +1,81 @@
+"""What every foreign-format parser returns: rows as found in the file, before they are mapped onto our items."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from evaluator.formats.limits import FormatError
+from evaluator.spec import Prediction
+
+
+@dataclass(frozen=True)
+class Row:
+    """One per-item output read from a file, with what is needed to find our item for it."""
+
+    prediction: Prediction
+    """The output; `task`/`item_id` are the file's own (task already resolved to our id when known)."""
+    line: int
+    """1-based line in `file` (for unmatched-row reports)."""
+    texts: tuple[str, ...] = ()
+    """Input texts found in the row (question, prompt, doc fields), hashed to match items whose ids differ."""
+    file_task: str = ""
+    """Task name exactly as the file gives it (shown when it is unknown)."""
+    choices: tuple[str, ...] | None = None
+    """Option texts in the file's order for log-probability rows, to align them with our options."""
+
+
+@dataclass(frozen=True)
+class SummaryScore:
+    """A score from a summary file (SEA-HELM / lm-eval results JSON, pacute-bench evaluation_results): self-reported."""
+
+    task: str
+    lang: str
+    metric: str
+    value: float
+    """As the file gives it (its own scale)."""
+    prompt_lang: str = "native"
+
+
+@dataclass
+class ParsedRows:
+    """The outcome of parsing one file of a foreign format."""
+
+    file: str
+    """File name (archive members as `archive.zip!member`)."""
+    format: str
+    """Format key: pacute-bench, pacute-bench-summary, seahelm, seahelm-summary, lm-eval, lm-eval-summary."""
+    rows: list[Row] = field(default_factory=list)
+    errors: list[FormatError] = field(default_factory=list)
+    """Problems that reject the file."""
+    warnings: list[FormatError] = field(default_factory=list)
+    """Problems that do not (unknown tasks, duplicates, missing items, incomplete runs)."""
+    summary: list[SummaryScore] = field(default_factory=list)
+    model_hint: str | None = None
+    """Model name found in the file or its path, if any."""
+
+    def error(self, line: int | None, fld: str | None, problem: str) -> None:
+        self.errors.append(FormatError(self.file, line, fld, problem))
+
+    def warn(self, line: int | None, fld: str | None, problem: str) -> None:
+        self.warnings.append(FormatError(self.file, line, fld, problem))
+
+
+def each_row(out: ParsedRows, data: bytes, limits, fn) -> None:
+    """Run `fn(line_no, obj) -> Row | None` over every JSONL line, collecting errors (capped) instead of raising."""
+    from evaluator.formats.limits import RowError, json_lines
+
+    for line_no, obj, err in json_lines(data, out.file, limits):
+        if len(out.errors) >= limits.max_errors:
+            out.error(None, None, f"more than {limits.max_errors} errors; stopped reading")
+            return
+        if err is not None:
+            out.errors.append(err)
+            continue
+        try:
+            row = fn(line_no, obj)
+        except RowError as e:
+            out.error(line_no, e.field, e.problem)
+            continue
+        if row is not None:
+            out.rows.append(row)
+    if not out.rows and not out.errors:
+        out.error(None, None, "no result rows in file")

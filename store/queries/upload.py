@@ -1,0 +1,48 @@
+"""Queries of the upload page: accepted uploads, the audit trail and self-reported scores."""
+from __future__ import annotations
+
+import duckdb
+import pandas as pd
+
+from store.queries import query
+
+
+@query
+def uploads(con: duckdb.DuckDBPyConnection, *, include_hidden: bool = False, limit: int = 200) -> pd.DataFrame:
+    """Accepted uploads, newest first: hash, model, file, formats, status, counts, who, when."""
+    return con.execute(
+        """SELECT source_hash, model_id, file_name, formats, status, n_predictions, n_summary, n_warnings, actor,
+                  created_at FROM uploads WHERE ? OR status = 'visible' ORDER BY created_at DESC LIMIT ?""",
+        [include_hidden, limit]).df()
+
+
+@query
+def audit_log(con: duckdb.DuckDBPyConnection, *, limit: int = 200) -> pd.DataFrame:
+    """The newest audit rows: when, who, what, which upload and model, details."""
+    return con.execute("""SELECT happened_at, actor, action, model_id, file_name, source_hash, detail
+                          FROM audit ORDER BY happened_at DESC LIMIT ?""", [limit]).df()
+
+
+@query
+def self_reported_summary(con: duckdb.DuckDBPyConnection, *, model: str) -> pd.DataFrame:
+    """Self-reported scores of a model (from summary files and per-item means of file scores); never ranked."""
+    return con.execute(
+        """SELECT task, lang, prompt_lang, metric, avg(value) AS value, 'summary file' AS origin
+           FROM self_reported_cells WHERE model_id = ? GROUP BY ALL
+           UNION ALL
+           SELECT r.task, r.lang, r.prompt_lang, s.metric, avg(s.value) AS value, 'per-item scores in file'
+           FROM self_reported s JOIN runs r USING (run_id)
+           WHERE r.model_id = ? AND NOT r.superseded GROUP BY ALL
+           ORDER BY task, lang, prompt_lang, metric""", [model, model]).df()
+
+
+@query
+def upload_cells(con: duckdb.DuckDBPyConnection, *, source_hash: str) -> pd.DataFrame:
+    """Verified scores an upload produced: headline metric per cell of its model."""
+    return con.execute(
+        """SELECT DISTINCT a.task, a.lang, a.prompt_lang, a.metric, a.value, a.ci_low, a.ci_high, a.n,
+                  a.parse_fail_rate
+           FROM runs r JOIN aggregates a ON a.model_id = r.model_id AND a.task = r.task AND a.lang = r.lang
+                AND a.prompt_lang = r.prompt_lang
+           WHERE r.source_hash = ? AND a.is_headline ORDER BY a.task, a.lang, a.prompt_lang""",
+        [source_hash]).df()

@@ -1,0 +1,95 @@
+"""One writer at a time: every write to a store file goes through `writer(path)`.
+
+DuckDB allows one read-write process per file, and concurrent transactions in one process can conflict.
+`writer` therefore takes (1) a per-file thread lock, so the app's sessions queue up instead of conflicting,
+and (2) an exclusive `fcntl` lock on `<db>.lock`, so CLI processes queue up behind each other; then it opens
+a short-lived connection (in the app process DuckDB shares the already-open database instance, so this works
+beside the app's cached connection), yields it, and closes it. Readers only ever see committed transactions.
+
+A CLI process cannot open the file while another process (a running app) holds it; it waits up to `timeout`
+and then raises `WriterBusy` with a clear message instead of DuckDB's lock error (see `store/inbox.py`).
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Iterator
+
+import duckdb
+
+from store import db
+
+_THREAD_LOCKS: dict[str, threading.Lock] = {}
+_GUARD = threading.Lock()
+
+
+class WriterBusy(RuntimeError):
+    """The store could not be opened for writing within the timeout (another process holds it)."""
+
+
+def _thread_lock(key: str) -> threading.Lock:
+    with _GUARD:
+        return _THREAD_LOCKS.setdefault(key, threading.Lock())
+
+
+def lock_path(path: Path) -> Path:
+    """The sidecar lock file of a store file."""
+    return path.with_name(path.name + ".lock")
+
+
+@contextlib.contextmanager
+def _file_lock(path: Path, deadline: float) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise WriterBusy(f"another writer holds {path}; try again shortly") from None
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def _open(path: Path, deadline: float) -> duckdb.DuckDBPyConnection:
+    delay = 0.05
+    while True:
+        try:
+            return db.connect(path)
+        except duckdb.IOException as e:
+            if "lock" not in str(e).lower():
+                raise
+            if time.monotonic() > deadline:
+                raise WriterBusy(f"{path} is open in another process (is the app running on it?); "
+                                 "stop it, or use `ingest --inbox` so the app imports the file itself") from None
+            time.sleep(delay)
+            delay = min(delay * 2, 1.0)
+
+
+@contextlib.contextmanager
+def writer(path: str | os.PathLike | None = None, *, timeout: float = 120.0) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-write connection to the store at `path`, held by this writer alone until the block ends."""
+    if str(path) == ":memory:":
+        raise ValueError("writer() serialises writes to a store file; use store.db.connect(':memory:') directly")
+    p = db.db_path(path).resolve()
+    deadline = time.monotonic() + timeout
+    lock = _thread_lock(str(p))
+    if not lock.acquire(timeout=timeout):
+        raise WriterBusy(f"another upload is being written to {p}; try again shortly")
+    try:
+        with _file_lock(lock_path(p), deadline):
+            con = _open(p, deadline)
+            try:
+                yield con
+            finally:
+                con.close()
+    finally:
+        lock.release()
