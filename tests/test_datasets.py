@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evaluator.datasets import LOADERS, DatasetError, default_data_dir, load_items, load_report
+from evaluator.datasets import LOADERS, DatasetError, available_cells, default_data_dir, load_items, load_report
 from evaluator.registry import TASKS, get_task
 
 REPO = Path(__file__).resolve().parents[1]
@@ -319,3 +319,9 @@ def test_file_bom_is_skipped_but_field_bom_kept(tmp_path):
     (item,) = load_items("qa", "th", data_dir=tmp_path)
     assert item.inputs["context"] == "\ufeffabc" and item.warnings == ("bom-kept: context",)
     assert item.inputs["text"] == item.inputs["context"]
+
+
+def test_available_cells():
+    cells = available_cells(DATA)
+    assert ("ner", "id") in cells and ("ner", "vi") not in cells and ("ner", "ta") not in cells
+    assert sorted(cells) == sorted(CELLS)

@@ -129,3 +129,14 @@ def test_missing_file_repo_and_revision(repo, tmp_path, monkeypatch):
 def test_revision_must_be_pinned():
     with pytest.raises(DatasetError, match="pinned 40-hex commit"):
         load_hub_items(REPO_ID, "causal", "th", revision="main")
+
+
+def test_load_items_reads_an_hf_data_source(repo, tmp_path, monkeypatch):
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "cache"))
+    with local_hub(repo) as (endpoint, requests):
+        monkeypatch.setenv("HF_ENDPOINT", endpoint)
+        monkeypatch.setenv("TANAW_DATA_DIR", f"hf:{REPO_ID}@{COMMIT}")
+        items = load_items("lindsea-mp", "id", limit=5)
+    assert [it.item_id for it in items] == [f"morphology-{i}" for i in range(5)]
+    assert len([r for r in requests if r.startswith("GET")]) == 4  # the four syntax files, once each

@@ -24,6 +24,8 @@ UNAVAILABLE: dict[tuple[str, str], str] = {**bhasa.UNAVAILABLE}
 """(loader key, lang) cells with no public sample, and why."""
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+HF_PREFIX = "hf:"
+"""A data source `hf:OWNER/NAME@COMMIT` names a Hugging Face dataset repo laid out like the data directory."""
 
 
 def default_data_dir() -> Path:
@@ -53,12 +55,36 @@ def loader_for(task: TaskSpec | str, lang: str) -> Loader:
     return LOADERS[spec.loader]  # type: ignore[return-value]
 
 
+def _root(spec: TaskSpec, lang: str, data_dir: Path | str | None) -> Path:
+    """The local folder to read: `data_dir`, `$TANAW_DATA_DIR` or the default; `hf:OWNER/NAME@COMMIT` is fetched
+    from the Hugging Face Hub (the files this cell needs) and its cached snapshot is read."""
+    source = str(data_dir if data_dir is not None else default_data_dir())
+    if not source.startswith(HF_PREFIX):
+        return Path(source).expanduser()
+    from evaluator.datasets import hub
+
+    repo_id, _, revision = source[len(HF_PREFIX):].partition("@")
+    return hub.fetch(repo_id, LOADERS[spec.loader].files(lang), revision=revision)  # type: ignore[attr-defined]
+
+
+def available_cells(data_dir: Path | str | None = None) -> list[tuple[str, str]]:
+    """(task, lang) cells of the registry whose files are all present in a local data directory."""
+    from evaluator.registry import TASKS
+
+    root = Path(data_dir) if data_dir is not None else default_data_dir()
+    return [(t.name, lang) for t in TASKS.values() for lang in t.langs
+            if t.loader in LOADERS and all((root / rel).is_file() for rel in LOADERS[t.loader].files(lang))]
+
+
 def load_items(task: TaskSpec | str, lang: str, *, data_dir: Path | str | None = None,
                limit: int | None = None) -> list[Item]:
-    """The items of one (task, lang), in file order, at most `limit`; DatasetError on missing or bad files."""
+    """The items of one (task, lang), in file order, at most `limit`; DatasetError on missing or bad files.
+
+    `data_dir` is a local folder or `hf:OWNER/NAME@COMMIT` (default: `$TANAW_DATA_DIR`, else `default_data_dir()`).
+    """
     spec = _spec(task)
     loader = loader_for(spec, lang)
-    root = Path(data_dir) if data_dir is not None else default_data_dir()
+    root = _root(spec, lang, data_dir)
     missing = [rel for rel in loader.files(lang) if not (root / rel).is_file()]
     if missing:
         why = UNAVAILABLE.get((spec.loader, lang))
@@ -78,5 +104,5 @@ def load_report(task: TaskSpec | str, lang: str, *, data_dir: Path | str | None 
     return summarize(spec.name, lang, load_items(spec, lang, data_dir=data_dir))
 
 
-__all__ = ["LOADERS", "UNAVAILABLE", "DatasetError", "LoadReport", "default_data_dir", "load_items",
-           "load_report", "loader_for"]
+__all__ = ["LOADERS", "UNAVAILABLE", "DatasetError", "LoadReport", "available_cells", "default_data_dir",
+           "load_items", "load_report", "loader_for"]

@@ -36,7 +36,12 @@ def offline() -> bool:
 
 def fetch(repo_id: str, files: tuple[str, ...], *, revision: str, cache_dir: Path | str | None = None,
           endpoint: str | None = None, token: str | bool | None = None) -> Path:
-    """Download `files` of a dataset repo at `revision` (a 40-hex commit) and return the snapshot root."""
+    """Download `files` of a dataset repo at `revision` (a 40-hex commit) and return the snapshot root.
+
+    `endpoint` and `cache_dir` default to `$HF_ENDPOINT` and `$HF_HUB_CACHE` read at call time.
+    """
+    endpoint = endpoint or os.environ.get("HF_ENDPOINT") or None
+    cache_dir = cache_dir or os.environ.get("HF_HUB_CACHE") or None
     if not COMMIT.fullmatch(revision or ""):
         raise DatasetError(f"hf:{repo_id}: revision must be a pinned 40-hex commit hash, got {revision!r}")
     where = f"hf:{repo_id}@{revision}"
