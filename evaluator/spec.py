@@ -129,6 +129,8 @@ class Prediction:
     """Scores found in an uploaded file; kept apart and never ranked."""
     prompt: str | None = None
     """The prompt as sent, when known."""
+    line: int | None = None
+    """Line of the source file this prediction came from (for error messages), when it came from a file."""
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,11 @@ MCQ tasks are scored by option log-probability (argmax of the summed option log-
 GEN tasks by exact and contains match after light normalisation. The prompt is the item's own text
 (`text_en`/`text_tl` or `prompt_en`/`prompt_tl`); the controls exist in English only.
 """
-from evaluator.spec import TaskSpec
+from evaluator.spec import PromptTemplate, TaskSpec
+
+GEN_FORMAT = ("Reason briefly inside <reflection></reflection>, then give only the final answer inside "
+              "<answer></answer>.")
+"""System instruction for GEN items: the structured XML format the PACUTE paper describes (Section 3)."""
 
 _MCQ_METRICS = ("mcq_acc", "mcq_norm_acc")
 _GEN_METRICS = ("exact_match", "contains_match")
@@ -43,6 +47,7 @@ def _task(stem: str, fmt: str, data: str, description: str, control: bool) -> Ta
         extractor="option_logprob" if is_mcq else "pacute_answer",
         metrics=_MCQ_METRICS if is_mcq else _GEN_METRICS,
         chance=None if is_mcq else 0.0, max_tokens=8 if is_mcq else 512,
+        prompt_en=PromptTemplate("{text_en}", system=None if is_mcq else GEN_FORMAT, source="item:text_en"),
         native_pack=None if control else "item:text_tl", aliases=tuple(sorted(aliases)),
         dataset={"tl": f"PACUTE {data}_{fmt}"},
         description=f"{description} {'Multiple choice by log-probability.' if is_mcq else 'Generative.'}",
