@@ -301,6 +301,8 @@ def test_xcopa_without_consensus_falls_back_to_the_tamil_file(tmp_path):
      '{"id": "c", "premise": "p", "choice1": "a", "choice2": "b", "question": "why", "label": 0}\n',
      r":1: question: 'why' is not cause or effect"),
     ("nli", "id", "bhasa/nli/id.jsonl", '[1, 2]\n', r":1: json: expected an object, got list"),
+    ("ner", "th", "bhasa/ner/th.jsonl", '{"id": "n", "text": "ab", "entities": [{"text": "a", "type": "X", '
+     '"start": "0", "end": 1}]}\n', r":1: entities\[0\]: expected \{text, type, start: int, end: int\}"),
     ("qa", "vi", "bhasa/qa/vi.jsonl", b'{"id": "q", "context": "\xff"}\n', r":1: encoding: invalid UTF-8"),
 ])
 def test_errors_name_file_line_and_field(tmp_path, task, lang, rel, content, message):
@@ -325,3 +327,14 @@ def test_available_cells():
     cells = available_cells(DATA)
     assert ("ner", "id") in cells and ("ner", "vi") not in cells and ("ner", "ta") not in cells
     assert sorted(cells) == sorted(CELLS)
+
+
+def test_ner_spans(loaded):
+    first = loaded[("ner", "id")][0]
+    assert first.gold == [{"text": "Joetata Hadihardaja", "type": "PERSON", "start": 0, "end": 19},
+                          {"text": "Undip", "type": "ORGANISATION", "start": 45, "end": 50}]
+    assert first.inputs["tokens"][:2] == ["Joetata", "Hadihardaja"] and first.inputs["tags"][0] == "B-PERSON"
+    for lang in ("id", "th"):
+        for it in loaded[("ner", lang)]:
+            assert all(it.inputs["text"][e["start"]:e["end"]] == e["text"] for e in it.gold)
+    assert "tokens" not in loaded[("ner", "th")][0].inputs

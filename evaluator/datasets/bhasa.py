@@ -5,7 +5,7 @@ from pathlib import Path
 from typing import Iterator
 
 from evaluator.datasets import validate
-from evaluator.datasets.base import Loader, Row, item_key, make_item, read_jsonl
+from evaluator.datasets.base import Loader, Row, item_key, make_item, read_jsonl, task_name
 from evaluator.spec import Item
 
 NLI_LETTERS = {"entailment": "A", "contradiction": "B", "neutral": "C"}
@@ -24,10 +24,10 @@ def _rows(data_dir: Path, folder: str, lang: str) -> Iterator[Row]:
 
 def _label(row: Row, loader_key: str, lang: str) -> str:
     """`label_en` lower-cased, checked against the registry's closed label set for the language."""
-    from evaluator.registry import TASKS
+    from evaluator.registry import get_task
 
     label = row.req("label_en").strip().lower()
-    allowed = next(t for t in TASKS.values() if t.loader == loader_key).labels.get(lang, ())
+    allowed = get_task(task_name(loader_key)).labels.get(lang, ())
     if label not in allowed:
         raise row.fail("label_en", f"{row.get('label_en')!r} is not one of {', '.join(allowed)}")
     return label
@@ -39,8 +39,9 @@ def read_ner(data_dir: Path, lang: str) -> Iterator[Item]:
         text = row.req("text")
         entities = row.req("entities", list)
         for n, ent in enumerate(entities):
-            if not isinstance(ent, dict) or not {"text", "type", "start", "end"} <= set(ent):
-                raise row.fail(f"entities[{n}]", "expected {text, type, start, end}")
+            if not isinstance(ent, dict) or not {"text", "type", "start", "end"} <= set(ent) or not all(
+                    isinstance(ent[k], int) and not isinstance(ent[k], bool) for k in ("start", "end")):
+                raise row.fail(f"entities[{n}]", "expected {text, type, start: int, end: int}")
         gold = [{k: e[k] for k in ("text", "type", "start", "end")} for e in entities]
         inputs = {"text": text, **{k: row.data[k] for k in ("tokens", "tags") if k in row.data}}
         metadata = {"tagged_text": row.get("tagged_text")} if "tagged_text" in row.data else {}
