@@ -338,3 +338,16 @@ def test_ner_spans(loaded):
         for it in loaded[("ner", lang)]:
             assert all(it.inputs["text"][e["start"]:e["end"]] == e["text"] for e in it.gold)
     assert "tokens" not in loaded[("ner", "th")][0].inputs
+
+
+def test_pacute_mcq_label_mismatch_is_flagged(tmp_path):
+    path = tmp_path / "pacute" / "benchmarks" / "affixation_mcq.jsonl"
+    path.parent.mkdir(parents=True)
+    prompt = {"text_en": "e", "text_tl": "t", "mcq_options": {"correct": "a", "incorrect1": "b"},
+              "choice1": "b", "choice2": "a"}
+    rows = [{"id": "x1", "prompts": [prompt], "label": "B"}, {"id": "x2", "prompts": [prompt], "label": "A"},
+            {"id": "x3", "prompts": [prompt], "label": None}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    items = load_items("pacute-affixation-mcq", "tl", data_dir=tmp_path)
+    assert [it.warnings for it in items] == [(), ("mcq-label-mismatch",), ("mcq-label-mismatch",)]
+    assert items[0].options == ("b", "a") and items[0].gold == "a" and items[0].metadata["k"] == 2

@@ -79,7 +79,8 @@ def _suite_reader(data: str, fmt: str):
             options = tuple(str(o) for o in ordered)
             warnings: list[str] = []
             label = row.get("label")
-            if choices and (label not in LETTERS[:len(choices)] or choices[LETTERS.index(label)] != gold):
+            letters = tuple(LETTERS[:len(choices)])
+            if choices and (label not in letters or choices[letters.index(label)] != gold):
                 warnings.append("mcq-label-mismatch")
             yield make_item(key, lang, item_id, inputs, gold, required=("text_en", "text_tl"), options=options,
                             metadata=_meta(row, stem, k=len(options)), warnings=_mcq(row, options, gold, warnings))
