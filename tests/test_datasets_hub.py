@@ -140,3 +140,30 @@ def test_load_items_reads_an_hf_data_source(repo, tmp_path, monkeypatch):
         items = load_items("lindsea-mp", "id", limit=5)
     assert [it.item_id for it in items] == [f"morphology-{i}" for i in range(5)]
     assert len([r for r in requests if r.startswith("GET")]) == 4  # the four syntax files, once each
+
+
+class _NotAHub(BaseHTTPRequestHandler):
+    """Answers like a captive portal or a misconfigured mirror: 200 without the Hub's headers."""
+
+    def do_HEAD(self) -> None:  # noqa: N802
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_GET = do_HEAD
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+def test_endpoint_that_is_not_a_hub_is_reported_as_unreachable(tmp_path, monkeypatch):
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _NotAHub)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with pytest.raises(DatasetError, match=r"Hugging Face Hub unreachable \(FileMetadataError: .*X-Repo-Commit"):
+            load_hub_items(REPO_ID, "causal", "th", revision=COMMIT, cache_dir=tmp_path / "cache",
+                           endpoint=f"http://127.0.0.1:{server.server_address[1]}")
+    finally:
+        server.shutdown()
+        server.server_close()

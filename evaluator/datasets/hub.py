@@ -52,8 +52,10 @@ def fetch(repo_id: str, files: tuple[str, ...], *, revision: str, cache_dir: Pat
                                     endpoint=endpoint, token=token, local_files_only=offline())
         except (RepositoryNotFoundError, RevisionNotFoundError) as exc:
             raise DatasetError(f"{where}: repository or revision not found on the Hub ({type(exc).__name__})") from None
-        except LocalEntryNotFoundError:
-            reason = "HF_HUB_OFFLINE is set" if offline() else "no connection"
+        except LocalEntryNotFoundError as exc:
+            cause = exc.__cause__
+            reason = "HF_HUB_OFFLINE is set" if offline() else (
+                f"{type(cause).__name__}: {str(cause).split('. ')[0]}" if cause else "no connection")
             raise DatasetError(
                 f"{where}:{rel}: Hugging Face Hub unreachable ({reason}) and the file is not in the local cache; "
                 "use a local data directory (TANAW_DATA_DIR) or connect and retry") from None
