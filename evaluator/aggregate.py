@@ -92,20 +92,29 @@ def _rows(task: TaskSpec, pairs: Sequence[tuple[Item, ItemResult]]) -> list[_Row
     for item, res in pairs:
         p = res.prediction
         extras = {**res.extras, "item_id": item.item_id, "order": p.order, "run": p.run,
-                  "prompt_lang": p.prompt_lang, "metadata": item.metadata, "inputs": item.inputs}
+                  "prompt_lang": p.prompt_lang, "metadata": item.metadata, "inputs": item.inputs,
+                  "scores": res.scores}
         out.append(_Row(item, res, gold_for(task, item, p), extras))
     return out
 
 
-def _value(spec: MetricSpec, rows: Sequence[_Row]) -> float:
-    """Metric on 0-1 for rows of possibly several runs: per run, then the mean over runs."""
+def _triples(rows: Sequence[_Row]) -> list[tuple]:
+    return [(r.result.answer if r.result.parsed else None, r.gold, r.extras) for r in rows]
+
+
+def _by_run(rows: Sequence[_Row]) -> list[list[_Row]]:
     by_run: dict[int, list[_Row]] = defaultdict(list)
     for r in rows:
         by_run[r.result.prediction.run].append(r)
+    return list(by_run.values())
+
+
+def _value(spec: MetricSpec, rows: Sequence[_Row]) -> float:
+    """Metric on 0-1 for rows of possibly several runs: per run, then the mean over runs."""
     vals = []
-    for run_rows in by_run.values():
+    for run_rows in _by_run(rows):
         if spec.corpus is not None:
-            v = spec.corpus([(r.result.answer if r.result.parsed else None, r.gold, r.extras) for r in run_rows])
+            v = spec.corpus(_triples(run_rows))
         else:
             v = float(np.mean([r.result.scores.get(spec.name, 0.0) for r in run_rows]))
         if not math.isnan(v):
@@ -167,6 +176,8 @@ def aggregate_cell(task: TaskSpec, lang: str, pairs: Sequence[tuple[Item, ItemRe
     out = []
     for name in task.metrics:
         spec = METRICS.get(name)
+        if spec is not None and spec.langs and lang not in spec.langs:
+            continue  # e.g. Thai-only newmm variants: no cell for other languages
         if spec is None:
             out.append(_empty(name, task, lang, n, n_runs, fail, "not_scored", "metric not implemented yet"))
             continue
@@ -184,11 +195,17 @@ def aggregate_cell(task: TaskSpec, lang: str, pairs: Sequence[tuple[Item, ItemRe
 def _score(spec: MetricSpec, task: TaskSpec, lang: str, rows: list[_Row], items: list[Item], n_runs: int,
            fail: float, n_boot: int, seed: int) -> CellScore:
     n = len(items)
+    notes = []
+    if spec.interval is not None:
+        per_run = np.array([spec.interval(_triples(run_rows)) for run_rows in _by_run(rows)], dtype=float)
+        value, lo, hi = (float(x) for x in per_run.mean(axis=0))
+        notes.append(f"95% CI: {spec.display}'s reference bootstrap" + (" (mean of per-run intervals)"
+                                                                      if len(per_run) > 1 else ""))
+        return _finish(spec, task, lang, rows, items, n_runs, fail, value, lo, hi, notes)
     value = _value(spec, rows)
     if math.isnan(value):
         why = "no item asked in both orders" if spec.name == "order_consistency" else "not computable from these rows"
         return _empty(spec.name, task, lang, n, n_runs, fail, "not_scored", why)
-    notes = []
     if spec.binary and spec.corpus is None:
         lo, hi = wilson(value, n)
         notes.append(f"95% CI: Wilson over {n} items")
@@ -198,6 +215,11 @@ def _score(spec: MetricSpec, task: TaskSpec, lang: str, rows: list[_Row], items:
         if lo == hi and value in (0.0, 1.0):
             lo, hi = wilson(value, n)
             notes.append("degenerate at the boundary: Wilson used")
+    return _finish(spec, task, lang, rows, items, n_runs, fail, value, lo, hi, notes)
+
+
+def _finish(spec: MetricSpec, task: TaskSpec, lang: str, rows: list[_Row], items: list[Item], n_runs: int,
+            fail: float, value: float, lo: float, hi: float, notes: list[str]) -> CellScore:
     if n_runs > 1:
         se = _clustered_se(spec, rows)
         notes.append(f"mean of {n_runs} runs" + (f"; clustered SE by item {100 * se:.2f}" if se is not None else ""))
@@ -207,5 +229,5 @@ def _score(spec: MetricSpec, task: TaskSpec, lang: str, rows: list[_Row], items:
         normalized = (100 * value - chance) / (100 - chance) * 100
         if normalized < 0:
             notes.append("below chance")
-    return CellScore(spec.name, 100 * value, 100 * lo, 100 * hi, n, n_runs, fail, chance, normalized,
+    return CellScore(spec.name, 100 * value, 100 * lo, 100 * hi, len(items), n_runs, fail, chance, normalized,
                      spec.name == task.headline_metric(lang), "ok", "; ".join(notes))

@@ -244,11 +244,25 @@ def extract_qa_span(raw: str | None, *, task: TaskSpec, lang: str, item: Item | 
 
 def extract_ner_tags(raw: str | None, *, task: TaskSpec, lang: str, item: Item | None = None,
                      pred: Prediction | None = None) -> Extraction:
-    """The tagged sentence (`@@TYPE@@span##`); entity parsing and alignment happen in `metrics.ner`."""
+    """The tagged sentence (`@@TYPE@@span##`), with entities aligned to the gold text and per-type counts.
+
+    extras: `entities` [(type, start, end)] in no-whitespace offsets of the item text, `ner_counts`
+    {type: [tp, fp, fn]}, `unaligned` and `stray_markers`.
+    """
+    from evaluator.metrics.ner import align, entity_counts
+
     region, via, reasoning = _prepare(raw)
     if not region.strip():
         return _fail(reasoning, "empty output")
-    return Extraction(region.strip(), True, reasoning, {"via": via})
+    extras: dict[str, Any] = {"via": via}
+    if item is not None:
+        text = str(item.inputs.get("text", ""))
+        entities, unaligned, stray = align(region, text)
+        extras.update(entities=[list(e) for e in entities], unaligned=unaligned, stray_markers=stray,
+                      ner_counts=entity_counts(region, text, item.gold or []))
+        if "@@" not in region and item.gold:
+            extras["note"] = "no entity tags in the output"
+    return Extraction(region.strip(), True, reasoning, extras)
 
 
 # ------------------------------------------------------------------------------------------- PACUTE

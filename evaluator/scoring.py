@@ -31,7 +31,7 @@ def score_prediction(task: TaskSpec, item: Item, pred: Prediction) -> ItemResult
     scores: dict[str, float] = {}
     for name in task.metrics:
         spec = METRICS.get(name)
-        if spec is None or spec.item is None:
+        if spec is None or spec.item is None or (spec.langs and item.lang not in spec.langs):
             continue
         answer = ex.answer if ex.parsed else None  # unparseable = wrong (0, or below chance for mcq_norm_acc)
         scores[name] = float(spec.item(answer, gold, lang=item.lang, item=item))

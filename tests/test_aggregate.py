@@ -86,10 +86,42 @@ def test_mcq_chance_from_options_and_norm_acc():
     assert math.isclose(norm.value, 100 * (1 + -1) / 2) and norm.chance == 0.0
 
 
-def test_unregistered_metric_is_not_scored():
-    cs = cell("qa", "id", [("1", ["Jakarta"], "Jakarta")])
-    assert all(c.status in ("not_scored", "ok") for c in cs.values())
-    assert any(c.status == "not_scored" and c.value is None for c in cs.values()) or cs["squad_f1"].status == "ok"
+def test_comet_without_checkpoint_is_unavailable_with_reason(monkeypatch):
+    monkeypatch.delenv("TANAW_COMET_PATH", raising=False)
+    cs = cell("translation-en-xx", "id", [("1", "Saya makan nasi.", "Saya makan nasi."),
+                                          ("2", "Dia pergi.", "Dia pergi ke pasar.")])
+    assert cs["comet22"].status == "unavailable" and cs["comet22"].value is None
+    assert cs["comet22"].note.startswith("COMET-22 unavailable: ")
+    assert cs["chrf++"].status == "ok" and cs["chrf++"].is_headline and "reference bootstrap" in cs["chrf++"].note
+
+
+def test_thai_only_metric_has_no_cell_elsewhere():
+    assert "squad_f1_newmm" not in cell("qa", "id", [("1", ["Jakarta"], "Jakarta")])
+    th = cell("qa", "th", [("1", ["ภาษามือแบบอเมริกัน"], "คือภาษามือแบบอเมริกัน"), ("2", ["308"], "308")])
+    assert th["squad_f1"].value == 50.0 and math.isclose(th["squad_f1_newmm"].value, 100 * (6 / 7 + 1) / 2)
+
+
+def test_rouge_cell_uses_the_seeded_bootstrap_mid():
+    from evaluator.metrics.summarization import bootstrap_mid, rouge_l
+    pairs = [("1", "kucing itu tidur di atas tikar", "kucing tidur di tikar"),
+             ("2", "harga beras naik lagi", "harga beras turun"), ("3", "hujan deras di Jakarta", "banjir")]
+    cs = cell("abssum", "id", pairs)
+    mid, lo, hi = bootstrap_mid([rouge_l(o, g, lang="id") for _, g, o in pairs])
+    assert (cs["rougeL"].value, cs["rougeL"].ci_low, cs["rougeL"].ci_high) == (100 * mid, 100 * lo, 100 * hi)
+    assert "rougeL_nows" not in cs
+
+
+def test_ner_cell_micro_f1():
+    task_text = "Budi tinggal di Jakarta ."
+    gold = [{"text": "Budi", "type": "PERSON", "start": 0, "end": 4},
+            {"text": "Jakarta", "type": "PLACE", "start": 16, "end": 23}]
+    task = get_task("ner")
+    item = Item(task="ner", lang="id", item_id="1", inputs={"text": task_text}, gold=gold)
+    out = "@@PERSON@@Budi## tinggal di @@PERSON@@Jakarta##."
+    res = score_prediction(task, item, Prediction(task="ner", lang="id", item_id="1", prompt_lang="en", output=out))
+    assert res.extras["ner_counts"] == {"PERSON": [1, 1, 0], "PLACE": [0, 0, 1]}
+    (c,) = aggregate_cell(task, "id", [(item, res)])
+    assert c.metric == "ner_f1" and c.value == 50.0 and c.chance == 0.0
 
 
 @pytest.mark.parametrize("empty", [[]])

@@ -31,6 +31,11 @@ class MetricSpec:
     """Per-item scores are 0/1, so a Wilson interval is used for the cell (boundary-safe at 0% and 100%)."""
     unavailable: Callable[[], str | None] | None = None
     """Why the metric cannot be computed here (missing package or checkpoint), or None when it can."""
+    interval: Callable[[Sequence[Any]], tuple[float, float, float]] | None = None
+    """The reference library's own (value, low, high) on 0-1 from one run's corpus rows (ROUGE's seeded
+    BootstrapAggregator, sacrebleu's bootstrap); replaces the generic mean/corpus value and interval."""
+    langs: tuple[str, ...] = ()
+    """Languages the metric applies to; empty = all (e.g. Thai-only newmm variants)."""
 
 
 METRICS: dict[str, MetricSpec] = {}

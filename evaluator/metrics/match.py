@@ -29,11 +29,17 @@ def exact_match_item(answer: str | None, gold: Any, *, lang: str = "", item: Any
 
 
 def contains_match_item(answer: str | None, gold: Any, *, lang: str = "", item: Any = None) -> float:
-    """1.0 when a normalised gold occurs inside the normalised answer."""
+    """1.0 when the answer matches exactly (hyphen-normalised) or contains a gold (case and whitespace only).
+
+    Hyphens are not trimmed for containment: a trimmed suffix `-ak` would otherwise be "found" in `yak`.
+    """
     if answer is None:
         return 0.0
-    a = normalize(answer)
-    return float(any(g and g in a for g in _golds(gold)))
+    if exact_match_item(answer, gold):
+        return 1.0
+    a = str(answer).strip().lower()
+    golds = gold if isinstance(gold, (list, tuple)) else (gold,)
+    return float(any(g is not None and str(g).strip().lower() and str(g).strip().lower() in a for g in golds))
 
 
 EXACT_MATCH = register(MetricSpec(
@@ -42,5 +48,6 @@ EXACT_MATCH = register(MetricSpec(
     reference="PACUTE paper §4; pacute-bench exact_match"))
 CONTAINS_MATCH = register(MetricSpec(
     name="contains_match", display="Contains match", item=contains_match_item, binary=True,
-    description="The gold occurs inside the answer after the same normalisation as exact match.",
+    description="Exact match, or the gold (lower-cased, trimmed) occurs inside the lower-cased answer; affix "
+                "hyphens are kept for containment so `-ak` is not found in `yak`.",
     reference="PACUTE paper §4; pacute-bench contains_match"))

@@ -1,0 +1,105 @@
+"""Translation metrics: chrF++ (sacrebleu `CHRF(word_order=2)`) and COMET-22 when its checkpoint is local.
+
+chrF++ is a corpus metric: the cell value is sacrebleu's corpus score (statistics summed over sentences, not
+a mean of sentence scores), with sacrebleu's own bootstrap interval; the per-item value is its sentence score.
+COMET-22 needs the optional `unbabel-comet` package (requirements-comet.txt) and a checkpoint file given by
+`$TANAW_COMET_PATH`; otherwise the cell says "COMET-22 unavailable: <reason>".
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Sequence
+
+from sacrebleu.metrics import CHRF
+
+from evaluator.metrics.base import MetricSpec, register
+
+N_BOOTSTRAP = 1000
+
+
+@lru_cache(maxsize=1)
+def _chrf() -> CHRF:
+    return CHRF(word_order=2)
+
+
+def _ref(gold: Any) -> str:
+    return str(gold[0] if isinstance(gold, (list, tuple)) else gold)
+
+
+def chrf_sentence(answer: str | None, gold: Any, *, lang: str = "", item: Any = None) -> float:
+    """Sentence-level chrF++ (0-1); an unparseable (empty) answer scores as an empty hypothesis."""
+    return _chrf().sentence_score(answer or "", [_ref(gold)]).score / 100
+
+
+def chrf_corpus(rows: Sequence[tuple]) -> float:
+    """Corpus chrF++ (0-1) over (answer, gold, extras) rows; unparseable answers are empty hypotheses."""
+    hyps = [a or "" for a, _g, _e in rows]
+    return _chrf().corpus_score(hyps, [[_ref(g) for _a, g, _e in rows]]).score / 100
+
+
+def chrf_interval(rows: Sequence[tuple]) -> tuple[float, float, float]:
+    """Corpus chrF++ (0-1) ± sacrebleu's bootstrap 95% half-width (its fixed seed, `SACREBLEU_SEED`)."""
+    hyps = [a or "" for a, _g, _e in rows]
+    refs = [[_ref(g) for _a, g, _e in rows]]
+    if len(hyps) < 2:
+        value = _chrf().corpus_score(hyps, refs).score
+        return (value / 100, value / 100, value / 100)
+    score = CHRF(word_order=2).corpus_score(hyps, refs, n_bootstrap=N_BOOTSTRAP)
+    value, half = score.score, score._ci  # the point estimate is the plain corpus score
+    return (value / 100, max(0.0, (value - half) / 100), min(1.0, (value + half) / 100))
+
+
+def comet_unavailable() -> str | None:
+    """Why COMET-22 cannot run here, or None when package and local checkpoint are both present."""
+    if importlib.util.find_spec("comet") is None:
+        return "the unbabel-comet package is not installed (pip install -r requirements-comet.txt)"
+    path = os.environ.get("TANAW_COMET_PATH")
+    if not path:
+        return "TANAW_COMET_PATH is not set (path to a local wmt22-comet-da checkpoint)"
+    if not Path(path).is_file():
+        return f"no checkpoint file at TANAW_COMET_PATH={path}"
+    return None
+
+
+def comet_corpus(rows: Sequence[tuple], *, batch_size: int = 16) -> float:
+    """COMET-22 system score (mean of segment scores, 0-1 scale as the model outputs it)."""
+    model = _comet_model(os.environ["TANAW_COMET_PATH"])
+    data = [{"src": str((e.get("inputs") or {}).get("text", "")), "mt": a or "", "ref": _ref(g)} for a, g, e in rows]
+    return float(model.predict(data, batch_size=batch_size, gpus=0, progress_bar=False).system_score)
+
+
+def comet_interval(rows: Sequence[tuple]) -> tuple[float, float, float]:
+    """COMET-22 system score with a percentile bootstrap over its segment scores (numpy seed 4156)."""
+    import numpy as np
+
+    model = _comet_model(os.environ["TANAW_COMET_PATH"])
+    data = [{"src": str((e.get("inputs") or {}).get("text", "")), "mt": a or "", "ref": _ref(g)} for a, g, e in rows]
+    seg = np.array(model.predict(data, batch_size=16, gpus=0, progress_bar=False).scores, dtype=float)
+    rng = np.random.default_rng(4156)
+    means = seg[rng.integers(0, len(seg), size=(N_BOOTSTRAP, len(seg)))].mean(axis=1)
+    lo, hi = np.percentile(means, [2.5, 97.5])
+    return (float(seg.mean()), float(lo), float(hi))
+
+
+@lru_cache(maxsize=1)
+def _comet_model(path: str):
+    from comet import load_from_checkpoint
+
+    return load_from_checkpoint(path)
+
+
+CHRF_PP = register(MetricSpec(
+    name="chrf++", display="ChrF++", item=chrf_sentence, corpus=chrf_corpus, interval=chrf_interval,
+    description="Character n-gram F-score with word bigrams (chrF++), corpus level; per item the sentence "
+                "score. Interval: sacrebleu's paired bootstrap (1000 samples, its fixed seed).",
+    reference="sacrebleu CHRF(word_order=2) = `sacrebleu -m chrf --chrf-word-order 2`"))
+COMET22 = register(MetricSpec(
+    name="comet22", display="COMET-22", item=None, corpus=comet_corpus, interval=comet_interval,
+    unavailable=comet_unavailable,
+    chance="none",
+    description="Neural MT metric (Unbabel wmt22-comet-da) from source, translation and reference; computed only "
+                "when the optional package and a local checkpoint ($TANAW_COMET_PATH) are present.",
+    reference="unbabel-comet 2.2.7, Unbabel/wmt22-comet-da"))
