@@ -96,7 +96,7 @@ def read_zip(data: bytes, name: str, limits: Limits = DEFAULT_LIMITS) -> tuple[l
             errors.append(FormatError(where, None, None, f"member is {info.file_size / MB:.1f} MB uncompressed; "
                                                          f"the limit is {limits.max_bytes / MB:.0f} MB"))
             continue
-        if info.file_size > MB and info.file_size > limits.max_ratio * max(info.compress_size, 1):
+        if info.file_size > 64 * 1024 and info.file_size > limits.max_ratio * max(info.compress_size, 1):
             errors.append(FormatError(where, None, None, f"refused: compression ratio "
                                                          f"{info.file_size / max(info.compress_size, 1):.0f}:1 "
                                                          f"exceeds {limits.max_ratio:.0f}:1 (zip bomb guard)"))

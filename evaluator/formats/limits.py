@@ -11,25 +11,9 @@ import os
 from dataclasses import dataclass
 from typing import Any, Iterator
 
+from evaluator.formats.base import FormatError
+
 MB = 1024 * 1024
-
-
-@dataclass(frozen=True)
-class FormatError:
-    """One problem found in an uploaded file, precise enough to fix it."""
-
-    file: str
-    """File name as uploaded (archive members as `archive.zip!inner/path.jsonl`)."""
-    line: int | None
-    """1-based line number; None for problems about the whole file."""
-    field: str | None
-    """Offending field (dotted path), or None."""
-    problem: str
-    """What is wrong, in words."""
-
-    def __str__(self) -> str:
-        where = self.file + (f":{self.line}" if self.line else "")
-        return f"{where}: {self.field + ': ' if self.field else ''}{self.problem}"
 
 
 class RowError(ValueError):

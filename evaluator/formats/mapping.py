@@ -101,7 +101,7 @@ def _align(row: Row, item: Item) -> Prediction | str:
 def map_rows(parsed: ParsedRows, index: ItemIndex) -> list[Prediction]:
     """Our-item predictions for the parsed rows; problems go to `parsed.warnings`."""
     out: list[Prediction] = []
-    seen: dict[tuple, int] = {}
+    seen: dict[tuple, tuple[int, Prediction]] = {}
     unavailable: set[tuple[str, str]] = set()
     per_run: Counter = Counter()
     for row in parsed.rows:
@@ -123,17 +123,20 @@ def map_rows(parsed: ParsedRows, index: ItemIndex) -> list[Prediction]:
                                         "(no id or input text matches ours); row not imported")
             continue
         prompt_lang = "native" if fld in NATIVE_FIELDS else pred.prompt_lang
-        pred = dataclasses.replace(pred, item_id=item_id, prompt_lang=prompt_lang)
+        pred = dataclasses.replace(pred, item_id=item_id, prompt_lang=prompt_lang, line=row.line)
         aligned = _align(dataclasses.replace(row, prediction=pred), cell.items[item_id])
         if isinstance(aligned, str):
             parsed.warn(row.line, "arguments", f"item {item_id!r}: {aligned}; row not imported")
             continue
         key = (pred.task, pred.lang, prompt_lang, item_id, pred.run, pred.order)
         if key in seen:
-            parsed.warn(row.line, "id", f"duplicate of line {seen[key]} (item {item_id!r}, run {pred.run}); "
-                                        "the first row is kept")
+            first, first_pred = seen[key]
+            same = (first_pred.output, first_pred.option_logprobs) == (aligned.output, aligned.option_logprobs)
+            (parsed.warn if same else parsed.error)(
+                row.line, "id", f"duplicate of line {first} (item {item_id!r}, run {pred.run}); " +
+                ("identical, the first row is kept" if same else "the outputs differ, so the file is ambiguous"))
             continue
-        seen[key] = row.line
+        seen[key] = (row.line, aligned)
         per_run[(pred.task, pred.lang, prompt_lang, pred.run)] += 1
         out.append(aligned)
     for (task, lang, prompt_lang, run), n in sorted(per_run.items()):

@@ -71,13 +71,20 @@ def _head(data: bytes, limits: Limits) -> bytes:
     return data if end < 0 and len(data) <= limits.max_line_bytes else data[: end if end >= 0 else limits.max_line_bytes]
 
 
-def _native(data: bytes, name: str, run: int) -> ParsedRows:
+def _native(data: bytes, name: str, run: int, limits: Limits) -> ParsedRows:
     from evaluator.formats import native
 
-    parsed = native.parse_native(data, name)
     out = ParsedRows(name, "native")
-    out.errors.extend(FormatError(e.file, e.line, e.field, e.problem) for e in parsed.errors)
-    out.rows.extend(Row(p if run == 1 else _with_run(p, run), 0) for p in parsed.predictions)
+    lines = [n for n, raw in enumerate(data.split(b"\n"), start=1) if raw.strip()]
+    for n, raw in enumerate(data.split(b"\n"), start=1):
+        if len(raw) > limits.max_line_bytes:
+            out.error(n, None, f"line is {len(raw)} bytes; the limit is {limits.max_line_bytes}")
+            return out
+    parsed = native.parse_native(data, name)
+    out.errors.extend(parsed.errors)
+    out.warnings.extend(parsed.warnings)
+    if not parsed.errors:  # then every non-blank line is one prediction, in order
+        out.rows.extend(Row(_with_run(p, run), line) for p, line in zip(parsed.predictions, lines))
     return out
 
 
@@ -90,7 +97,7 @@ def _with_run(p: Prediction, run: int) -> Prediction:
 def parse_member(data: bytes, name: str, fmt: str, run: int, limits: Limits) -> ParsedRows:
     """Parse one file in a known format (no mapping)."""
     if fmt == "native":
-        return _native(data, name, run)
+        return _native(data, name, run, limits)
     if fmt in PARSERS:
         return PARSERS[fmt](data, name, run=run, limits=limits)
     if fmt in SUMMARY_PARSERS:
