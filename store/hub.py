@@ -82,8 +82,20 @@ def last_pulled(con: duckdb.DuckDBPyConnection, repo_id: str) -> str | None:
     return row[0] if row else None
 
 
-def pull(con: duckdb.DuckDBPyConnection, config: HubConfig | None = None) -> SyncStatus:
-    """Bring the store up to the repo's branch head; on any failure keep the current data and say why."""
+def _unpushed(con: duckdb.DuckDBPyConnection, repo_id: str) -> bool:
+    """Whether a push failed after the last successful sync (local changes the Hub does not have)."""
+    row = con.execute("SELECT action = 'push' AND NOT ok FROM hub_sync WHERE repo_id = ? AND action IN "
+                      "('pull', 'push') AND (NOT ok OR pr_url IS NULL) ORDER BY rowid DESC LIMIT 1",
+                      [repo_id]).fetchone()
+    return bool(row and row[0])
+
+
+def pull(con: duckdb.DuckDBPyConnection, config: HubConfig | None = None, *, mode: str = "auto") -> SyncStatus:
+    """Bring the store up to the repo's branch head; on any failure keep the current data and say why.
+
+    mode "replace" makes the store identical to the repo; "merge" only adds rows the store lacks (see
+    parquet.import_store); "auto" merges when a push failed since the last sync, so local uploads survive.
+    """
     config = config or HubConfig.from_env()
     if not config.repo_id:
         return SyncStatus("disabled", True, "Hub sync off (TANAW_RESULTS_REPO not set): serving local data.")
@@ -98,42 +110,66 @@ def pull(con: duckdb.DuckDBPyConnection, config: HubConfig | None = None) -> Syn
                                        token=config.token, endpoint=config.endpoint))
         if not (local / parquet.MANIFEST).exists():
             return _log(con, SyncStatus("pull", True, f"{repo}@{sha[:8]} holds no results yet.", repo, sha))
-        imported = parquet.import_store(con, local)
+        if mode == "auto":
+            mode = "merge" if _unpushed(con, repo) else "replace"
+        imported = parquet.import_store(con, local, mode=mode)
         shutil.rmtree(target, ignore_errors=True)
     except Exception as e:  # network, HTTP, or a bad export: the transaction rolled back, data unchanged
         return _log(con, SyncStatus("pull", False, f"Could not pull results from {repo} ({_reason(e)}); "
                                     "serving the last good data.", repo))
     rows = sum(t.rows for t in imported.values())
-    return _log(con, SyncStatus("pull", True, f"Pulled {rows:,} rows from {repo}@{sha[:8]}.", repo, sha))
+    verb = "Merged" if mode == "merge" else "Pulled"
+    return _log(con, SyncStatus("pull", True, f"{verb} {rows:,} rows from {repo}@{sha[:8]}.", repo, sha))
 
 
 def push(con: duckdb.DuckDBPyConnection, message: str, config: HubConfig | None = None) -> SyncStatus:
-    """Export the store and commit it to the repo (a pull request when the token cannot write)."""
+    """Export the store and commit it to the repo (a pull request when the token cannot write).
+
+    The commit names the head it was built on (`parent_commit`): when someone else pushed since our last sync,
+    their rows are merged in first, and a push that loses a race is rebuilt once on the new head.
+    """
     config = config or HubConfig.from_env()
     if not config.repo_id:
         return SyncStatus("disabled", True, "Hub sync off (TANAW_RESULTS_REPO not set): nothing pushed.")
-    repo, api = config.repo_id, config.api()
-    staging = config.work_dir / "staging" / repo.replace("/", "--")
+    repo = config.repo_id
     try:
-        parquet.export_store(con, staging)
-        local = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file())
-        remote = api.list_repo_files(repo, repo_type=REPO_TYPE, revision=config.revision)
-        ours = [f for f in remote if f == parquet.MANIFEST or f.endswith(".parquet")]
-        ops = [CommitOperationAdd(path_in_repo=f, path_or_fileobj=str(staging / f)) for f in local]
-        ops += [CommitOperationDelete(path_in_repo=f) for f in ours if f not in set(local)]
-        try:
-            info = api.create_commit(repo, ops, commit_message=message, repo_type=REPO_TYPE,
-                                     revision=config.revision)
-        except HfHubHTTPError as e:
-            if e.response is None or e.response.status_code not in (401, 403):
-                raise
-            ops = [CommitOperationAdd(path_in_repo=op.path_in_repo, path_or_fileobj=op.path_or_fileobj)
-                   if isinstance(op, CommitOperationAdd) else op for op in ops]  # operations are single-use
-            info = api.create_commit(repo, ops, commit_message=message, repo_type=REPO_TYPE,
-                                     revision=config.revision, create_pr=True)
+        for attempt in (1, 2):
+            try:
+                return _push_once(con, message, config)
+            except HfHubHTTPError as e:
+                if attempt == 2 or e.response is None or e.response.status_code not in (409, 412):
+                    raise
     except Exception as e:
         return _log(con, SyncStatus("push", False, f"Could not push to {repo} ({_reason(e)}); "
                                     "the results are kept locally.", repo))
+    raise AssertionError("unreachable")
+
+
+def _push_once(con: duckdb.DuckDBPyConnection, message: str, config: HubConfig) -> SyncStatus:
+    repo, api = config.repo_id, config.api()
+    head = api.dataset_info(repo, revision=config.revision).sha
+    if head != last_pulled(con, repo):
+        merged = pull(con, config, mode="merge")
+        if not merged.ok:
+            raise RuntimeError(merged.message)
+    staging = config.work_dir / "staging" / repo.replace("/", "--")
+    parquet.export_store(con, staging)
+    local = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file())
+    remote = api.list_repo_files(repo, repo_type=REPO_TYPE, revision=head)
+    stale = [f for f in remote if (f == parquet.MANIFEST or f.endswith(".parquet")) and f not in set(local)]
+
+    def ops() -> list:  # operations are single-use: build them afresh for each attempt
+        return ([CommitOperationAdd(path_in_repo=f, path_or_fileobj=str(staging / f)) for f in local]
+                + [CommitOperationDelete(path_in_repo=f) for f in stale])
+
+    try:
+        info = api.create_commit(repo, ops(), commit_message=message, repo_type=REPO_TYPE,
+                                 revision=config.revision, parent_commit=head)
+    except HfHubHTTPError as e:
+        if e.response is None or e.response.status_code not in (401, 403):
+            raise
+        info = api.create_commit(repo, ops(), commit_message=message, repo_type=REPO_TYPE,
+                                 revision=config.revision, parent_commit=head, create_pr=True)
     if info.pr_url:
         return _log(con, SyncStatus("push", True, f"Opened pull request {info.pr_url} on {repo} "
                                     "(the token cannot write to the branch).", repo, info.oid, info.pr_url))

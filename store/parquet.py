@@ -167,12 +167,60 @@ def read_manifest(src: str | os.PathLike) -> dict:
     return manifest
 
 
-def import_store(con: duckdb.DuckDBPyConnection, src: str | os.PathLike) -> dict[str, TableExport]:
-    """Replace the content of every table named in the manifest with the export's rows, in one transaction.
+MERGE_PREFER = {"submissions": "CASE {t}.status WHEN 'PENDING' THEN 0 WHEN 'RUNNING' THEN 1 ELSE 2 END"}
+"""Merge rule for rows present on both sides: the incoming row replaces the local one when this rank is higher
+(a request the worker finished must not go back to PENDING). Other tables keep the local row."""
 
-    Row counts and checksums are checked against the manifest before committing; any mismatch, unknown table or
-    unreadable file rolls everything back and raises ParquetStoreError naming the table.
+
+def primary_key(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
+    """Primary-key columns of `table` (empty when it has none)."""
+    row = con.execute("SELECT constraint_column_names FROM duckdb_constraints() WHERE schema_name = 'main' "
+                      "AND table_name = ? AND constraint_type = 'PRIMARY KEY'", [table]).fetchone()
+    return list(row[0]) if row else []
+
+
+def _stage(con: duckdb.DuckDBPyConnection, src: Path, table: str, meta: dict) -> str:
+    """Load one table's files into a temp table shaped like `table`, checked against the manifest."""
+    staged = f"_import_{table}"
+    con.execute(f'CREATE OR REPLACE TEMP TABLE "{staged}" AS SELECT * FROM "{table}" LIMIT 0')
+    files = sorted((src / table).rglob("*.parquet")) if (src / table).is_dir() else []
+    if files:
+        listing = "[" + ", ".join(_q(f) for f in files) + "]"
+        cols = ", ".join(f'"{c}"' for c in meta.get("columns") or columns(con, table))
+        con.execute(f'INSERT INTO "{staged}" ({cols}) SELECT {cols} FROM '
+                    f"read_parquet({listing}, hive_partitioning = false, union_by_name = true)")
+    n, digest = checksum(con, staged)
+    if n != meta["rows"] or digest != meta["checksum"]:
+        raise ParquetStoreError(
+            f"{src / table}: table {table!r} has {n} rows / checksum {digest} in the files, manifest says "
+            f"{meta['rows']} rows / checksum {meta['checksum']}")
+    return staged
+
+
+def _merge(con: duckdb.DuckDBPyConnection, table: str, staged: str) -> None:
+    key = primary_key(con, table)
+    if not key:
+        con.execute(f'INSERT INTO "{table}" SELECT * FROM "{staged}" EXCEPT SELECT * FROM "{table}"')
+        return
+    rank = MERGE_PREFER.get(table)
+    if rank:
+        on = " AND ".join(f'l."{k}" = x."{k}"' for k in key)
+        con.execute(f'DELETE FROM "{table}" AS l USING "{staged}" AS x WHERE {on} '
+                    f'AND ({rank.format(t="x")}) > ({rank.format(t="l")})')
+    con.execute(f'INSERT OR IGNORE INTO "{table}" SELECT * FROM "{staged}"')
+
+
+def import_store(con: duckdb.DuckDBPyConnection, src: str | os.PathLike, *, mode: str = "replace"
+                 ) -> dict[str, TableExport]:
+    """Load an export into the store in one transaction; returns what the export held per table.
+
+    Every table's files are first staged and checked against the manifest's row count and checksum. Then
+    mode "replace" makes each table named in the manifest identical to the export, and mode "merge" adds the
+    rows whose primary key the store lacks (keeping local rows, except by MERGE_PREFER). Any mismatch, unknown
+    table or unreadable file rolls everything back and raises ParquetStoreError naming the table.
     """
+    if mode not in ("replace", "merge"):
+        raise ValueError(f"mode must be 'replace' or 'merge', not {mode!r}")
     src = Path(src)
     manifest = read_manifest(src)
     known = set(tables(con))
@@ -181,23 +229,20 @@ def import_store(con: duckdb.DuckDBPyConnection, src: str | os.PathLike) -> dict
         raise ParquetStoreError(f"{src / MANIFEST}: tables {unknown} do not exist in this store "
                                 f"(export schema v{manifest.get('schema_version')}, store v{current_version(con)})")
     done: dict[str, TableExport] = {}
+    staged: list[str] = []
     con.execute("BEGIN TRANSACTION")
     try:
         for table, meta in sorted(manifest["tables"].items()):
-            con.execute(f'DELETE FROM "{table}"')
-            files = sorted((src / table).rglob("*.parquet")) if (src / table).is_dir() else []
-            if files:
-                listing = "[" + ", ".join(_q(f) for f in files) + "]"
-                cols = ", ".join(f'"{c}"' for c in meta.get("columns") or columns(con, table))
-                con.execute(f'INSERT INTO "{table}" ({cols}) SELECT {cols} FROM '
-                            f"read_parquet({listing}, hive_partitioning = false, union_by_name = true)")
-            n, digest = checksum(con, table)
-            if n != meta["rows"] or digest != meta["checksum"]:
-                raise ParquetStoreError(
-                    f"{src / table}: table {table!r} has {n} rows / checksum {digest} after import, manifest says "
-                    f"{meta['rows']} rows / checksum {meta['checksum']}")
-            done[table] = TableExport(table, n, digest, tuple(meta.get("partition_by", ())),
+            staged.append(_stage(con, src, table, meta))
+            if mode == "replace":
+                con.execute(f'DELETE FROM "{table}"')
+                con.execute(f'INSERT INTO "{table}" SELECT * FROM "{staged[-1]}"')
+            else:
+                _merge(con, table, staged[-1])
+            done[table] = TableExport(table, meta["rows"], meta["checksum"], tuple(meta.get("partition_by", ())),
                                       bool(meta.get("derived_partitions")))
+        for name in staged:
+            con.execute(f'DROP TABLE "{name}"')
         con.execute("COMMIT")
     except BaseException as e:
         con.execute("ROLLBACK")

@@ -185,6 +185,9 @@ def _handler(hub: HubStandin):
                 key, value = op["key"], op["value"]
                 if key == "header":
                     summary = value["summary"]
+                    parent = value.get("parentCommit")
+                    if parent and parent != base:
+                        return self._error(412, "A commit has happened since. Please refresh and try again.")
                 elif key == "file":
                     touched.append(value["path"])
                     files[value["path"]] = base64.b64decode(value["content"])

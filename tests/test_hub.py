@@ -115,3 +115,48 @@ def test_empty_repo_and_disabled(standin, tmp_path):
     assert hub.HubConfig.from_env({"TANAW_RESULTS_REPO": "a/b", "HF_TOKEN": "t", "HF_ENDPOINT": "http://x",
                                    "TANAW_HOME": str(tmp_path)}) == hub.HubConfig(
         "a/b", "t", "http://x", "main", tmp_path / "hub")
+
+
+def test_two_writers_merge_instead_of_overwriting(standin, tmp_path, monkeypatch):
+    app, worker = db.connect(":memory:"), db.connect(":memory:")
+    hub.push(filled_store(), "seed", _config(standin, tmp_path / "seed"))
+    assert hub.pull(app, _config(standin, tmp_path / "app")).ok
+    assert hub.pull(worker, _config(standin, tmp_path / "w")).ok
+    app.execute("INSERT INTO submissions (request_id, model_id, backend, status) VALUES ('r1', 'new', 'openai', "
+                "'PENDING')")
+    assert hub.push(app, "request r1", _config(standin, tmp_path / "app")).ok
+    worker.execute("INSERT INTO models (model_id, origin) VALUES ('from-worker', 'evaluated')")
+
+    real_export = hub.parquet.export_store
+    raced = []
+
+    def export_then_race(con, dest):  # another writer commits while the worker builds its export
+        if not raced:
+            raced.append(1)
+            app.execute("INSERT INTO models (model_id, origin) VALUES ('from-app', 'uploaded')")
+            assert hub.push(app, "upload", _config(standin, tmp_path / "app")).ok
+        return real_export(con, dest)
+
+    monkeypatch.setattr(hub.parquet, "export_store", export_then_race)
+    status = hub.push(worker, "results", _config(standin, tmp_path / "w"))
+    assert status.ok, status.message
+    assert [c[1] for c in standin.commit_log[-3:]] == ["request r1", "upload", "results"]
+    final = db.connect(":memory:")
+    assert hub.pull(final, _config(standin, tmp_path / "f")).ok
+    models = {r[0] for r in final.execute("SELECT model_id FROM models").fetchall()}
+    assert {"from-app", "from-worker", "sea-lion"} <= models
+    assert final.execute("SELECT status FROM submissions").fetchall() == [("PENDING",)]
+
+
+def test_failed_push_then_pull_keeps_local_upload(standin, tmp_path):
+    con = db.connect(":memory:")
+    hub.push(filled_store(), "seed", _config(standin, tmp_path / "seed"))
+    assert hub.pull(con, _config(standin, tmp_path / "a")).ok
+    con.execute("INSERT INTO models (model_id, origin) VALUES ('uploaded-offline', 'uploaded')")
+    standin.down = True
+    assert not hub.push(con, "upload", _config(standin, tmp_path / "a")).ok
+    standin.down = False
+    hub.push(filled_store(), "someone else", _config(standin, tmp_path / "other"))
+    status = hub.pull(con, _config(standin, tmp_path / "a"))
+    assert status.ok and status.message.startswith("Merged")
+    assert con.execute("SELECT count(*) FROM models WHERE model_id = 'uploaded-offline'").fetchone()[0] == 1

@@ -81,7 +81,7 @@ def test_checksum_mismatch_rolls_back(tmp_path):
     manifest_path.write_text(json.dumps(manifest))
     dst = db.connect(":memory:")
     dst.execute("INSERT INTO models (model_id, origin) VALUES ('keep-me', 'demo')")
-    with pytest.raises(ParquetStoreError, match="'scores'.*checksum 12345"):
+    with pytest.raises(ParquetStoreError, match="'scores'.*manifest says .* checksum 12345"):
         import_store(dst, tmp_path / "x")
     assert dst.execute("SELECT model_id FROM models").fetchall() == [("keep-me",)]
     assert row_counts(dst)["runs"] == 0
@@ -104,3 +104,22 @@ def test_empty_store_round_trip(tmp_path):
     dst = filled_store()
     import_store(dst, tmp_path / "e")
     assert set(row_counts(dst).values()) == {0}
+
+
+def test_merge_adds_missing_rows_and_keeps_local_ones(tmp_path):
+    remote = filled_store()
+    remote.execute("INSERT INTO submissions (request_id, model_id, backend, status) VALUES "
+                   "('r1', 'a', 'openai', 'FINISHED'), ('r2', 'b', 'openai', 'PENDING')")
+    export_store(remote, tmp_path / "x")
+    local = db.connect(":memory:")
+    local.execute("INSERT INTO models (model_id, origin, family) VALUES ('sea-lion', 'demo', 'local family')")
+    local.execute("INSERT INTO submissions (request_id, model_id, backend, status) VALUES "
+                  "('r1', 'a', 'openai', 'RUNNING'), ('r2', 'b', 'openai', 'RUNNING'), ('r3', 'c', 'hub', 'PENDING')")
+    local.execute("INSERT INTO reported (source, task, value) VALUES ('bhasa', 'qa', 71.2)")
+    import_store(local, tmp_path / "x", mode="merge")
+    assert local.execute("SELECT family FROM models WHERE model_id = 'sea-lion'").fetchone() == ("local family",)
+    assert local.execute("SELECT count(*) FROM models").fetchone()[0] == 3
+    assert local.execute("SELECT request_id, status FROM submissions ORDER BY 1").fetchall() == [
+        ("r1", "FINISHED"), ("r2", "RUNNING"), ("r3", "PENDING")]  # a finished request never goes back
+    assert row_counts(local)["predictions"] == 21
+    assert row_counts(local)["reported"] == 3  # rows without a key: added unless already present
