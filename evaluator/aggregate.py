@@ -231,3 +231,121 @@ def _finish(spec: MetricSpec, task: TaskSpec, lang: str, rows: list[_Row], items
             notes.append("below chance")
     return CellScore(spec.name, 100 * value, 100 * lo, 100 * hi, len(items), n_runs, fail, chance, normalized,
                      spec.name == task.headline_metric(lang), "ok", "; ".join(notes))
+
+
+# ------------------------------------------------------------------------------------ model comparison
+
+
+@dataclass(frozen=True)
+class PairedTest:
+    """Difference between two models on the same items, with its uncertainty."""
+
+    diff: float
+    """Mean score of A minus mean score of B, on 0-100."""
+    ci_low: float
+    """Lower end of the 95% paired-bootstrap interval of the difference (0-100 scale)."""
+    ci_high: float
+    p_value: float
+    """Two-sided: exact McNemar for 0/1 scores, paired bootstrap otherwise."""
+    method: str
+    """"mcnemar-exact" or "paired-bootstrap"."""
+    n: int
+    """Items both models were scored on."""
+    a_only: int = 0
+    """Items only A got right (0/1 scores)."""
+    b_only: int = 0
+    """Items only B got right (0/1 scores)."""
+
+
+def _aligned(a: Sequence[float] | dict, b: Sequence[float] | dict) -> tuple[np.ndarray, np.ndarray]:
+    if isinstance(a, dict) and isinstance(b, dict):
+        keys = sorted(set(a) & set(b), key=str)
+        return np.array([a[k] for k in keys], dtype=float), np.array([b[k] for k in keys], dtype=float)
+    if len(a) != len(b):
+        raise ValueError(f"paired scores need the same items: {len(a)} vs {len(b)} scores")
+    return np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+
+
+def mcnemar_exact(a_only: int, b_only: int) -> float:
+    """Two-sided exact McNemar p-value: binomial(n = a_only + b_only, 1/2) tail, doubled, capped at 1."""
+    n = a_only + b_only
+    if n == 0:
+        return 1.0
+    k = min(a_only, b_only)
+    return min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n)
+
+
+def paired_test(a_scores: Sequence[float] | dict, b_scores: Sequence[float] | dict, *,
+                n_boot: int = 10_000, seed: int = BOOTSTRAP_SEED) -> PairedTest:
+    """Compare models A and B on the same items (per-item scores 0-1, as sequences in item order or dicts by id).
+
+    0/1 scores get an exact McNemar test; others a paired bootstrap p-value (share of resampled differences on
+    the other side of zero, doubled). The interval is always the paired bootstrap percentile interval.
+    """
+    a, b = _aligned(a_scores, b_scores)
+    if len(a) == 0:
+        raise ValueError("paired_test needs at least one common item")
+    d = a - b
+    rng = np.random.default_rng(seed)
+    boots = d[rng.integers(0, len(d), size=(n_boot, len(d)))].mean(axis=1)
+    lo, hi = np.percentile(boots, [2.5, 97.5])
+    binary = bool(np.isin(a, (0.0, 1.0)).all() and np.isin(b, (0.0, 1.0)).all())
+    a_only, b_only = int(((a == 1) & (b == 0)).sum()), int(((a == 0) & (b == 1)).sum())
+    if binary:
+        p, method = mcnemar_exact(a_only, b_only), "mcnemar-exact"
+    else:
+        p = min(1.0, 2 * min(float((boots <= 0).mean()), float((boots >= 0).mean())))
+        method = "paired-bootstrap"
+    return PairedTest(100 * float(d.mean()), 100 * float(lo), 100 * float(hi), p, method, len(d),
+                      a_only if binary else 0, b_only if binary else 0)
+
+
+# ----------------------------------------------------------------------------------------- roll-ups
+
+SUBTASKS = {"translation-en-xx": "translation", "translation-xx-en": "translation"}
+"""Tasks averaged into one sub-task before competency means (both translation directions)."""
+
+
+def rollup(scores: dict[tuple[str, str], float], groups: dict[str, str]) -> dict[str, Any]:
+    """Competency → language → overall means from per-(task, lang) scores (use normalized headline scores).
+
+    `groups` maps task → competency (TaskSpec.group). Sub-tasks in `SUBTASKS` are averaged first; a mean covers
+    only the cells present, and `coverage` lists them.
+    """
+    sub: dict[tuple[str, str, str], list[float]] = defaultdict(list)  # (lang, group, subtask) -> values
+    for (task, lang), v in scores.items():
+        if v is not None and not math.isnan(v):
+            sub[(lang, groups[task], SUBTASKS.get(task, task))].append(v)
+    comp: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for (lang, group, _), vals in sub.items():
+        comp[(lang, group)].append(float(np.mean(vals)))
+    competency = {k: float(np.mean(v)) for k, v in comp.items()}
+    per_lang: dict[str, list[float]] = defaultdict(list)
+    for (lang, _), v in competency.items():
+        per_lang[lang].append(v)
+    language = {lang: float(np.mean(v)) for lang, v in per_lang.items()}
+    overall = float(np.mean(list(language.values()))) if language else float("nan")
+    coverage = {k: sorted(s for (lg, g, s) in sub if (lg, g) == k) for k in competency}
+    return {"competency": competency, "language": language, "overall": overall, "coverage": coverage}
+
+
+# --------------------------------------------------------------------------------------- breakdowns
+
+
+def breakdown(pairs: Sequence[tuple[Item, ItemResult]], metric: str, keys: Sequence[str] = ("level",),
+              macro_over: str = "subcategory") -> list[dict[str, Any]]:
+    """Per group of `item.metadata[keys]`: n, micro mean (over items) and macro mean (over `macro_over` values),
+    both 0-100. For PACUTE hierarchy levels: micro pools a level's items, macro weighs its subcategories equally.
+    """
+    groups: dict[tuple, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for item, res in pairs:
+        key = tuple(item.metadata.get(k) for k in keys)
+        groups[key][str(item.metadata.get(macro_over))].append(res.scores.get(metric, 0.0))
+    out = []
+    for key in sorted(groups, key=lambda k: tuple(str(x) for x in k)):
+        subs = groups[key]
+        flat = [v for vals in subs.values() for v in vals]
+        out.append({**dict(zip(keys, key)), "n": len(flat), "n_" + macro_over: len(subs),
+                    "micro": 100 * float(np.mean(flat)),
+                    "macro": 100 * float(np.mean([np.mean(v) for v in subs.values()]))})
+    return out

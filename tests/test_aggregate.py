@@ -128,3 +128,58 @@ def test_ner_cell_micro_f1():
 def test_empty_cell(empty):
     cs = aggregate_cell(get_task("nli"), "id", empty)
     assert {c.status for c in cs} == {"not_scored"} and all(c.n == 0 for c in cs)
+
+
+# ------------------------------------------------------------------------------------- paired tests, roll-ups
+
+def test_mcnemar_exact_known_values():
+    from evaluator.aggregate import mcnemar_exact
+    assert mcnemar_exact(9, 1) == 2 * (1 + 10) / 1024  # binomial(10, 1/2): P(X <= 1) doubled
+    assert mcnemar_exact(0, 0) == 1.0 and mcnemar_exact(3, 3) == 1.0
+
+
+def test_paired_test_binary_uses_mcnemar():
+    from evaluator.aggregate import paired_test
+    a = [1] * 9 + [0] * 1 + [1] * 5
+    b = [0] * 9 + [1] * 1 + [1] * 5
+    r = paired_test(a, b)
+    assert r.method == "mcnemar-exact" and (r.a_only, r.b_only, r.n) == (9, 1, 15)
+    assert math.isclose(r.diff, 100 * 8 / 15) and r.p_value == 2 * 11 / 1024
+    assert r.ci_low <= r.diff <= r.ci_high
+
+
+def test_paired_test_continuous_bootstrap_and_dict_alignment():
+    from evaluator.aggregate import paired_test
+    r = paired_test({"x": 0.5, "y": 0.6, "z": 0.7, "only_a": 1.0}, {"x": 0.4, "y": 0.6, "z": 0.5})
+    assert r.method == "paired-bootstrap" and r.n == 3 and math.isclose(r.diff, 10.0)
+    # resampled mean difference is <= 0 only when every draw is item y: (1/3)^3, doubled
+    assert abs(r.p_value - 2 / 27) < 0.01 and 0.0 <= r.ci_low <= r.ci_high <= 20.0 + 1e-9
+    with pytest.raises(ValueError, match="same items"):
+        paired_test([1, 0], [1])
+
+
+def test_rollup_translation_directions_then_competency_language_overall():
+    from evaluator.aggregate import rollup
+    groups = {"sentiment": "NLU", "qa": "NLU", "translation-en-xx": "NLG", "translation-xx-en": "NLG", "nli": "NLR"}
+    scores = {("sentiment", "id"): 60.0, ("qa", "id"): 40.0, ("translation-en-xx", "id"): 30.0,
+              ("translation-xx-en", "id"): 50.0, ("nli", "id"): 20.0, ("sentiment", "th"): 10.0}
+    r = rollup(scores, groups)
+    assert r["competency"][("id", "NLU")] == 50.0 and r["competency"][("id", "NLG")] == 40.0
+    assert math.isclose(r["language"]["id"], (50 + 40 + 20) / 3) and r["language"]["th"] == 10.0
+    assert math.isclose(r["overall"], ((110 / 3) + 10) / 2)
+    assert r["coverage"][("id", "NLG")] == ["translation"]
+
+
+def test_breakdown_micro_and_macro():
+    from evaluator.aggregate import breakdown
+    task = get_task("pacute-hierarchical-gen")
+    pairs = []
+    for i, (level, sub, ok) in enumerate([(2, "prefix", 1), (2, "prefix", 1), (2, "prefix", 1), (2, "suffix", 0),
+                                          (3, "x", 0)]):
+        item = Item(task=task.name, lang="tl", item_id=str(i), inputs={}, gold="a",
+                    metadata={"level": level, "subcategory": sub})
+        p = Prediction(task=task.name, lang="tl", item_id=str(i), prompt_lang="en", output="a" if ok else "b")
+        pairs.append((item, score_prediction(task, item, p)))
+    rows = breakdown(pairs, "exact_match")
+    assert rows[0] == {"level": 2, "n": 4, "n_subcategory": 2, "micro": 75.0, "macro": 50.0}
+    assert rows[1]["level"] == 3 and rows[1]["micro"] == 0.0
