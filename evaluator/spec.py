@@ -69,9 +69,9 @@ class TaskSpec:
     version: int = 1
     """Bumped when items, prompts or scoring change incompatibly."""
 
-    def headline_metric(self, lang: str) -> str:
-        """The metric ranked on the leaderboard for `lang`."""
-        return self.headline.get(lang, self.metrics[0])
+    def headline_metric(self, lang: str) -> str | None:
+        """The metric ranked on the leaderboard for `lang` (None for human-rated tasks with no metric)."""
+        return self.headline.get(lang, self.metrics[0] if self.metrics else None)
 
     def chance_level(self, lang: str) -> float | None:
         """Chance level for `lang` (0-1) or None when it depends on each item's options."""

@@ -67,8 +67,8 @@ V1 = (
         computed_at TIMESTAMP DEFAULT current_timestamp,
         PRIMARY KEY (model_id, task, lang, prompt_lang, metric))""",
     """CREATE TABLE IF NOT EXISTS reported (
-        source VARCHAR, citation VARCHAR, task VARCHAR, lang VARCHAR, metric VARCHAR, system VARCHAR,
-        prompt_lang VARCHAR, value DOUBLE, note VARCHAR)""",
+        source VARCHAR, citation VARCHAR, task VARCHAR, lang VARCHAR, metric VARCHAR, paper_metric VARCHAR,
+        system VARCHAR, prompt_lang VARCHAR, value DOUBLE, note VARCHAR)""",
     """CREATE TABLE IF NOT EXISTS self_reported (
         run_id VARCHAR, item_id VARCHAR, metric VARCHAR, value DOUBLE,
         PRIMARY KEY (run_id, item_id, metric))""",

@@ -1,0 +1,104 @@
+"""The embedded default database: reported paper results plus honest baselines scored on the demo items.
+
+Baselines (labelled as demo, never mistaken for models): majority class and seeded random choice for
+classification and choice tasks, Lead-1 for summarisation, copy-source for translation, first sentence of the
+context for QA. They are scored by the same pipeline as any upload, on `data/demo` (items written for Tanaw).
+"""
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from pathlib import Path
+
+import duckdb
+
+from evaluator.datasets import available_cells, load_items
+from evaluator.pipeline import ingest_predictions
+from evaluator.registry import TASKS
+from evaluator.spec import Item, Prediction
+from store.reference import load_reported
+
+DEMO_DIR = Path(__file__).resolve().parents[1] / "data" / "demo"
+SEED = 0
+LABEL_WORDS = {"positive": "Positive", "negative": "Negative", "neutral": "Neutral", "clean": "Clean",
+               "abusive": "Abusive", "hate": "Hate", "offensive": "Offensive", "toxic": "Toxic",
+               "non-toxic": "Non-toxic", "true": "True", "false": "False", "yes": "Yes", "no": "No"}
+BASELINES = {
+    "Baseline · majority class (demo)": "majority",
+    "Baseline · random choice, seed 0 (demo)": "random",
+}
+
+
+def _first_sentence(text: str) -> str:
+    m = re.match(r"(.+?[.!?。])(\s|$)", text.strip(), flags=re.S)
+    return (m.group(1) if m else text.strip().split("\n")[0]).strip()
+
+
+def baseline_output(kind: str, task_name: str, item: Item, items: list[Item], rng: random.Random):
+    """(output text, option log-probabilities) a baseline gives for one item; None when it has no answer."""
+    task = TASKS[task_name]
+    if task.mode == "choice_logprob":
+        k = len(item.options or ())
+        if kind == "majority":
+            return None, tuple([0.0] + [-1.0] * (k - 1))  # no class prior for options: always the first
+        return None, tuple(rng.uniform(-5, 0) for _ in range(k))
+    if task.extractor in ("label", "letter", "true_false"):
+        if kind == "majority":
+            answer = Counter(str(i.gold) for i in items).most_common(1)[0][0]
+        else:
+            answer = rng.choice(sorted({str(i.gold) for i in items} | set(task.labels.get(item.lang, ()))))
+        return LABEL_WORDS.get(answer, answer), None
+    if task_name == "abssum":
+        return _first_sentence(item.inputs["text"]), None
+    if task_name.startswith("translation"):
+        return item.inputs["text"], None
+    if task_name == "qa":
+        return _first_sentence(item.inputs["context"]), None
+    if task.extractor == "pacute_answer":
+        word = str(item.metadata.get("word") or item.inputs.get("word") or "")
+        return f"<answer>{word}</answer>", None
+    return None, None
+
+
+def baseline_predictions(kind: str, data_dir: Path = DEMO_DIR) -> list[Prediction]:
+    """Predictions of one baseline for every demo cell, in both prompt languages (a baseline ignores the prompt)."""
+    rng = random.Random(SEED)
+    preds = []
+    for task_name, lang in available_cells(data_dir):
+        task = TASKS[task_name]
+        if task.mode == "open":
+            continue
+        items = load_items(task_name, lang, data_dir=data_dir)
+        for item in items:
+            out, lps = baseline_output(kind, task_name, item, items, rng)
+            if out is None and lps is None:
+                continue
+            for prompt_lang in ("en", "native"):
+                for order in (("ab", "ba") if task.both_orders else ("ab",)):
+                    preds.append(Prediction(task=task_name, lang=lang, item_id=item.item_id, prompt_lang=prompt_lang,
+                                            output=out, option_logprobs=lps, order=order))
+    return preds
+
+
+def build_default_db(con: duckdb.DuckDBPyConnection, data_dir: Path = DEMO_DIR) -> dict[str, int]:
+    """Fill an empty store with the reported results and the demo baselines; returns counts."""
+    counts = {"reported": load_reported(con)}
+    for model_id, kind in BASELINES.items():
+        preds = baseline_predictions(kind, data_dir)
+        ingest_predictions(con, preds, data_dir=data_dir,
+                           model={"model_id": model_id, "origin": "demo", "family": "baseline",
+                                  "model_type": "baseline", "weights": "open"},
+                           source={"file": f"demo:{kind}", "format": "demo", "harness": "tanaw-demo",
+                                   "kind": "demo", "hash": f"demo-{kind}-v1"})
+        counts[model_id] = len(preds)
+    return counts
+
+
+def ensure_default_db(con: duckdb.DuckDBPyConnection) -> bool:
+    """Build the demo content when the store has no models and no reported rows yet; True when it built."""
+    has = con.execute("SELECT (SELECT count(*) FROM models) + (SELECT count(*) FROM reported)").fetchone()[0]
+    if has:
+        return False
+    build_default_db(con)
+    return True

@@ -1,0 +1,233 @@
+"""Wiring from predictions to the store: validate against our items, score, write, aggregate — in one transaction.
+
+This is the only evaluator module that imports `store` (besides the CLI). Uploads, the CLI `ingest` command and
+live runs all go through here, so every number in the store is computed by the registry's own metrics.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import duckdb
+
+from evaluator.datasets import load_items
+from evaluator.formats.base import FormatError
+from evaluator.registry import TASKS
+from evaluator.spec import Item, ItemResult, Prediction, TaskSpec
+from store import writer
+from store.db import transaction
+
+
+class IngestError(ValueError):
+    """The file cannot be ingested; `errors` name file, line and field. Nothing was written."""
+
+    def __init__(self, errors: Sequence[FormatError]):
+        self.errors = list(errors)
+        shown = "\n".join(str(e) for e in self.errors[:20])
+        more = f"\n… and {len(self.errors) - 20} more" if len(self.errors) > 20 else ""
+        super().__init__(f"{len(self.errors)} problem(s):\n{shown}{more}")
+
+
+@dataclass
+class CellSummary:
+    """Headline result of one (task, lang, prompt_lang) cell after an ingest."""
+
+    task: str
+    lang: str
+    prompt_lang: str
+    metric: str
+    value: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int
+    normalized: float | None
+    parse_fail_rate: float | None
+    status: str
+    note: str | None = None
+
+
+@dataclass
+class IngestSummary:
+    """What an ingest did."""
+
+    file: str
+    model_id: str
+    n_predictions: int
+    noop: bool = False
+    cells: list[CellSummary] = field(default_factory=list)
+    warnings: list[FormatError] = field(default_factory=list)
+    run_ids: list[str] = field(default_factory=list)
+
+
+def run_id(model_id: str, task: str, lang: str, prompt_lang: str, run_no: int, source: str) -> str:
+    """Stable id of a run: the same model, cell, run number and source always give the same id."""
+    key = json.dumps([model_id, task, lang, prompt_lang, run_no, source])
+    return hashlib.sha256(key.encode()).hexdigest()[:20]
+
+
+def content_hash(item: Item) -> str:
+    """Hash of an item's task, language and inputs, to match rows whose ids differ from ours."""
+    blob = json.dumps([item.task, item.lang, dict(item.inputs)], ensure_ascii=False, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+
+def file_hash(data: bytes) -> str:
+    """SHA-256 of a file's bytes (the idempotency key of an ingest)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def task_rows() -> list[dict]:
+    """The registry as rows for the store's `tasks` table."""
+    return [{"task": t.name, "family": t.family, "grp": t.group, "langs": t.langs, "mode": t.mode,
+             "metrics": t.metrics, "headline": {lang: t.headline_metric(lang) for lang in t.langs},
+             "chance": {lang: t.chance_level(lang) for lang in t.langs}, "description": t.description,
+             "version": t.version} for t in TASKS.values()]
+
+
+class ItemCache:
+    """Items per (task, lang), loaded once per ingest."""
+
+    def __init__(self, data_dir=None):
+        self.data_dir = data_dir
+        self._cells: dict[tuple[str, str], dict[str, Item]] = {}
+
+    def cell(self, task: str, lang: str) -> dict[str, Item]:
+        key = (task, lang)
+        if key not in self._cells:
+            self._cells[key] = {it.item_id: it for it in load_items(task, lang, data_dir=self.data_dir)}
+        return self._cells[key]
+
+
+def score_all(preds: Sequence[Prediction], items: ItemCache, file: str, *, unmatched: str = "error",
+              progress: Callable[[int, int], None] | None = None
+              ) -> tuple[list[tuple[Item, ItemResult]], list[FormatError], list[FormatError]]:
+    """Match each prediction to our item and score it; returns (pairs, errors, warnings)."""
+    from evaluator.scoring import score_prediction
+    from evaluator.datasets import DatasetError
+
+    pairs, errors, warnings = [], [], []
+    for i, p in enumerate(preds):
+        try:
+            cell = items.cell(p.task, p.lang)
+        except DatasetError as e:
+            errors.append(FormatError(file, p.line, "task", f"{p.task}/{p.lang}: {e}"))
+            continue
+        item = cell.get(p.item_id)
+        if item is None:
+            problem = FormatError(file, p.line, "item_id", f"no item {p.item_id!r} in {p.task}/{p.lang}")
+            (errors if unmatched == "error" else warnings).append(problem)
+            continue
+        pairs.append((item, score_prediction(TASKS[p.task], item, p)))
+        if progress and (i % 200 == 0 or i == len(preds) - 1):
+            progress(i + 1, len(preds))
+    return pairs, errors, warnings
+
+
+def _rebuild(task: TaskSpec, lang: str, rows: Sequence[Mapping[str, Any]]) -> list[tuple[Item, ItemResult]]:
+    """(Item, ItemResult) pairs of a cell as stored, for aggregation over every active run."""
+    pairs = []
+    for r in rows:
+        item = Item(task=task.name, lang=lang, item_id=r["item_id"], inputs=json.loads(r["inputs"] or "{}"),
+                    gold=json.loads(r["gold"]) if r["gold"] is not None else None,
+                    options=tuple(json.loads(r["options"])) if r["options"] else None,
+                    metadata=json.loads(r["metadata"] or "{}"), warnings=tuple(r["warnings"] or ()))
+        lps = r["option_logprobs"]
+        pred = Prediction(task=task.name, lang=lang, item_id=r["item_id"], prompt_lang="", output=r["output"],
+                          run=int(r["run_no"]), order=r["ord"],
+                          option_logprobs=tuple(lps) if lps is not None else None)
+        result = ItemResult(prediction=pred, answer=r["answer"], parsed=bool(r["parsed"]), reasoning=r["reasoning"],
+                            scores=dict(r["scores"] or {}), extras=json.loads(r["extras"]) if r["extras"] else {})
+        pairs.append((item, result))
+    return pairs
+
+
+def refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str,
+                       cells: Iterable[tuple[str, str, str]]) -> list[CellSummary]:
+    """Recompute and store the aggregates of (task, lang, prompt_lang) cells from every active run."""
+    from evaluator.aggregate import aggregate_cell
+
+    out = []
+    for task_name, lang, prompt_lang in sorted(set(cells)):
+        task = TASKS[task_name]
+        pairs = _rebuild(task, lang, writer.cell_rows(con, model_id, task_name, lang, prompt_lang))
+        scores = aggregate_cell(task, lang, pairs)
+        writer.save_aggregates(con, model_id, task_name, lang, prompt_lang, scores)
+        head = next((c for c in scores if c.is_headline), scores[0] if scores else None)
+        if head is not None:
+            out.append(CellSummary(task_name, lang, prompt_lang, head.metric, head.value, head.ci_low, head.ci_high,
+                                   head.n, head.normalized, head.parse_fail_rate, head.status, head.note))
+        else:
+            out.append(CellSummary(task_name, lang, prompt_lang, "-", None, None, None, len(pairs), None, None,
+                                   "not_scored", "no automatic metric (human-rated)"))
+    return out
+
+
+def ingest_predictions(con: duckdb.DuckDBPyConnection, preds: Iterable[Prediction], *, model: Mapping[str, Any],
+                       source: Mapping[str, Any], data_dir=None, unmatched: str = "error",
+                       progress: Callable[[int, int], None] | None = None) -> IngestSummary:
+    """Score predictions against our gold and write everything in one transaction (a no-op for a known file).
+
+    `model`: {"model_id", and optional metadata}; `source`: {"file", "hash", "format", "harness", "kind",
+    "actor", "settings"}. Raises IngestError (nothing written) when any prediction cannot be matched or scored.
+    """
+    preds = list(preds)
+    file, model_id = source.get("file", "<predictions>"), model["model_id"]
+    if source.get("hash") and writer.already_ingested(con, source["hash"], model_id):
+        return IngestSummary(file=file, model_id=model_id, n_predictions=len(preds), noop=True)
+    items = ItemCache(data_dir)
+    pairs, errors, warnings = score_all(preds, items, file, unmatched=unmatched, progress=progress)
+    if errors:
+        raise IngestError(errors)
+    if not pairs:
+        raise IngestError([FormatError(file, None, None, "no prediction matched an item; nothing to ingest")])
+    by_run: dict[tuple, list[ItemResult]] = defaultdict(list)
+    for item, res in pairs:
+        p = res.prediction
+        by_run[(p.task, p.lang, p.prompt_lang, p.run)].append(res)
+    kind = source.get("kind", "upload")
+    run_source = source.get("hash") or kind
+    summary = IngestSummary(file=file, model_id=model_id, n_predictions=len(pairs), warnings=warnings)
+    with transaction(con):
+        writer.upsert_model(con, {"origin": "uploaded", **model})
+        writer.sync_tasks(con, task_rows())
+        for (task, lang) in {(t, lg) for (t, lg, _, _) in by_run}:
+            writer.upsert_items(con, list(items.cell(task, lang).values()), content_hash)
+        for (task, lang, prompt_lang, run_no), results in sorted(by_run.items()):
+            rid = run_id(model_id, task, lang, prompt_lang, run_no, run_source)
+            writer.upsert_run(con, {"run_id": rid, "model_id": model_id, "task": task, "lang": lang,
+                                    "prompt_lang": prompt_lang, "run_no": run_no,
+                                    "settings": source.get("settings"), "source": kind,
+                                    "harness": source.get("harness", source.get("format")),
+                                    "source_file": file, "source_hash": source.get("hash")})
+            writer.save_results(con, rid, results)
+            summary.run_ids.append(rid)
+        summary.cells = refresh_aggregates(con, model_id, {(t, lg, pl) for (t, lg, pl, _) in by_run})
+        if source.get("hash"):
+            writer.record_ingest(con, source["hash"], file, source.get("format", "native"), model_id, len(pairs),
+                                 source.get("actor"))
+    return summary
+
+
+def save_result(con: duckdb.DuckDBPyConnection, model_id: str, run_meta: Mapping[str, Any], item: Item,
+                result: ItemResult) -> None:
+    """Write one live result as it arrives (its own small transaction), so an interrupted run can resume.
+
+    `run_meta`: {"task", "lang", "prompt_lang", "run_no", "settings", optional "source" (default "evaluated")}.
+    """
+    kind = run_meta.get("source", "evaluated")
+    rid = run_id(model_id, run_meta["task"], run_meta["lang"], run_meta["prompt_lang"], run_meta["run_no"], kind)
+    with transaction(con):
+        if not con.execute("SELECT count(*) FROM runs WHERE run_id = ?", [rid]).fetchone()[0]:
+            writer.upsert_model(con, {"model_id": model_id, "origin": "evaluated",
+                                      **(run_meta.get("model") or {})})
+            writer.upsert_items(con, [item], content_hash)
+            writer.upsert_run(con, {"run_id": rid, "model_id": model_id, "task": run_meta["task"],
+                                    "lang": run_meta["lang"], "prompt_lang": run_meta["prompt_lang"],
+                                    "run_no": run_meta["run_no"], "settings": run_meta.get("settings"),
+                                    "source": kind, "harness": "tanaw"})
+        else:
+            writer.upsert_items(con, [item], content_hash)
+        writer.save_results(con, rid, [result])

@@ -1,0 +1,161 @@
+"""Plain-value writes used by the pipeline: upserts on natural keys, called inside one transaction.
+
+Nothing here opens or commits a transaction: callers wrap a whole ingest in `store.db.transaction`
+so that a failure leaves every table as it was.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, Mapping, Sequence
+
+import duckdb
+import pandas as pd
+
+MODEL_FIELDS = ("model_id", "family", "organisation", "params_b", "model_type", "origin", "weights", "licence",
+                "url", "sea_tuned")
+
+
+def _json(v: Any) -> str | None:
+    return None if v is None else json.dumps(v, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def upsert_model(con: duckdb.DuckDBPyConnection, model: Mapping[str, Any]) -> None:
+    """Insert a model, or fill in the metadata fields given (non-null) for an existing one."""
+    if not model.get("model_id"):
+        raise ValueError("model_id is required")
+    vals = [model.get(f) for f in MODEL_FIELDS]
+    vals[MODEL_FIELDS.index("origin")] = model.get("origin") or "uploaded"
+    vals[MODEL_FIELDS.index("sea_tuned")] = bool(model.get("sea_tuned") or False)
+    updates = ", ".join(f"{f} = coalesce(excluded.{f}, models.{f})" for f in MODEL_FIELDS[1:])
+    con.execute(f"INSERT INTO models ({', '.join(MODEL_FIELDS)}) VALUES ({', '.join('?' * len(MODEL_FIELDS))}) "
+                f"ON CONFLICT (model_id) DO UPDATE SET {updates}", vals)
+
+
+def sync_tasks(con: duckdb.DuckDBPyConnection, rows: Iterable[Mapping[str, Any]]) -> None:
+    """Mirror the task registry into the `tasks` table (for the methodology page and joins)."""
+    for r in rows:
+        con.execute("INSERT OR REPLACE INTO tasks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [r["task"], r["family"], r["grp"], list(r["langs"]), r["mode"], list(r["metrics"]),
+                     _json(r.get("headline")), _json(r.get("chance")), r.get("description"), r.get("version", 1)])
+
+
+def _insert_df(con: duckdb.DuckDBPyConnection, table: str, df: pd.DataFrame, casts: Mapping[str, str],
+               *, replace: bool = True) -> None:
+    if df.empty:
+        return
+    view = f"_tanaw_{table}_rows"
+    con.register(view, df)
+    try:
+        cols = list(df.columns)
+        select = ", ".join(f"CAST({c} AS {casts[c]}) AS {c}" if c in casts else c for c in cols)
+        verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE"
+        con.execute(f"{verb} INTO {table} ({', '.join(cols)}) SELECT {select} FROM {view}")
+    finally:
+        con.unregister(view)
+
+
+def upsert_items(con: duckdb.DuckDBPyConnection, items: Sequence[Any], content_hash) -> None:
+    """Write items (duck-typed `Item`s); `content_hash(item) -> str` keys foreign-id matching."""
+    rows = [{
+        "task": it.task, "lang": it.lang, "item_id": it.item_id, "inputs": _json(dict(it.inputs)),
+        "gold": _json(it.gold), "options": _json(list(it.options) if it.options is not None else None),
+        "metadata": _json(dict(it.metadata)), "warnings": list(it.warnings),
+        "phenomenon": _str(it.metadata.get("phenomenon")), "category": _str(it.metadata.get("category")),
+        "subcategory": _str(it.metadata.get("subcategory")), "level": it.metadata.get("level"),
+        "content_hash": content_hash(it)} for it in items]
+    _insert_df(con, "items", pd.DataFrame(rows), {"inputs": "JSON", "gold": "JSON", "options": "JSON",
+                                                  "metadata": "JSON", "warnings": "VARCHAR[]", "level": "INTEGER"})
+
+
+def _str(v: Any) -> str | None:
+    return None if v is None or v == "" else str(v)
+
+
+def upsert_run(con: duckdb.DuckDBPyConnection, run: Mapping[str, Any]) -> None:
+    """Insert or refresh a run row; marks older active runs of the same cell and run number as superseded."""
+    con.execute(
+        "UPDATE runs SET superseded = true WHERE model_id = ? AND task = ? AND lang = ? AND prompt_lang = ? "
+        "AND run_no = ? AND run_id <> ? AND NOT superseded",
+        [run["model_id"], run["task"], run["lang"], run["prompt_lang"], run["run_no"], run["run_id"]])
+    con.execute(
+        "INSERT INTO runs (run_id, model_id, task, lang, prompt_lang, run_no, settings, source, harness, "
+        "source_file, source_hash, superseded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, false) "
+        "ON CONFLICT (run_id) DO UPDATE SET settings = excluded.settings, superseded = false",
+        [run["run_id"], run["model_id"], run["task"], run["lang"], run["prompt_lang"], run["run_no"],
+         _json(run.get("settings") or {}), run["source"], run.get("harness"), run.get("source_file"),
+         run.get("source_hash")])
+
+
+def save_results(con: duckdb.DuckDBPyConnection, run_id: str, results: Sequence[Any]) -> None:
+    """Write predictions and per-item scores of duck-typed `ItemResult`s for one run (replacing same keys)."""
+    preds, scores, self_rep = [], [], []
+    for r in results:
+        p = r.prediction
+        preds.append({
+            "run_id": run_id, "item_id": p.item_id, "ord": p.order, "prompt": p.prompt, "output": p.output,
+            "answer": r.answer, "parsed": bool(r.parsed), "reasoning": r.reasoning, "tokens_in": p.tokens_in,
+            "tokens_out": p.tokens_out, "latency_s": p.latency_s, "finish_reason": p.finish_reason,
+            "option_logprobs": list(p.option_logprobs) if p.option_logprobs is not None else None,
+            "extras": _json(dict(r.extras) if r.extras else None)})
+        scores.extend({"run_id": run_id, "item_id": p.item_id, "ord": p.order, "metric": m, "value": float(v)}
+                      for m, v in r.scores.items())
+        self_rep.extend({"run_id": run_id, "item_id": p.item_id, "metric": m, "value": float(v)}
+                        for m, v in (p.self_reported or {}).items())
+    _insert_df(con, "predictions", pd.DataFrame(preds),
+               {"option_logprobs": "DOUBLE[]", "extras": "JSON", "tokens_in": "INTEGER", "tokens_out": "INTEGER",
+                "latency_s": "DOUBLE", "prompt": "VARCHAR", "output": "VARCHAR", "answer": "VARCHAR",
+                "reasoning": "VARCHAR", "finish_reason": "VARCHAR"})
+    _insert_df(con, "scores", pd.DataFrame(scores), {"value": "DOUBLE"})
+    _insert_df(con, "self_reported", pd.DataFrame(self_rep), {"value": "DOUBLE"})
+
+
+AGG_FIELDS = ("metric", "value", "ci_low", "ci_high", "n", "n_runs", "parse_fail_rate", "chance", "normalized",
+              "is_headline", "status", "note")
+
+
+def save_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, task: str, lang: str, prompt_lang: str,
+                    cells: Sequence[Any]) -> None:
+    """Replace the cached aggregates of one (model, task, lang, prompt_lang) cell with duck-typed CellScores."""
+    con.execute("DELETE FROM aggregates WHERE model_id = ? AND task = ? AND lang = ? AND prompt_lang = ?",
+                [model_id, task, lang, prompt_lang])
+    rows = [{"model_id": model_id, "task": task, "lang": lang, "prompt_lang": prompt_lang,
+             **{f: getattr(c, f) for f in AGG_FIELDS}} for c in cells]
+    _insert_df(con, "aggregates", pd.DataFrame(rows),
+               {f: "DOUBLE" for f in ("value", "ci_low", "ci_high", "parse_fail_rate", "chance", "normalized")}
+               | {"n": "INTEGER", "n_runs": "INTEGER", "is_headline": "BOOLEAN", "note": "VARCHAR",
+                  "status": "VARCHAR"})
+
+
+def record_ingest(con: duckdb.DuckDBPyConnection, source_hash: str, file_name: str, fmt: str, model_id: str,
+                  n_rows: int, actor: str | None = None) -> None:
+    """Remember an ingested file so that ingesting it again is a no-op."""
+    con.execute("INSERT INTO ingests (source_hash, file_name, format, model_id, n_rows, actor) "
+                "VALUES (?, ?, ?, ?, ?, ?)", [source_hash, file_name, fmt, model_id, n_rows, actor])
+
+
+def already_ingested(con: duckdb.DuckDBPyConnection, source_hash: str, model_id: str) -> bool:
+    """Whether this exact file was already ingested for this model."""
+    return con.execute("SELECT count(*) FROM ingests WHERE source_hash = ? AND model_id = ?",
+                       [source_hash, model_id]).fetchone()[0] > 0
+
+
+def cell_rows(con: duckdb.DuckDBPyConnection, model_id: str, task: str, lang: str,
+              prompt_lang: str) -> list[dict[str, Any]]:
+    """Every active prediction of a cell with its item, run number and per-item scores (for re-aggregation)."""
+    cur = con.execute("""
+        SELECT r.run_no, p.item_id, p.ord, p.output, p.answer, p.parsed, p.reasoning, p.extras,
+               p.option_logprobs, i.inputs, i.gold, i.options, i.metadata, i.warnings,
+               (SELECT map(list(s.metric), list(s.value)) FROM scores s
+                 WHERE s.run_id = p.run_id AND s.item_id = p.item_id AND s.ord = p.ord) AS scores
+        FROM runs r JOIN predictions p ON p.run_id = r.run_id
+        JOIN items i ON i.task = r.task AND i.lang = r.lang AND i.item_id = p.item_id
+        WHERE r.model_id = ? AND r.task = ? AND r.lang = ? AND r.prompt_lang = ? AND NOT r.superseded
+        ORDER BY r.run_no, p.item_id, p.ord""", [model_id, task, lang, prompt_lang])
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, row)) for row in cur.fetchall()]
+
+
+def stored_keys(con: duckdb.DuckDBPyConnection, run_id: str) -> set[tuple[str, str]]:
+    """(item_id, order) pairs already stored for a run, so a resumed run asks only what is missing."""
+    return {(r[0], r[1]) for r in con.execute("SELECT item_id, ord FROM predictions WHERE run_id = ?",
+                                               [run_id]).fetchall()}
