@@ -62,7 +62,8 @@ def set_hidden(con: duckdb.DuckDBPyConnection, source_hash: str, hidden: bool, a
 def delete_upload(con: duckdb.DuckDBPyConnection, source_hash: str, actor: str) -> tuple[str, list[tuple]]:
     """Delete everything an upload wrote (runs it superseded become current again), in one transaction.
 
-    Returns (model id, [(task, lang, prompt_lang)]) of the cells whose aggregates need recomputing.
+    Returns (model id, [(task, lang, prompt_lang)]): cells that still have runs, whose aggregates the caller
+    recomputes (aggregates of cells left without runs are deleted here).
     """
     model = upload_model(con, source_hash)
     if model is None:
@@ -80,17 +81,27 @@ def delete_upload(con: duckdb.DuckDBPyConnection, source_hash: str, actor: str) 
                 AND run_no = ? ORDER BY created_at DESC LIMIT 1)""", [model, task, lang, prompt_lang, run_no])
         for table in ("self_reported_cells", "uploads", "ingests"):
             con.execute(f"DELETE FROM {table} WHERE source_hash = ?", [source_hash])
-        cells = sorted({(t, lg, pl) for _, t, lg, pl, _ in runs})
-        for task, lang, prompt_lang in cells:
+        remaining = []
+        for cell in sorted({(t, lg, pl) for _, t, lg, pl, _ in runs}):
             left = con.execute("SELECT count(*) FROM runs WHERE model_id = ? AND task = ? AND lang = ? "
-                               "AND prompt_lang = ?", [model, task, lang, prompt_lang]).fetchone()[0]
-            if not left:
+                               "AND prompt_lang = ?", [model, *cell]).fetchone()[0]
+            if left:
+                remaining.append(cell)
+            else:
                 con.execute("DELETE FROM aggregates WHERE model_id = ? AND task = ? AND lang = ? AND prompt_lang = ?",
-                            [model, task, lang, prompt_lang])
+                            [model, *cell])
         if not con.execute("SELECT count(*) FROM runs WHERE model_id = ?", [model]).fetchone()[0] and \
                 not con.execute("SELECT count(*) FROM uploads WHERE model_id = ?", [model]).fetchone()[0]:
             con.execute("DELETE FROM aggregates WHERE model_id = ?", [model])
             con.execute("DELETE FROM models WHERE model_id = ? AND origin = 'uploaded'", [model])
         record(con, actor, "delete", source_hash=source_hash, model_id=model,
                detail=f"{len(runs)} runs removed")
-    return model, cells
+    return model, remaining
+
+
+def active_runs(con: duckdb.DuckDBPyConnection, model_id: str, keys: Iterable[tuple]) -> int:
+    """How many current (not superseded) runs of `model_id` share a (task, lang, prompt_lang, run_no) key:
+    the runs a new upload of those keys will supersede (the store keeps them as history)."""
+    return sum(con.execute("SELECT count(*) FROM runs WHERE model_id = ? AND task = ? AND lang = ? "
+                           "AND prompt_lang = ? AND run_no = ? AND NOT superseded", [model_id, *k]).fetchone()[0]
+               for k in set(keys))

@@ -93,3 +93,21 @@ def writer(path: str | os.PathLike | None = None, *, timeout: float = 120.0) -> 
                 con.close()
     finally:
         lock.release()
+
+
+class Joined:
+    """A connection proxy whose BEGIN/COMMIT/ROLLBACK are absorbed, so a callee that opens its own transaction
+    (e.g. the pipeline) joins the caller's instead: the caller's extra rows commit or roll back with it."""
+
+    _ABSORBED = {"BEGIN", "BEGIN TRANSACTION", "COMMIT", "ROLLBACK"}
+
+    def __init__(self, con: duckdb.DuckDBPyConnection):
+        self._con = con
+
+    def execute(self, sql: str, *args, **kwargs):
+        if isinstance(sql, str) and sql.strip().rstrip(";").upper() in self._ABSORBED:
+            return self
+        return self._con.execute(sql, *args, **kwargs)
+
+    def __getattr__(self, name: str):
+        return getattr(self._con, name)

@@ -1,0 +1,138 @@
+"""Upload → store, shared by the `ingest` command and the upload page (not a command itself).
+
+One writer at a time (`store.writer_lock.writer`), one transaction per upload: the pipeline's rows (models,
+items, runs, predictions, scores, self-reported item scores, aggregates), superseding older runs of the same
+model/cell/run number, summary-file scores, the upload record and its audit row all commit together or not at all.
+Re-uploading the same bytes is a no-op; refused uploads leave only an audit row.
+"""
+from __future__ import annotations
+
+import getpass
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from evaluator.formats.base import FormatError
+from evaluator.formats.read import Upload
+from store import audit, writer
+from store.db import transaction
+from store.writer_lock import Joined
+from store.writer_lock import writer as store_writer
+
+MODEL_FIELDS = ("model_id", "organisation", "params_b", "model_type", "weights", "licence", "url", "family")
+
+
+@dataclass
+class Outcome:
+    """What happened to one upload."""
+
+    status: str
+    """imported | noop | rejected"""
+    model_id: str
+    source_hash: str
+    n_predictions: int = 0
+    n_summary: int = 0
+    cells: list = field(default_factory=list)
+    """Headline CellSummary per (task, lang, prompt_lang) the upload touched."""
+    errors: list[FormatError] = field(default_factory=list)
+    warnings: list[FormatError] = field(default_factory=list)
+    replaced: int = 0
+    """Older runs of the same model, cell and run number that this upload superseded (kept as history)."""
+
+    @property
+    def message(self) -> str:
+        if self.status == "imported":
+            return (f"imported {self.n_predictions} predictions and {self.n_summary} self-reported scores for "
+                    f"{self.model_id}" + (f"; {self.replaced} older run(s) superseded" if self.replaced else ""))
+        if self.status == "noop":
+            return "this file was already imported; nothing changed"
+        return f"refused: {len(self.errors)} problem(s); nothing was written" + \
+            (f" (first: {self.errors[0]})" if self.errors else "")
+
+
+def default_actor() -> str:
+    try:
+        return f"cli:{getpass.getuser()}"
+    except Exception:  # no passwd entry in some containers
+        return "cli"
+
+
+def clean_model(model: Mapping[str, Any]) -> dict:
+    """The model metadata to store: known fields only, blanks dropped, name trimmed."""
+    out = {k: (v.strip() if isinstance(v, str) else v) for k, v in model.items() if k in MODEL_FIELDS}
+    out = {k: v for k, v in out.items() if v not in (None, "")}
+    if not out.get("model_id"):
+        raise ValueError("a model name is required")
+    if len(out["model_id"]) > 200:
+        raise ValueError("model name is longer than 200 characters")
+    return out
+
+
+def _reject(db_path, upload: Upload, model_id: str, actor: str, errors: list[FormatError], timeout: float) -> Outcome:
+    with store_writer(db_path, timeout=timeout) as con:
+        audit.record(con, actor, "reject", source_hash=upload.sha256, model_id=model_id, file_name=upload.name,
+                     detail=f"{len(errors)} problem(s); first: {errors[0] if errors else '-'}")
+    return Outcome("rejected", model_id, upload.sha256, errors=errors, warnings=upload.warnings)
+
+
+def ingest_upload(db_path: str | Path | None, upload: Upload, *, model: Mapping[str, Any], actor: str | None = None,
+                  progress: Callable[[int, int], None] | None = None, timeout: float = 120.0,
+                  data_dir=None) -> Outcome:
+    """Write an upload (already read by `evaluator.formats.read.read_upload`) into the store at `db_path`."""
+    from evaluator.pipeline import IngestError, ingest_predictions
+
+    actor = actor or default_actor()
+    meta = clean_model(model)
+    model_id = meta["model_id"]
+    if not upload.ok:
+        return _reject(db_path, upload, model_id, actor, upload.errors or
+                       [FormatError(upload.name, None, None, "nothing to import")], timeout)
+    try:
+        with store_writer(db_path, timeout=timeout) as con:
+            if audit.is_ingested(con, upload.sha256):
+                audit.record(con, actor, "noop", source_hash=upload.sha256, model_id=model_id, file_name=upload.name)
+                return Outcome("noop", model_id, upload.sha256, warnings=upload.warnings)
+            out = Outcome("imported", model_id, upload.sha256, warnings=list(upload.warnings))
+            with transaction(con):
+                if upload.predictions:
+                    out.replaced = audit.active_runs(con, model_id, {(p.task, p.lang, p.prompt_lang, p.run)
+                                                                     for p in upload.predictions})
+                    source = {"file": upload.name, "hash": upload.sha256, "format": ",".join(upload.formats),
+                              "harness": _harness(upload), "kind": "upload", "actor": actor}
+                    summary = ingest_predictions(Joined(con), upload.predictions, model=meta, source=source,
+                                                 data_dir=data_dir, unmatched="warn", progress=progress)
+                    out.n_predictions, out.cells = summary.n_predictions, summary.cells
+                    out.warnings.extend(summary.warnings)
+                else:
+                    writer.upsert_model(con, {"origin": "uploaded", **meta})
+                out.n_summary = audit.add_summary_cells(con, upload.sha256, model_id, upload.summary)
+                audit.add_upload(con, source_hash=upload.sha256, model_id=model_id, file_name=upload.name,
+                                 formats=",".join(upload.formats), n_predictions=out.n_predictions,
+                                 n_summary=out.n_summary, n_warnings=len(out.warnings), actor=actor)
+                audit.record(con, actor, "upload", source_hash=upload.sha256, model_id=model_id,
+                             file_name=upload.name, detail=out.message)
+            return out
+    except IngestError as e:
+        return _reject(db_path, upload, model_id, actor, e.errors, timeout)
+
+
+def _harness(upload: Upload) -> str:
+    fams = sorted({f.removesuffix("-summary") for f in upload.formats})
+    return ",".join(fams) or "native"
+
+
+def admin_action(db_path: str | Path | None, source_hash: str, action: str, *, actor: str = "admin",
+                 timeout: float = 120.0) -> str:
+    """Hide, show again or delete an upload (recomputing the aggregates a deletion changes); audited."""
+    from evaluator.pipeline import refresh_aggregates
+
+    with store_writer(db_path, timeout=timeout) as con:
+        if action in ("hide", "unhide"):
+            model = audit.set_hidden(con, source_hash, action == "hide", actor)
+            return f"{model}: {'hidden' if action == 'hide' else 'visible again'}"
+        if action == "delete":
+            with transaction(con):
+                model, cells = audit.delete_upload(Joined(con), source_hash, actor)
+                refresh_aggregates(con, model, cells)
+            return f"{model}: upload deleted ({len(cells)} cells recomputed from the remaining runs)"
+    raise ValueError(f"unknown admin action {action!r}")
