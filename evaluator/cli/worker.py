@@ -1,0 +1,175 @@
+"""`python -m evaluator worker`: take PENDING requests from the submission queue and evaluate them.
+
+Each request runs as `python -m evaluator run` (the documented run command, in a child process so a crash or a
+time-out fails one request, not the worker). Requests for Hub models need `--serve-cmd`, a command that serves
+the model behind an OpenAI-compatible API (vLLM, SGLang); the worker starts it, waits for `/v1/models`, runs, and
+stops it. With TANAW_RESULTS_REPO set, the worker pulls the results repo before claiming and pushes after each
+status change, so the Space's queue view follows along.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shlex
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from typing import Iterator
+
+EXAMPLE = """examples:
+  python -m evaluator worker --db worker.duckdb --once
+  TANAW_RESULTS_REPO=org/tanaw-results HF_TOKEN=... python -m evaluator worker --db worker.duckdb \\
+      --serve-cmd 'vllm serve {model} --revision {revision} --port {port}' --poll 60"""
+
+
+def add(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("worker", help="evaluate PENDING requests from the submission queue",
+                       description=__doc__, epilog=EXAMPLE, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--db", help="DuckDB file (default: $TANAW_DB, else ~/.tanaw/tanaw.duckdb)")
+    p.add_argument("--name", default=f"{socket.gethostname()}-{os.getpid()}", help="worker name recorded on claims")
+    p.add_argument("--once", action="store_true", help="handle at most one request, then exit")
+    p.add_argument("--max-jobs", type=int, default=0, help="stop after N requests (0 = no limit)")
+    p.add_argument("--poll", type=float, default=30.0, help="seconds between queue checks when idle (default 30)")
+    p.add_argument("--exit-when-empty", action="store_true", help="exit instead of waiting when the queue is empty")
+    p.add_argument("-c", "--concurrency", type=int, default=8, help="requests in flight per run (default 8)")
+    p.add_argument("--data-dir", help="passed to `evaluator run --data-dir`")
+    p.add_argument("--serve-cmd", help="command serving a Hub model; {model}, {revision} and {port} are filled in")
+    p.add_argument("--serve-url", default="http://127.0.0.1:{port}/v1", help="base URL of --serve-cmd's server")
+    p.add_argument("--serve-timeout", type=float, default=900.0, help="seconds to wait for the server to answer")
+    p.add_argument("--job-timeout", type=float, default=24 * 3600.0, help="seconds before a run is stopped")
+    p.set_defaults(func=cmd_worker)
+
+
+def _open(path: str | None):
+    from store.writer_lock import writer
+
+    return writer(path)
+
+
+def _sync(con, action: str, message: str = "") -> None:
+    from store import hub
+
+    config = hub.HubConfig.from_env()
+    if not config.repo_id:
+        return
+    status = hub.pull(con, config) if action == "pull" else hub.push(con, message, config)
+    print(f"hub: {status.message}", file=sys.stderr)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_ready(url: str, proc: subprocess.Popen, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the model server exited with code {proc.returncode} before answering")
+        with contextlib.suppress(OSError):
+            with urllib.request.urlopen(f"{url}/models", timeout=5) as r:
+                if r.status == 200:
+                    return
+        time.sleep(0.5)
+    raise RuntimeError(f"the model server did not answer {url}/models within {timeout:.0f}s")
+
+
+@contextlib.contextmanager
+def served(sub, args) -> Iterator[tuple[str, str | None]]:
+    """(base URL, served model name) for a request; starts and stops --serve-cmd for Hub models."""
+    if sub.backend == "openai":
+        yield sub.base_url, sub.hub_model
+        return
+    if not args.serve_cmd:
+        raise RuntimeError("this worker cannot serve Hub models: start it with --serve-cmd (e.g. vLLM)")
+    port = _free_port()
+    fill = {"model": sub.hub_model, "revision": sub.revision or "main", "port": port}
+    cmd = [part.format(**fill) for part in shlex.split(args.serve_cmd)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        url = args.serve_url.format(**fill)
+        _wait_ready(url, proc, args.serve_timeout)
+        yield url, sub.hub_model
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def run_command(sub, url: str, served_model: str | None, args) -> list[str]:
+    """The `evaluator run` command line for a request."""
+    cmd = [sys.executable, "-m", "evaluator.cli.run", "--model", sub.model_id, "--base-url", url,
+           "-c", str(args.concurrency), "--no-progress"]
+    for flag, value in (("--served-model", served_model), ("--api-key-env", sub.api_key_env),
+                        ("--tasks", sub.tasks), ("--langs", sub.langs), ("--prompt-lang", sub.prompt_langs),
+                        ("--limit", sub.item_limit), ("--db", args.db), ("--data-dir", args.data_dir)):
+        if value:
+            cmd += [flag, str(value)]
+    return cmd
+
+
+def handle(sub, args) -> tuple[bool, str]:
+    """Run one claimed request; (succeeded, message)."""
+    try:
+        with served(sub, args) as (url, served_model):
+            res = subprocess.run(run_command(sub, url, served_model, args), capture_output=True, text=True,
+                                 timeout=args.job_timeout)
+    except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
+        return False, str(e)
+    tail = "\n".join((res.stderr or res.stdout).strip().splitlines()[-15:])
+    if res.returncode == 0:
+        return True, ""
+    return res.returncode == 1, f"`evaluator run` exited with {res.returncode}: {tail}"
+
+
+def _stored(con, model_id: str) -> int:
+    return con.execute("SELECT count(*) FROM predictions p JOIN runs r USING (run_id) WHERE r.model_id = ? "
+                       "AND r.source = 'evaluated'", [model_id]).fetchone()[0]
+
+
+def work_one(args) -> bool:
+    """Claim and run one request; False when the queue is empty."""
+    from store import queue
+
+    with _open(args.db) as con:
+        _sync(con, "pull")
+        sub = queue.claim_next(con, args.name)
+        if sub is None:
+            return False
+        _sync(con, "push", f"Queue: {sub.model_id} RUNNING ({sub.request_id})")
+    print(f"worker: running {sub.model_id} ({sub.request_id})", file=sys.stderr)
+    ok, message = handle(sub, args)
+    with _open(args.db) as con:
+        n = _stored(con, sub.model_id)
+        done = queue.finish(con, sub.request_id, n, message or None) if ok and n else \
+            queue.fail(con, sub.request_id, message or "the run stored no answers")
+        _sync(con, "push", f"Queue: {sub.model_id} {done.status} ({sub.request_id})")
+    print(f"worker: {sub.model_id} {done.status}, {n} answers stored" + (f": {message}" if message else ""),
+          file=sys.stderr)
+    return True
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    from store import queue
+
+    with _open(args.db) as con:
+        released = queue.release_stale(con, args.name)
+    if released:
+        print(f"worker: {released} request(s) left RUNNING by {args.name} put back to PENDING", file=sys.stderr)
+    done = 0
+    while True:
+        if work_one(args):
+            done += 1
+            if args.once or (args.max_jobs and done >= args.max_jobs):
+                return 0
+        elif args.once or args.exit_when_empty:
+            print("worker: queue empty", file=sys.stderr)
+            return 0
+        else:
+            time.sleep(args.poll)

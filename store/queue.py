@@ -1,0 +1,173 @@
+"""The submission queue: evaluation requests with status PENDING -> RUNNING -> FINISHED | FAILED.
+
+A model developer submits a model served at an OpenAI-compatible endpoint or a Hub model id; `python -m evaluator
+worker` claims the oldest PENDING request (atomically, so two workers never take the same one), runs it and marks
+it FINISHED or FAILED. API keys are never stored: a request names the environment variable the worker reads.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, fields
+from datetime import datetime
+from urllib.parse import urlsplit
+
+import duckdb
+
+STATUSES = ("PENDING", "RUNNING", "FINISHED", "FAILED")
+BACKENDS = ("openai", "hub")
+_ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]{0,63}")
+_HUB_ID = re.compile(r"[\w.-]{1,96}/[\w.-]{1,96}")
+_CSV = re.compile(r"[\w.,-]{0,500}")
+
+
+class QueueError(ValueError):
+    """A request that cannot be queued, naming the field at fault."""
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One evaluation request as stored."""
+
+    request_id: str
+    """Hash of the request's settings and submission time."""
+    model_id: str
+    """Name shown on the leaderboard."""
+    backend: str
+    """"openai" (an OpenAI-compatible endpoint) or "hub" (a Hub model the worker serves itself)."""
+    base_url: str | None = None
+    """Endpoint including /v1, for backend "openai"."""
+    hub_model: str | None = None
+    """Hub repo id, for backend "hub" (or the served model name at an endpoint)."""
+    revision: str | None = None
+    """Hub revision (commit or branch) for backend "hub"."""
+    api_key_env: str | None = None
+    """Name of the environment variable holding the endpoint's key on the worker (never the key)."""
+    tasks: str | None = None
+    """Comma list of task ids or families; None = all."""
+    langs: str | None = None
+    """Comma list of languages; None = every language of each task."""
+    prompt_langs: str | None = "en,native"
+    """Comma list of prompt languages."""
+    item_limit: int | None = None
+    """At most this many items per task and language (None = all)."""
+    submitter: str | None = None
+    note: str | None = None
+    status: str = "PENDING"
+    worker: str | None = None
+    """Worker that claimed the request."""
+    error: str | None = None
+    """Why a request FAILED."""
+    n_results: int | None = None
+    """Answers stored by the run."""
+    created_at: datetime | None = None
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+
+COLUMNS = tuple(f.name for f in fields(Submission))
+
+
+def _check(sub: Submission) -> None:
+    if not sub.model_id.strip() or len(sub.model_id) > 200:
+        raise QueueError("model_id: required, at most 200 characters")
+    if sub.backend not in BACKENDS:
+        raise QueueError(f"backend: must be one of {BACKENDS}, not {sub.backend!r}")
+    if sub.backend == "openai":
+        url = urlsplit(sub.base_url or "")
+        if url.scheme not in ("http", "https") or not url.netloc:
+            raise QueueError(f"base_url: an http(s) URL is required for an OpenAI-compatible endpoint, "
+                             f"not {sub.base_url!r}")
+    if sub.backend == "hub" and not _HUB_ID.fullmatch(sub.hub_model or ""):
+        raise QueueError(f"hub_model: a Hub model id like 'org/name' is required, not {sub.hub_model!r}")
+    if sub.api_key_env and not _ENV_NAME.fullmatch(sub.api_key_env):
+        raise QueueError("api_key_env: the NAME of an environment variable (A-Z, 0-9, _), never the key itself")
+    for name in ("tasks", "langs", "prompt_langs", "revision"):
+        if getattr(sub, name) and not _CSV.fullmatch(getattr(sub, name)):
+            raise QueueError(f"{name}: letters, digits, '.', '_', '-' and commas only")
+    if sub.item_limit is not None and sub.item_limit < 1:
+        raise QueueError("item_limit: a positive number of items, or empty for all")
+
+
+def _from_row(row) -> Submission:
+    return Submission(*row)
+
+
+def submit(con: duckdb.DuckDBPyConnection, sub: Submission) -> tuple[Submission, bool]:
+    """Queue `sub` as PENDING; returns (stored request, created?). An identical request still PENDING or RUNNING
+    is returned instead of a duplicate."""
+    _check(sub)
+    same = ("model_id", "backend", "base_url", "hub_model", "revision", "tasks", "langs", "prompt_langs",
+            "item_limit")
+    where = " AND ".join(f"{c} IS NOT DISTINCT FROM ?" for c in same)
+    dup = con.execute(f"SELECT {', '.join(COLUMNS)} FROM submissions WHERE status IN ('PENDING', 'RUNNING') "
+                      f"AND {where} ORDER BY created_at LIMIT 1", [getattr(sub, c) for c in same]).fetchone()
+    if dup:
+        return _from_row(dup), False
+    now = datetime.now()
+    rid = hashlib.sha256(json.dumps([getattr(sub, c) for c in same] + [now.isoformat()]).encode()).hexdigest()[:16]
+    keep = [c for c in COLUMNS if c not in ("request_id", "status", "created_at")]
+    con.execute(f"INSERT INTO submissions (request_id, status, created_at, {', '.join(keep)}) "
+                f"VALUES (?, 'PENDING', ?, {', '.join('?' for _ in keep)})",
+                [rid, now, *[getattr(sub, c) for c in keep]])
+    return get(con, rid), True
+
+
+def get(con: duckdb.DuckDBPyConnection, request_id: str) -> Submission:
+    """The stored request; KeyError when unknown."""
+    row = con.execute(f"SELECT {', '.join(COLUMNS)} FROM submissions WHERE request_id = ?", [request_id]).fetchone()
+    if row is None:
+        raise KeyError(f"no submission {request_id!r}")
+    return _from_row(row)
+
+
+def listing(con: duckdb.DuckDBPyConnection, status: str | None = None) -> list[Submission]:
+    """Requests, oldest first, optionally of one status."""
+    rows = con.execute(f"SELECT {', '.join(COLUMNS)} FROM submissions WHERE ? IS NULL OR status = ? "
+                       "ORDER BY created_at, request_id", [status, status]).fetchall()
+    return [_from_row(r) for r in rows]
+
+
+def claim_next(con: duckdb.DuckDBPyConnection, worker: str) -> Submission | None:
+    """Mark the oldest PENDING request RUNNING for `worker` and return it; None when the queue is empty."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        row = con.execute("SELECT request_id FROM submissions WHERE status = 'PENDING' "
+                          "ORDER BY created_at, request_id LIMIT 1").fetchone()
+        if row:
+            con.execute("UPDATE submissions SET status = 'RUNNING', worker = ?, started_at = current_timestamp, "
+                        "error = NULL WHERE request_id = ? AND status = 'PENDING'", [worker, row[0]])
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return get(con, row[0]) if row else None
+
+
+def _close(con: duckdb.DuckDBPyConnection, request_id: str, status: str, error: str | None,
+           n_results: int | None) -> Submission:
+    if get(con, request_id).status != "RUNNING":
+        raise QueueError(f"request {request_id} is not RUNNING")
+    con.execute("UPDATE submissions SET status = ?, error = ?, n_results = ?, finished_at = current_timestamp "
+                "WHERE request_id = ?", [status, error, n_results, request_id])
+    return get(con, request_id)
+
+
+def finish(con: duckdb.DuckDBPyConnection, request_id: str, n_results: int | None = None,
+           warning: str | None = None) -> Submission:
+    """RUNNING -> FINISHED, with a warning kept in `error` when some answers failed."""
+    return _close(con, request_id, "FINISHED", warning[:2000] if warning else None, n_results)
+
+
+def fail(con: duckdb.DuckDBPyConnection, request_id: str, error: str) -> Submission:
+    """RUNNING -> FAILED with the reason (first 2000 characters)."""
+    return _close(con, request_id, "FAILED", error[:2000], None)
+
+
+def release_stale(con: duckdb.DuckDBPyConnection, worker: str) -> int:
+    """Put requests left RUNNING by `worker` (it died mid-run) back to PENDING; returns how many."""
+    n = con.execute("SELECT count(*) FROM submissions WHERE status = 'RUNNING' AND worker = ?", [worker]).fetchone()[0]
+    con.execute("UPDATE submissions SET status = 'PENDING', started_at = NULL WHERE status = 'RUNNING' "
+                "AND worker = ?", [worker])
+    return n
