@@ -135,13 +135,15 @@ def _bootstrap(spec: MetricSpec, rows: Sequence[_Row], n_boot: int, seed: int) -
         means = np.array([np.mean([r.result.scores.get(spec.name, 0.0) for r in by_item[i]]) for i in ids])
         stats = means[draws].mean(axis=1)
     else:
+        triples = {i: [(r.result.prediction.run, t) for r, t in zip(by_item[i], _triples(by_item[i]))] for i in ids}
         stats = []
         for draw in draws:
-            resampled = []
-            for k, j in enumerate(draw):  # re-key duplicates so pairing metrics see them as distinct items
-                resampled.extend(_Row(r.item, r.result, r.gold, {**r.extras, "item_id": (ids[j], k)})
-                                 for r in by_item[ids[j]])
-            stats.append(_value(spec, resampled))
+            runs: dict[int, list[tuple]] = defaultdict(list)
+            for j in draw:
+                for run, t in triples[ids[j]]:
+                    runs[run].append(t)
+            vals = [v for v in (spec.corpus(ts) for ts in runs.values()) if not math.isnan(v)]
+            stats.append(float(np.mean(vals)) if vals else float("nan"))
         stats = np.array([s for s in stats if not math.isnan(s)])
     if len(stats) == 0:
         return (float("nan"), float("nan"))

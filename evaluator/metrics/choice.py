@@ -33,17 +33,18 @@ def order_consistency(rows: Sequence[tuple]) -> float:
     """Share of (item, run, prompt) pairs asked in both orders whose chosen option is the same both times.
 
     The letter given in order "ba" is flipped back before comparing; an unparseable answer is inconsistent.
+    An item present several times (bootstrap resamples) pairs its k-th "ab" row with its k-th "ba" row.
     NaN when no item was asked in both orders.
     """
-    seen: dict[tuple, dict[str, str | None]] = defaultdict(dict)
+    seen: dict[tuple, dict[str, list]] = defaultdict(lambda: {"ab": [], "ba": []})
     for answer, _gold, extras in rows:
         key = (extras.get("item_id"), extras.get("run"), extras.get("prompt_lang"))
-        seen[key][extras.get("order", "ab")] = answer
-    pairs = [v for v in seen.values() if "ab" in v and "ba" in v]
+        seen[key]["ba" if extras.get("order") == "ba" else "ab"].append(answer)
+    pairs = [p for v in seen.values() for p in zip(v["ab"], v["ba"])]
     if not pairs:
         return float("nan")
-    ok = sum(1 for v in pairs if v["ab"] is not None and v["ba"] is not None
-             and v["ab"].upper() == FLIP.get(v["ba"].upper(), v["ba"].upper()))
+    ok = sum(1 for ab, ba in pairs if ab is not None and ba is not None
+             and ab.upper() == FLIP.get(ba.upper(), ba.upper()))
     return ok / len(pairs)
 
 
