@@ -25,10 +25,10 @@ def split_system(system: str) -> tuple[str, str]:
 
 @query
 def compare_cells(con) -> pd.DataFrame:
-    """Every (task, lang) with runs, with its number of models and items answered."""
+    """Every scored (task, lang) with its number of models and prompt languages (open-ended tasks excluded)."""
     return con.execute("""
-        SELECT r.task, r.lang, count(DISTINCT r.model_id) AS n_models, count(DISTINCT r.prompt_lang) AS n_prompt_langs
-        FROM runs r WHERE NOT r.superseded GROUP BY ALL ORDER BY r.task, r.lang""").df()
+        SELECT task, lang, count(DISTINCT model_id) AS n_models, count(DISTINCT prompt_lang) AS n_prompt_langs
+        FROM aggregates WHERE status = 'ok' AND value IS NOT NULL GROUP BY ALL ORDER BY task, lang""").df()
 
 
 @query
@@ -117,7 +117,8 @@ def compare_slice(con, *, task: str, lang: str, systems: tuple[str, ...], metric
                AND bool_and(s.value >= 1) FILTER (WHERE r.prompt_lang = 'en')
                    <> bool_and(s.value >= 1) FILTER (WHERE r.prompt_lang = 'native')),
         wide AS (SELECT item_id, {cols} FROM rows GROUP BY item_id)
-        SELECT wide.item_id, left(array_to_string(json_extract_string(i.inputs, '$.*'), ' | '), 200) AS input, wide.* EXCLUDE (item_id)
+        SELECT wide.item_id, left(array_to_string(json_extract_string(i.inputs, '$.*'), ' | '), 200) AS input,
+               wide.* EXCLUDE (item_id)
         FROM wide JOIN items i ON i.task = ? AND i.lang = ? AND i.item_id = wide.item_id
         WHERE {' AND '.join(conds)} {search_sql}
         ORDER BY wide.item_id LIMIT ?"""

@@ -122,7 +122,8 @@ def lindsea_drill(con, *, model: str, lang: str, depth: int = 3, branch: str | N
               AND list_contains(?, s.metric)
             GROUP BY ALL)
         SELECT {keys}, prompt_lang, count(*) AS n, sum(value) AS correct, 100 * avg(value) AS value,
-               {wilson_sql('sum(value)', 'count(*)')}, max(chance) AS chance, 100 * avg(value) < max(chance) AS below_chance
+               {wilson_sql('sum(value)', 'count(*)')}, max(chance) AS chance,
+               100 * avg(value) < max(chance) AS below_chance
         FROM per_item {where}
         GROUP BY ALL ORDER BY ALL""", params).df()
 

@@ -48,10 +48,11 @@ def model_extremes(con, *, model: str, side: str = "strength", k: int = 5) -> pd
 
 @query
 def model_parse_failures(con, *, model: str) -> pd.DataFrame:
-    """Instruction-following failures per language and prompt language: answers, unparsed, failure percentage."""
+    """Instruction-following failures per language and prompt language: answers, unparsed, fail_pct, share."""
     return con.execute("""
         SELECT r.lang, r.prompt_lang, count(*) AS answers, count(*) FILTER (WHERE NOT p.parsed) AS unparsed,
-               100.0 * count(*) FILTER (WHERE NOT p.parsed) / count(*) AS fail_pct
+               100.0 * count(*) FILTER (WHERE NOT p.parsed) / count(*) AS fail_pct,
+               (count(*) FILTER (WHERE NOT p.parsed))::VARCHAR || '/' || count(*)::VARCHAR AS share
         FROM runs r JOIN predictions p ON p.run_id = r.run_id
         WHERE r.model_id = ? AND NOT r.superseded AND r.task NOT LIKE 'cultural-%'
         GROUP BY ALL ORDER BY r.lang, r.prompt_lang""", [model]).df()

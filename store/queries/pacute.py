@@ -95,3 +95,15 @@ def pacute_suite(con, *, models: tuple[str, ...], fmt: str = "mcq", metric: str 
           AND a.prompt_lang = CASE WHEN list_contains(?, stem) THEN 'en' ELSE ? END
         ORDER BY kind DESC, a.task, a.model_id""",
                        [controls, f"%-{fmt}", list(models), metric, controls, prompt_lang]).df()
+
+
+@query
+def pacute_ceiling(con, *, models: tuple[str, ...], fmt: str = "mcq", metric: str = "mcq_acc") -> pd.DataFrame:
+    """Per model, the mean score over the control benchmarks (English prompt): the character-level ceiling."""
+    return con.execute("""
+        SELECT model_id, avg(value) AS ceiling, string_agg(regexp_extract(task, '^pacute-(.*)-(mcq|gen)$', 1), ', '
+               ORDER BY task) AS controls, sum(n) AS n
+        FROM aggregates
+        WHERE list_contains(?, regexp_extract(task, '^pacute-(.*)-(mcq|gen)$', 1)) AND task LIKE ?
+          AND list_contains(?, model_id) AND metric = ? AND prompt_lang = 'en' AND value IS NOT NULL
+        GROUP BY model_id ORDER BY model_id""", [list(CONTROL_STEMS), f"%-{fmt}", list(models), metric]).df()

@@ -1,0 +1,43 @@
+"""Model filters shared by every page (size, type, open/closed, SEA-tuned, search), kept in the URL.
+
+    filters = model_filters()                         # sidebar widgets bound to ?size=&type=&weights=&sea=&search=
+    models = filtered_models(filters, "lindsea-")     # model ids passing them (the store does the filtering)
+    df = apply_filters(df, filters)                   # boolean mask on a frame with a model_id column
+"""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from store.cached import q
+from store.queries.explore import SIZE_BUCKETS
+
+ANY = "any"
+KEYS = ("size", "type", "weights", "sea", "search")
+"""Query-parameter names of the shared filters."""
+
+
+def model_filters(container=None) -> dict:
+    """Render the filters (in the sidebar by default) and return them as store query parameters."""
+    box = container if container is not None else st.sidebar
+    with box:
+        st.markdown("**Model filters**")
+        size = st.selectbox("Size", (ANY, *SIZE_BUCKETS, "unknown"), key="size", bind="query-params")
+        model_type = st.selectbox("Type", (ANY, "base", "instruct", "reasoning"), key="type", bind="query-params")
+        weights = st.selectbox("Weights", (ANY, "open", "closed"), key="weights", bind="query-params")
+        sea = st.selectbox("SEA-tuned", (ANY, "yes", "no"), key="sea", bind="query-params")
+        search = st.text_input("Search models", key="search", bind="query-params",
+                               placeholder="name, family or organisation")
+    return {"size": None if size == ANY else size, "model_type": None if model_type == ANY else model_type,
+            "weights": None if weights == ANY else weights, "sea_tuned": None if sea == ANY else sea == "yes",
+            "search": search.strip() or None}
+
+
+def filtered_models(filters: dict, task_prefix: str | None = None) -> list[str]:
+    """Model ids passing `filters` (and with runs of tasks starting with `task_prefix`)."""
+    return q("explore_models", **filters, task_prefix=task_prefix)["model_id"].tolist()
+
+
+def apply_filters(df: pd.DataFrame, filters: dict, column: str = "model_id") -> pd.DataFrame:
+    """Rows of `df` whose `column` names a model passing `filters` (a boolean mask, no reshaping)."""
+    return df[df[column].isin(filtered_models(filters))]

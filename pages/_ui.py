@@ -1,0 +1,108 @@
+"""Small layout helpers shared by the explorer pages: downloadable tables, score columns, safe text diffs."""
+from __future__ import annotations
+
+import difflib
+import re
+
+import pandas as pd
+import streamlit as st
+
+LANG_NAMES = {"id": "Indonesian", "vi": "Vietnamese", "th": "Thai", "ta": "Tamil", "tl": "Filipino", "en": "English"}
+"""Display names of language codes."""
+
+PROMPT_NAMES = {"en": "English prompt", "native": "Native prompt"}
+"""Display names of prompt languages."""
+
+SCORE_COLUMNS = {
+    "value": st.column_config.NumberColumn("score", format="%.1f", help="0-100"),
+    "ci_low": st.column_config.NumberColumn("95% CI low", format="%.1f"),
+    "ci_high": st.column_config.NumberColumn("95% CI high", format="%.1f"),
+    "chance": st.column_config.NumberColumn("chance", format="%.0f"),
+    "n": st.column_config.NumberColumn("n", format="%d", help="answers scored"),
+    "parse_fail_pct": st.column_config.NumberColumn("unparsed %", format="%.1f"),
+    "below_chance": st.column_config.CheckboxColumn("below chance"),
+}
+"""Column formats for score tables: every score is shown with its interval and n."""
+
+
+def table(df: pd.DataFrame, name: str, *, columns: dict | None = None, height: int | str = "auto") -> None:
+    """A dataframe with a CSV download button under it."""
+    st.dataframe(df, hide_index=True, column_config={**SCORE_COLUMNS, **(columns or {})}, height=height)
+    st.download_button(f"Download {name} (CSV)", df.to_csv(index=False).encode(), file_name=f"{name}.csv",
+                       mime="text/csv", key=f"dl_{name}", icon=":material/download:")
+
+
+def score_text(value: float | None, lo: float | None, hi: float | None, n: int | None,
+               chance: float | None = None) -> str:
+    """"72.5 (95% CI 61.3-80.8, n=80)", marked when below chance; "not scored" for missing values."""
+    if value is None or pd.isna(value):
+        return "not scored"
+    ci = f"95% CI {lo:.1f}-{hi:.1f}, " if lo is not None and not pd.isna(lo) else ""
+    below = " — below chance" if chance is not None and not pd.isna(chance) and value < chance else ""
+    return f"{value:.1f} ({ci}n={int(n)}){below}"
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$=&\"'])")
+
+
+def md_escape(text: object) -> str:
+    """Backslash-escape every Markdown/HTML-significant character so untrusted text shows literally."""
+    if text is None or (isinstance(text, float) and pd.isna(text)):
+        return ""
+    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", "  \n")
+
+
+def _tokens(text: str, lang: str | None) -> list[str]:
+    if lang == "th":
+        from pythainlp.tokenize import word_tokenize
+
+        return word_tokenize(text, keep_whitespace=True)
+    return re.findall(r"\w+|[^\w\s]|\s+", text)
+
+
+def _highlight(chunk: str, colour: str) -> str:
+    """Escaped `chunk` with its non-blank middle on a coloured background (surrounding spaces kept plain)."""
+    core = chunk.strip()
+    if not core:
+        return md_escape(chunk)
+    lead, trail = chunk[:len(chunk) - len(chunk.lstrip())], chunk[len(chunk.rstrip()):]
+    return f"{lead}:{colour}-background[{md_escape(core)}]{trail}"
+
+
+def word_diff(a: str, b: str, lang: str | None = None) -> tuple[str, str]:
+    """Markdown of `a` and of `b` with the words that differ highlighted (red in a, green in b), all escaped."""
+    ta, tb = _tokens(a or "", lang), _tokens(b or "", lang)
+    left, right = [], []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=ta, b=tb, autojunk=False).get_opcodes():
+        sa, sb = "".join(ta[i1:i2]), "".join(tb[j1:j2])
+        if op == "equal":
+            left.append(md_escape(sa))
+            right.append(md_escape(sb))
+            continue
+        left.append(_highlight(sa, "red"))
+        right.append(_highlight(sb, "green"))
+    return "".join(left), "".join(right)
+
+
+def md_code(text: object) -> str:
+    """Inline code span for untrusted text (code spans render nothing inside; backticks get a longer fence)."""
+    body = md_escape(text) if text is None or isinstance(text, float) else str(text).replace("\n", " ")
+    fence = "``" if "`" in body else "`"
+    return f"{fence} {body} {fence}" if fence == "``" else f"`{body}`"
+
+
+def answer_text(answer: object) -> str:
+    """An extracted answer for display, escaped; "unparseable" when it could not be parsed."""
+    return md_escape(answer) if isinstance(answer, str) else "unparseable"
+
+
+def mark(right: bool | None) -> str:
+    """✓ / ✗ / – for right, wrong, unknown."""
+    if right is None or pd.isna(right):
+        return "–"
+    return "✓ right" if right else "✗ wrong"
+
+
+def empty_state(what: str, how: str) -> None:
+    """Explain an empty view: what is missing and how to get it."""
+    st.info(f"{what} {how}", icon=":material/info:")

@@ -1,0 +1,109 @@
+"""Compare: the same item across 2-4 systems (model × prompt language), with prompts, raw outputs and scores."""
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from pages._filters import filtered_models, model_filters
+from pages._ui import answer_text, empty_state, mark, md_code, md_escape, table, word_diff
+from store.cached import q
+from store.queries.compare import LABELS, SLICES
+
+SLICE_NAMES = {"all": "all items", "a_right_b_wrong": "A right, B wrong", "a_wrong_b_right": "A wrong, B right",
+               "all_wrong": "all wrong", "any_wrong": "any wrong", "unparseable": "unparseable output",
+               "prompt_disagree": "EN and native prompt disagree"}
+
+st.title("Compare generations")
+st.caption("Pick a task and language, then 2-4 systems (a model with the English or native prompt). Each item shows "
+           "the prompt as sent, the reference, each raw output, the extracted answer and its score. An item is "
+           "right for a system when every answer (option orders, runs) scored 1.")
+
+allowed = set(filtered_models(model_filters()))
+cells = q("compare_cells")
+if cells.empty or not allowed:
+    empty_state("Nothing to compare yet.", "Ingest results for at least one model (and clear the model filters).")
+    st.stop()
+
+c1, c2, c3 = st.columns([2, 1, 1])
+task = c1.selectbox("Task", sorted(cells["task"].unique()), key="task", bind="query-params")
+lang = c2.selectbox("Language", sorted(cells.loc[cells["task"] == task, "lang"]), key="lang", bind="query-params")
+metrics = q("compare_metrics", task=task, lang=lang)
+if metrics.empty:
+    empty_state(f"{task} ({lang}) has no per-item scores.", "Open-ended tasks are compared on the Cultural page.")
+    st.stop()
+metric = c3.selectbox("Metric", metrics["metric"].tolist(), key="metric", bind="query-params",
+                      help="Headline metric first; right/wrong needs a 0/1 metric.")
+
+systems_df = q("compare_systems", task=task, lang=lang)
+options = [s for s, m in zip(systems_df["system"], systems_df["model_id"]) if m in allowed]
+systems = st.multiselect("Systems (model|prompt language), in order A, B, C, D", options, default=options[:2],
+                         key="sys", bind="query-params", max_selections=len(LABELS))
+if not systems:
+    empty_state("No system selected.", "Choose two to four systems above.")
+    st.stop()
+chosen = tuple(systems)
+
+c4, c5 = st.columns([1, 2])
+slice_ = c4.selectbox("Show items", SLICES, key="slice", bind="query-params",
+                      help="; ".join(f"{k}: {v}" for k, v in SLICE_NAMES.items()))
+search = c5.text_input("Search inputs and outputs", key="q", bind="query-params")
+sliced = q("compare_slice", task=task, lang=lang, systems=chosen, metric=metric, slice=slice_,
+           search=search.strip() or None)
+st.markdown(f"**{len(sliced)} items** ({md_escape(SLICE_NAMES[slice_])}) · " + " · ".join(
+    f"{label} = {md_escape(s)}" for label, s in zip(LABELS, chosen)))
+table(sliced, f"compare_{task}_{lang}_{slice_}", height=240)
+
+if sliced.empty:
+    empty_state("No item matches.", "Widen the item filter or clear the search.")
+    st.stop()
+
+failing = q("compare_slice", task=task, lang=lang, systems=chosen, metric=metric, slice="any_wrong",
+            search=search.strip() or None)["item_id"].tolist()
+ids = sliced["item_id"].tolist()
+
+
+def _next_failing() -> None:
+    current = st.session_state.get("item")
+    later = [i for i in failing if current is None or i > current]
+    if later or failing:
+        st.session_state["item"] = (later or failing)[0]
+
+
+c6, c7 = st.columns([3, 1])
+item_id = c6.selectbox("Item", ids, key="item", bind="query-params")
+c7.button("Next failing item", on_click=_next_failing, disabled=not failing, icon=":material/skip_next:")
+
+item = q("compare_item", task=task, lang=lang, item_id=item_id)
+if item.empty:
+    st.stop()
+meta = item.iloc[0]
+with st.container(border=True):
+    st.markdown(f"**Item {md_code(item_id)}** · gold: {md_code(json.loads(meta.gold) if meta.gold else '')}"
+                + (f" · flags: {md_escape(meta.warnings)}" if meta.warnings else ""))
+    st.code(json.dumps(json.loads(meta.inputs), ensure_ascii=False, indent=1), language=None, wrap_lines=True)
+
+outputs = q("compare_outputs", task=task, lang=lang, item_id=item_id, systems=chosen, metric=metric)
+first_output: dict[str, str] = {}
+cols = st.columns(len(chosen))
+for col, label, system in zip(cols, LABELS, chosen):
+    rows = outputs[outputs["label"] == label]
+    with col:
+        st.markdown(f"**{label} · {md_escape(system)}**")
+        if rows.empty:
+            st.caption("No answer to this item.")
+        for r in rows.itertuples():
+            st.markdown(f"order {r.ord} · run {r.run_no} · {mark(r.right)} · score "
+                        f"{'–' if r.score != r.score else f'{r.score:.2f}'} · answer: {answer_text(r.answer)}")
+            with st.expander("Prompt as sent"):
+                st.code(r.prompt or "(not recorded)", language=None, wrap_lines=True)
+            st.code(r.output if isinstance(r.output, str) else "(no text output: scored by option log-probability)",
+                    language=None, wrap_lines=True)
+            if isinstance(r.output, str):
+                first_output.setdefault(label, r.output)
+
+if {"A", "B"} <= set(first_output):
+    st.markdown("**Word-level difference, A vs B** (first answer of each; red only in A, green only in B)")
+    da, db = word_diff(first_output["A"], first_output["B"], lang)
+    st.markdown(f"A: {da or '(empty)'}")
+    st.markdown(f"B: {db or '(empty)'}")

@@ -1,0 +1,73 @@
+"""Cultural probes: each model's answer to the same open question side by side, and human ratings."""
+from __future__ import annotations
+
+import streamlit as st
+
+from pages._filters import filtered_models, model_filters
+from pages._ui import empty_state, md_escape, table
+from store import ratings
+from store.cached import clear, connection, q
+
+st.title("Cultural probes")
+st.caption("Open questions on proverbs, customs and culture asked in the native language (BHASA cultural "
+           "representation). There is no gold answer: read the responses side by side and upload human ratings.")
+
+available = filtered_models(model_filters(), "cultural-")
+c1, c2 = st.columns([1, 3])
+lang = c1.selectbox("Language", ("id", "ta"), key="lang", bind="query-params", help="id Indonesian, ta Tamil")
+items = q("cultural_items", lang=lang)
+if items.empty:
+    empty_state(f"No cultural probes stored for {lang}.", "Ingest cultural-representation results first.")
+    st.stop()
+labels = dict(zip(items["item_id"], items["category"] + " · " + items["target"].fillna("")))
+item_id = c2.selectbox("Probe", items["item_id"].tolist(), key="item", bind="query-params",
+                       format_func=lambda i: f"{i} · {labels.get(i, '')}")
+models = st.multiselect("Models", available, default=available[:4], key="models", bind="query-params",
+                        max_selections=4)
+
+probe = items[items["item_id"] == item_id].iloc[0]
+with st.container(border=True):
+    st.markdown(f"**Probe {md_escape(item_id)}** · {md_escape(probe['category'])} · {md_escape(probe['aspect'])}")
+    st.code(probe["prompt"] or "", language=None, wrap_lines=True)
+
+if not models:
+    empty_state("No model selected.", "Choose up to four models above (or clear the model filters).")
+else:
+    responses = q("cultural_responses", lang=lang, item_id=item_id, models=tuple(models))
+    cols = st.columns(len(models))
+    for col, model in zip(cols, models):
+        with col:
+            st.markdown(f"**{md_escape(model)}**")
+            mine = responses[responses["model_id"] == model]
+            if mine.empty:
+                st.caption("No response to this probe.")
+            for r in mine.itertuples():
+                st.caption(f"{r.prompt_lang} prompt · run {r.run_no}")
+                st.code(r.output if isinstance(r.output, str) else "(empty)", language=None, wrap_lines=True)
+
+st.subheader("Human ratings")
+summary = q("cultural_rating_summary", lang=lang)
+if summary.empty:
+    empty_state("No ratings uploaded yet for this language.",
+                "Upload a CSV with columns item, model, rater, one numeric column per criterion (e.g. accuracy, "
+                "fluency, sensitivity) and optionally lang.")
+else:
+    st.caption("Mean per model and criterion over all rated probes; n = ratings.")
+    table(summary, f"cultural_ratings_{lang}", columns={
+        "mean": st.column_config.NumberColumn(format="%.2f"), "sd": st.column_config.NumberColumn(format="%.2f")})
+    this = q("cultural_item_ratings", lang=lang, item_id=item_id)
+    if not this.empty:
+        st.markdown(f"Ratings of probe {md_escape(item_id)}")
+        table(this, f"cultural_ratings_{lang}_{item_id}")
+
+with st.expander("Upload ratings (CSV)"):
+    upload = st.file_uploader("Ratings file", type=["csv"], key="ratings_upload")
+    if upload is not None and st.button("Add ratings", key="ratings_add"):
+        try:
+            added = ratings.ingest_ratings(connection(), upload.getvalue(), upload.name)
+        except ratings.RatingsError as e:
+            st.error(str(e), icon=":material/error:")
+        else:
+            clear()
+            st.success(f"Added {added.n_rows} scores: {added.n_items} probes, {added.n_models} models, "
+                       f"{added.n_raters} raters, criteria {', '.join(added.criteria)}.")

@@ -1,0 +1,101 @@
+"""LINDSEA explorer: syntax / semantics / pragmatics (the paper's Figure 4) drilled down to subcategories."""
+from __future__ import annotations
+
+import plotly.express as px
+import streamlit as st
+
+from pages._filters import filtered_models, model_filters
+from pages._ui import (LANG_NAMES, PROMPT_NAMES, answer_text, empty_state, mark, md_code, md_escape, score_text,
+                       table, word_diff)
+from store.cached import q
+
+st.title("LINDSEA linguistic diagnostics")
+st.caption("Which linguistic phenomena break, per model and language. Scores are accuracy (0-100) with 95% Wilson "
+           "intervals over items; an item asked in both option orders scores the mean of the two. Chance is 50% "
+           "for the binary tasks.")
+
+models = filtered_models(model_filters(), "lindsea-")
+if not models:
+    empty_state("No model with LINDSEA results passes the filters.",
+                "Clear the model filters in the sidebar, or ingest LINDSEA results with `python -m evaluator ingest`.")
+    st.stop()
+
+c1, c2, c3 = st.columns([2, 1, 1])
+model = c1.selectbox("Model", models, key="model", bind="query-params")
+lang = c2.selectbox("Language", ("id", "ta"), key="lang", bind="query-params", help="id Indonesian, ta Tamil")
+prompt_lang = c3.radio("Prompt", ("en", "native"), key="prompt", bind="query-params", horizontal=True,
+                       help="en: the English prompt; native: the prompt in the item's language")
+
+st.subheader("Task scores, English vs native prompt")
+cells = q("lindsea_cells", model=model, lang=lang)
+if cells.empty:
+    empty_state(f"{model} has no LINDSEA scores in {LANG_NAMES[lang]}.", "Pick another language or model.")
+    st.stop()
+table(cells[["branch", "task", "prompt_lang", "metric", "value", "ci_low", "ci_high", "n", "chance",
+             "below_chance", "parse_fail_pct"]], f"lindsea_{model}_{lang}_tasks")
+
+st.subheader("Where it breaks")
+tree = q("lindsea_drill", model=model, lang=lang, depth=3)
+shape = tree[tree["prompt_lang"] == prompt_lang]
+left, right = st.columns([2, 3])
+with left:
+    fig = px.sunburst(shape, path=["branch", "phenomenon", "category", "subcategory"], values="n", color="value",
+                      color_continuous_scale="RdYlGn", range_color=(0, 100), color_continuous_midpoint=50,
+                      hover_data={"n": True, "value": ":.1f"})
+    fig.update_layout(margin=dict(t=10, l=0, r=0, b=0), height=420, coloraxis_colorbar=dict(title="acc."))
+    st.plotly_chart(fig, key="sunburst")
+    st.caption(f"Area = items, colour = accuracy with the {PROMPT_NAMES[prompt_lang].lower()} (red below 50%).")
+
+with right:
+    branches = sorted(tree["branch"].unique())
+    branch = st.selectbox("Branch", ("all", *branches), key="branch", bind="query-params")
+    level = {"branch": None, "phenomenon": None, "category": None}
+    depth = 0
+    if branch != "all":
+        level["branch"], depth = branch, 1
+        phenomena = sorted(tree.loc[tree["branch"] == branch, "phenomenon"].unique())
+        phen = st.selectbox("Phenomenon", ("all", *phenomena), key="phenomenon", bind="query-params")
+        if phen != "all":
+            level["phenomenon"], depth = phen, 2
+    bars = q("lindsea_drill", model=model, lang=lang, depth=depth, **level)
+    key = ("branch", "phenomenon", "category")[depth]
+    fig = px.bar(bars, y=key, x="value", color="prompt_lang", barmode="group", orientation="h",
+                 error_x=bars["ci_high"] - bars["value"], error_x_minus=bars["value"] - bars["ci_low"],
+                 text=bars["n"].map(lambda n: f"n={n}"), range_x=(0, 100),
+                 labels={"value": "accuracy (95% CI)", key: "", "prompt_lang": "prompt"},
+                 color_discrete_map={"en": "#3b6fb6", "native": "#e08a2c"})
+    fig.add_vline(x=50, line_dash="dash", line_color="#555", annotation_text="chance 50%",
+                  annotation_position="top")
+    fig.update_traces(textposition="inside", insidetextanchor="start")
+    fig.update_layout(height=max(260, 46 * len(bars) + 80), margin=dict(t=30, l=0, r=10, b=0),
+                      yaxis=dict(automargin=True), legend=dict(orientation="h", y=-0.15))
+    st.plotly_chart(fig, key="bars")
+    table(bars, f"lindsea_{model}_{lang}_{key}")
+
+st.subheader("Items")
+node = level["phenomenon"] or level["branch"] or "all items"
+items = q("lindsea_items", model=model, lang=lang, prompt_lang=prompt_lang, **level)
+wrong = items[~items["right_all"].fillna(False)]
+st.write(f"{len(items)} items under **{md_escape(node)}** with the {PROMPT_NAMES[prompt_lang].lower()}: "
+         f"{len(wrong)} answered wrongly in at least one option order (listed first).")
+table(items.drop(columns=["gold"]), f"lindsea_{model}_{lang}_items",
+      columns={"right_ab": st.column_config.CheckboxColumn("right (A=correct)"),
+               "right_ba": st.column_config.CheckboxColumn("right (swapped)"),
+               "right_all": st.column_config.CheckboxColumn("right in all orders"),
+               "unparsed": st.column_config.CheckboxColumn("unparsed")}, height=300)
+
+pairs = wrong[wrong["correct_sentence"].notna()].head(10)
+if not pairs.empty:
+    st.markdown("**Minimal pairs answered wrongly**: the words that differ are highlighted "
+                "(red: acceptable sentence, green: unacceptable one).")
+    for row in pairs.itertuples():
+        good, bad = word_diff(row.correct_sentence, row.wrong_sentence, lang)
+        with st.container(border=True):
+            st.markdown(f"{md_code(row.item_id)} · as asked: {mark(row.right_ab)} "
+                        f"(answer: {answer_text(row.answer_ab)}) · swapped: {mark(row.right_ba)} "
+                        f"(answer: {answer_text(row.answer_ba)})")
+            st.markdown(f"✓ {good}")
+            st.markdown(f"✗ {bad}")
+overall = [f"{r.task} ({r.prompt_lang}) {score_text(r.value, r.ci_low, r.ci_high, r.n, r.chance)}"
+           for r in cells.itertuples()]
+st.caption("Overall: " + "; ".join(overall))

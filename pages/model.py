@@ -1,0 +1,82 @@
+"""Model page: every cell with its interval and rank range, strengths and weaknesses, failures, provenance."""
+from __future__ import annotations
+
+import plotly.express as px
+import streamlit as st
+
+from pages._filters import filtered_models, model_filters
+from pages._ui import empty_state, md_escape, table
+from store.cached import q
+
+st.title("Model")
+models = filtered_models(model_filters())
+if not models:
+    empty_state("No model passes the filters.", "Clear the model filters in the sidebar.")
+    st.stop()
+model = st.selectbox("Model", models, key="model", bind="query-params")
+
+info = q("model_info", model=model).iloc[0]
+size = "size unknown" if info["params_b"] != info["params_b"] else f"{info['params_b']:g}B parameters"
+st.markdown(" · ".join(md_escape(x) for x in (
+    info["organisation"] or "organisation unknown", info["family"] or "family unknown", size,
+    info["model_type"] or "type unknown", f"{info['weights'] or 'unknown'} weights",
+    "SEA-tuned" if info["sea_tuned"] else "not SEA-tuned", f"origin: {info['origin']}")))
+
+cells = q("model_cells", model=model)
+st.subheader("Every cell")
+if cells.empty:
+    empty_state(f"{model} has no scored cells yet.", "Ingest or run an evaluation for it.")
+else:
+    st.caption("Headline metric per task and language. Rank range: best and worst rank this model can take given "
+               "the 95% intervals of every model in the same cell (1 = top). Delta: score minus the field median.")
+    table(cells, f"model_{model}_cells", columns={
+        "rank_best": st.column_config.NumberColumn("best rank", format="%d"),
+        "rank_worst": st.column_config.NumberColumn("worst rank", format="%d"),
+        "n_models": st.column_config.NumberColumn("models", format="%d"),
+        "field_median": st.column_config.NumberColumn("field median", format="%.1f"),
+        "delta": st.column_config.NumberColumn("delta", format="%+.1f")}, height=320)
+
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**Strengths** (furthest above the field median)")
+        strengths = q("model_extremes", model=model, side="strength")
+        if strengths.empty:
+            st.caption("No cell above the field median.")
+        else:
+            table(strengths, f"model_{model}_strengths", columns={"delta": st.column_config.NumberColumn(
+                "delta", format="%+.1f"), "field_median": st.column_config.NumberColumn("median", format="%.1f")})
+    with right:
+        st.markdown("**Weaknesses** (furthest below the field median)")
+        weaknesses = q("model_extremes", model=model, side="weakness")
+        if weaknesses.empty:
+            st.caption("No cell below the field median.")
+        else:
+            table(weaknesses, f"model_{model}_weaknesses", columns={"delta": st.column_config.NumberColumn(
+                "delta", format="%+.1f"), "field_median": st.column_config.NumberColumn("median", format="%.1f")})
+
+st.subheader("Instruction-following failures")
+fails = q("model_parse_failures", model=model)
+if fails.empty:
+    empty_state("No answers stored.", "")
+else:
+    st.caption("Share of answers whose output could not be parsed into an answer (a format failure), per "
+               "language and prompt language. Log-probability tasks never fail to parse.")
+    fig = px.bar(fails, x="lang", y="fail_pct", color="prompt_lang", barmode="group",
+                 text="share",
+                 labels={"fail_pct": "unparsed %", "lang": "language", "prompt_lang": "prompt"},
+                 color_discrete_map={"en": "#3b6fb6", "native": "#e08a2c"})
+    fig.update_layout(height=300, margin=dict(t=10, l=0, r=10, b=0))
+    st.plotly_chart(fig, key="fails")
+    table(fails, f"model_{model}_parse_failures",
+          columns={"fail_pct": st.column_config.NumberColumn("unparsed %", format="%.1f")})
+
+st.subheader("Data-quality flags on failed items")
+flags = q("model_failed_flags", model=model)
+if flags.empty:
+    st.caption("None of the items this model failed carries a data-quality flag.")
+else:
+    st.caption("Flags found while loading the data, on items this model got wrong: some failures may be the data's.")
+    table(flags, f"model_{model}_flags")
+
+st.subheader("Provenance")
+table(q("model_provenance", model=model), f"model_{model}_runs", height=280)

@@ -1,0 +1,104 @@
+"""PACUTE explorer: where Filipino word-structure competence collapses along the L0-L5 hierarchy."""
+from __future__ import annotations
+
+import plotly.express as px
+import streamlit as st
+
+from pages._filters import filtered_models, model_filters
+from pages._ui import empty_state, table
+from store.cached import q
+
+METRICS = {"MCQ": ("mcq_acc", "mcq_norm_acc"), "GEN": ("exact_match", "contains_match")}
+METRIC_NAMES = {"mcq_acc": "accuracy", "mcq_norm_acc": "length-normalised accuracy", "exact_match": "exact match",
+                "contains_match": "contains match"}
+
+st.title("PACUTE: Filipino word structure")
+st.caption("The hierarchy separates character skills (L0-L1) from morpheme skills (L2-L5). The paper's reading: "
+           "where L2 (morpheme decomposition) is at chance, L3-L5 are expected to collapse whatever L0-L1 show. "
+           "Points are means over items with 95% Wilson intervals; the controls (LangGame, multi-digit addition, "
+           "CUTE) are English character tasks and act as a ceiling.")
+
+available = filtered_models(model_filters(), "pacute-")
+if not available:
+    empty_state("No model with PACUTE results passes the filters.",
+                "Clear the model filters in the sidebar, or ingest pacute-bench results.")
+    st.stop()
+
+c1, c2, c3, c4 = st.columns([3, 1, 2, 1])
+models = c1.multiselect("Models", available, default=available[:4], key="models", bind="query-params",
+                        max_selections=6)
+fmt_label = c2.radio("Format", tuple(METRICS), key="fmt", bind="query-params")
+metric = c3.radio("Scoring", METRICS[fmt_label], key=f"metric_{fmt_label.lower()}", bind="query-params",
+                  horizontal=True, help="; ".join(f"{k}: {v}" for k, v in METRIC_NAMES.items()))
+prompt_lang = c4.radio("Prompt", ("en", "native"), key="prompt", bind="query-params")
+fmt = fmt_label.lower()
+if not models:
+    empty_state("No model selected.", "Choose one or more models above.")
+    st.stop()
+chosen = tuple(models)
+chance = 25.0 if fmt == "mcq" else None
+
+levels = q("pacute_levels", models=chosen, fmt=fmt, metric=metric, prompt_lang=prompt_lang)
+ceiling = q("pacute_ceiling", models=chosen, fmt=fmt, metric=metric)
+st.subheader(f"Hierarchy L0-L5 ({fmt.upper()}, {METRIC_NAMES[metric]})")
+if levels.empty:
+    empty_state("No hierarchical results for this format and prompt.", "Switch format or prompt language.")
+else:
+    fig = px.line(levels, x="level", y="value", color="model_id", markers=True,
+                  error_y=levels["ci_high"] - levels["value"], error_y_minus=levels["value"] - levels["ci_low"],
+                  text=levels["n"].map(lambda n: f"n={n}"), hover_data={"level_name": True, "n": True},
+                  labels={"value": f"{METRIC_NAMES[metric]} (95% CI)", "level": "", "model_id": "model"},
+                  range_y=(0, 105))
+    fig.update_traces(textposition="top right", textfont_size=10)
+    fig.update_xaxes(tickmode="array", tickvals=list(range(6)),
+                     ticktext=["L0 char<br>recognition", "L1 char<br>manipulation", "L2 morpheme<br>decomposition",
+                               "L3 morpheme<br>manipulation", "L4 morpheme<br>composition", "L5 multi-step"])
+    if chance is not None:
+        fig.add_hline(y=chance, line_dash="dash", line_color="#555", annotation_text="chance 25%",
+                      annotation_position="bottom right")
+    for row in ceiling.itertuples():
+        fig.add_hline(y=row.ceiling, line_dash="dot", line_color="#999",
+                      annotation_text=f"ceiling {row.model_id} ({row.controls}) {row.ceiling:.0f}",
+                      annotation_position="top left", annotation_font_size=10)
+    fig.update_layout(height=460, margin=dict(t=20, l=0, r=10, b=0), legend=dict(orientation="h", y=-0.22))
+    st.plotly_chart(fig, key="levels")
+    table(levels, f"pacute_levels_{fmt}_{metric}_{prompt_lang}")
+
+st.subheader("Diagnostic read-out (MCQ, chance 25%)")
+diag_metric = metric if fmt == "mcq" else "mcq_acc"
+diag = q("pacute_diagnosis", models=chosen, metric=diag_metric, prompt_lang=prompt_lang)
+if diag.empty or diag["l2_value"].isna().all():
+    empty_state("No MCQ hierarchy results to read.", "The read-out needs pacute-hierarchical-mcq scores.")
+for row in diag.dropna(subset=["l2_value"]).itertuples():
+    l2 = f"L2 {row.l2_value:.1f}% (95% CI {row.l2_ci_low:.1f}-{row.l2_ci_high:.1f}, n={int(row.l2_n)})"
+    if row.flag:
+        st.error(f"{row.model_id}: {l2} is at chance, and L3-L5 collapse as predicted (best {row.l3_5_max:.1f}%, "
+                 "every interval reaches 25%). Morpheme decomposition is missing.", icon=":material/flag:")
+    elif row.l2_at_chance:
+        st.warning(f"{row.model_id}: {l2} is at chance, yet some of L3-L5 are above it (best {row.l3_5_max:.1f}%):"
+                   " not the collapse the paper predicts; check those items.", icon=":material/help:")
+    else:
+        st.success(f"{row.model_id}: {l2} is above chance; decomposition is present.", icon=":material/check:")
+
+st.subheader("Level means")
+st.caption("Micro: all hierarchy items pooled. Macro: the mean of the six level means (each level weighs the same).")
+table(q("pacute_level_means", models=chosen, fmt=fmt, metric=metric, prompt_lang=prompt_lang),
+      f"pacute_level_means_{fmt}_{metric}", columns={"micro": st.column_config.NumberColumn(format="%.1f"),
+                                                      "macro": st.column_config.NumberColumn(format="%.1f")})
+
+st.subheader("Main suite and controls")
+suite = q("pacute_suite", models=chosen, fmt=fmt, metric=metric, prompt_lang=prompt_lang)
+if suite.empty:
+    empty_state("No main-suite or control scores for this format.", "Switch format or metric.")
+else:
+    fig = px.bar(suite, x="stem", y="value", color="model_id", barmode="group", pattern_shape="kind",
+                 pattern_shape_map={"suite": "", "control": "/"},
+                 error_y=suite["ci_high"] - suite["value"], error_y_minus=suite["value"] - suite["ci_low"],
+                 labels={"value": f"{METRIC_NAMES[metric]} (95% CI)", "stem": "", "model_id": "model",
+                         "kind": ""}, range_y=(0, 105), hover_data={"n": True})
+    if chance is not None:
+        fig.add_hline(y=chance, line_dash="dash", line_color="#555", annotation_text="chance 25%")
+    fig.update_layout(height=380, margin=dict(t=20, l=0, r=10, b=0), legend=dict(orientation="h", y=-0.2))
+    st.plotly_chart(fig, key="suite")
+    st.caption("Hatched bars are controls (English prompt); they show what the model can do with characters at all.")
+    table(suite, f"pacute_suite_{fmt}_{metric}_{prompt_lang}")
