@@ -176,6 +176,16 @@ def _push_once(con: duckdb.DuckDBPyConnection, message: str, config: HubConfig) 
     return _log(con, SyncStatus("push", True, f"Pushed {repo}@{info.oid[:8]}: {message}", repo, info.oid))
 
 
+def fingerprint(con: duckdb.DuckDBPyConnection, full_below: int = 100_000) -> tuple:
+    """(table, rows, checksum) of every exported table, changing whenever something worth pushing changed; tables
+    above `full_below` rows are summarised by their row count only (they only grow by appends)."""
+    out = []
+    for t in parquet.tables(con):
+        n = con.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0]
+        out.append((t, n, parquet.checksum(con, t)[1] if n <= full_below else None))
+    return tuple(out)
+
+
 def last_status(con: duckdb.DuckDBPyConnection) -> SyncStatus | None:
     """The most recent pull or push, or None when Hub sync never ran on this store."""
     row = con.execute("SELECT action, ok, message, repo_id, revision, pr_url FROM hub_sync "

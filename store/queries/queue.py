@@ -33,3 +33,11 @@ def hub_sync_log(con: duckdb.DuckDBPyConnection, limit: int = 10) -> pd.DataFram
     return con.execute(
         """SELECT synced_at, action, ok, repo_id, left(revision, 8) AS revision, message, pr_url
            FROM hub_sync ORDER BY rowid DESC LIMIT ?""", [limit]).df()
+
+
+@query
+def submission_choices(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Task families and their languages, for the request form: one row per (family, lang)."""
+    return con.execute(
+        """SELECT DISTINCT family, unnest(langs) AS lang FROM tasks WHERE family IS NOT NULL
+           ORDER BY family, lang""").df()

@@ -1,0 +1,65 @@
+"""Hub sync for the app (Streamlit glue around store.hub): pull on start and every five minutes, push after a
+page changed the store, and a banner when the results repo cannot be reached (the app keeps its last good data)."""
+from __future__ import annotations
+
+import os
+
+import streamlit as st
+
+from store import cached, db, hub
+from store.writer_lock import WriterBusy, writer
+
+PULL_EVERY_S = int(os.environ.get("TANAW_HUB_PULL_EVERY_S") or 300)
+"""Seconds between pulls of the results repo (the first page view after start pulls at once)."""
+
+
+@st.cache_resource
+def _state() -> dict:
+    """Per-process memory: the store fingerprint at the last sync and the last push status."""
+    return {}
+
+
+@st.cache_resource(ttl=PULL_EVERY_S, show_spinner="Pulling results from the Hub…")
+def _pull() -> hub.SyncStatus:
+    with writer(db.db_path()) as con:
+        status = hub.pull(con)
+        _state()["fingerprint"] = hub.fingerprint(con)
+    cached.clear()
+    return status
+
+
+def sync_banner() -> None:
+    """Pull when due; warn on every page while the results repo is unreachable."""
+    if not hub.HubConfig.from_env().repo_id:
+        return
+    try:
+        status = _pull()
+    except WriterBusy as e:
+        status = hub.SyncStatus("pull", False, f"Could not pull results ({e}); serving the last good data.")
+    if not status.ok:
+        st.warning(status.message, icon=":material/cloud_off:")
+    pushed = _state().get("push")
+    if pushed is not None and not pushed.ok:
+        st.warning(pushed.message, icon=":material/cloud_off:")
+
+
+def push_changes() -> None:
+    """After a page ran: push the store to the results repo if it changed since the last sync."""
+    config = hub.HubConfig.from_env()
+    if not config.repo_id:
+        return
+    state = _state()
+    try:
+        with writer(db.db_path(), timeout=10) as con:
+            now = hub.fingerprint(con)
+            if now == state.get("fingerprint"):
+                return
+            with st.spinner("Saving the results to the Hub…"):
+                status = hub.push(con, "Update from the Tanaw app", config)
+            state["fingerprint"], state["push"] = now, status
+    except WriterBusy:
+        return  # another writer is busy; the next page run pushes
+    if status.ok:
+        st.toast(status.message, icon=":material/cloud_done:")
+    else:
+        st.warning(status.message, icon=":material/cloud_off:")

@@ -1,0 +1,106 @@
+"""Request an evaluation and follow the queue (PENDING -> RUNNING -> FINISHED | FAILED).
+
+Submitted values are untrusted: they are shown in dataframes only, never as Markdown or HTML.
+"""
+from __future__ import annotations
+
+import hmac
+import os
+
+import streamlit as st
+
+from store import cached, db, queue
+from store.writer_lock import WriterBusy, writer
+
+STATUS_ICONS = {"PENDING": ":material/schedule:", "RUNNING": ":material/autorenew:",
+                "FINISHED": ":material/check_circle:", "FAILED": ":material/error:"}
+BACKENDS = {"openai": "OpenAI-compatible endpoint (vLLM, SGLang, TGI, hosted API)",
+            "hub": "Model on the Hugging Face Hub (served by our worker)"}
+TOKEN_ENV = "TANAW_SUBMIT_TOKEN"
+"""When set, requests need this token (a public Space would otherwise queue anyone's GPU hours)."""
+PROMPTS = {"en,native": "English and native prompts", "en": "English prompts", "native": "Native prompts"}
+
+
+
+def _token_ok(given: str) -> bool:
+    want = os.environ.get(TOKEN_ENV)
+    return not want or hmac.compare_digest(want.encode(), (given or "").encode())
+
+
+st.title("Evaluation queue")
+st.caption("Ask for a model to be evaluated on BHASA, LINDSEA, the cultural probes and PACUTE. A worker "
+           "(`python -m evaluator worker`) takes requests in order; results appear on the leaderboard.")
+
+counts = cached.q("submission_counts")
+for col, row in zip(st.columns(len(counts)), counts.itertuples()):
+    col.metric(row.status.title(), int(row.n))
+
+with st.expander("Request an evaluation", icon=":material/add_circle:"):
+    choices = cached.q("submission_choices")
+    families = sorted(choices["family"].unique()) or ["bhasa", "lindsea", "cultural", "pacute"]
+    langs = sorted(choices["lang"].unique()) or ["id", "vi", "th", "ta", "tl"]
+    with st.form("request"):
+        model_id = st.text_input("Model name (as shown on the leaderboard)", max_chars=200)
+        backend = st.radio("Where is it served?", list(BACKENDS), format_func=BACKENDS.get)
+        c1, c2 = st.columns(2)
+        base_url = c1.text_input("Endpoint base URL", placeholder="https://my-server.example/v1",
+                                 help="For an OpenAI-compatible endpoint; include /v1.")
+        api_key_env = c2.text_input("API key variable", max_chars=64,
+                                    help="The NAME of the environment variable the worker reads the key from, "
+                                         "agreed with the maintainers. Never paste a key here.")
+        c3, c4 = st.columns(2)
+        hub_model = c3.text_input("Hub model id / served model name", placeholder="org/model",
+                                  help="Required for a Hub model; optional name the endpoint expects.")
+        revision = c4.text_input("Hub revision", placeholder="main")
+        tasks = st.multiselect("Task families", families, default=families)
+        sel_langs = st.multiselect("Languages", langs, default=langs)
+        c5, c6 = st.columns(2)
+        prompt_langs = c5.selectbox("Prompts", list(PROMPTS), format_func=PROMPTS.get)
+        limit = c6.number_input("Items per task and language (empty = all)", min_value=1, value=None, step=10)
+        submitter = st.text_input("Your name or contact", max_chars=200)
+        token = st.text_input("Submission token", type="password") if os.environ.get(TOKEN_ENV) else ""
+        sent = st.form_submit_button("Queue the request", type="primary")
+    if sent and not _token_ok(token):
+        st.error("Requests need a valid submission token; ask the maintainers.")
+    elif sent:
+        request = queue.Submission(
+            request_id="", model_id=model_id.strip(), backend=backend, base_url=base_url.strip() or None,
+            hub_model=hub_model.strip() or None, revision=revision.strip() or None,
+            api_key_env=api_key_env.strip() or None,
+            tasks=None if set(tasks) == set(families) else ",".join(tasks) or None,
+            langs=None if set(sel_langs) == set(langs) else ",".join(sel_langs) or None,
+            prompt_langs=prompt_langs, item_limit=int(limit) if limit else None, submitter=submitter.strip() or None)
+        try:
+            with writer(db.db_path()) as con:
+                stored, created = queue.submit(con, request)
+        except queue.QueueError as e:
+            st.error(f"Not queued: {e}")
+        except WriterBusy as e:
+            st.error(f"Not queued, the store is busy: {e}")
+        else:
+            cached.clear()
+            if created:
+                st.success(f"Queued as request {stored.request_id}.")
+            else:
+                st.info(f"The same request is already {stored.status} (request {stored.request_id}).")
+
+status = st.segmented_control("Show", ["ALL", *queue.STATUSES], default="ALL", key="status",
+                              bind="query-params")
+rows = cached.q("submissions", status=None if status in (None, "ALL") else status)
+if rows.empty:
+    st.info("No requests yet." if status in (None, "ALL") else f"No {status} requests.")
+else:
+    st.dataframe(rows, hide_index=True, use_container_width=True, column_config={
+        "status": st.column_config.TextColumn("status"),
+        "served_at": st.column_config.TextColumn("served at"),
+        "item_limit": st.column_config.NumberColumn("items/cell"),
+        "n_results": st.column_config.NumberColumn("answers"),
+        "error": st.column_config.TextColumn("error / warning", width="large"),
+    })
+
+with st.expander("Results repository sync", icon=":material/cloud_sync:"):
+    repo = os.environ.get("TANAW_RESULTS_REPO")
+    st.text(f"Results repo: {repo}" if repo else "Hub sync is off (TANAW_RESULTS_REPO not set).")
+    log = cached.q("hub_sync_log", limit=20)
+    if not log.empty:
+        st.dataframe(log, hide_index=True, use_container_width=True)
