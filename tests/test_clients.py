@@ -94,16 +94,14 @@ def test_length_normalisations_pick_different_options():
 
 
 def test_requests_per_minute_spaces_starts_evenly():
-    limiter = RateLimiter(rpm=60_000)  # one start per millisecond
+    limiter = RateLimiter(rpm=60_000, clock=lambda: 100.0)  # one start per millisecond; the clock stands still
 
     async def go():
-        await limiter.wait()
-        first = limiter._next
-        for _ in range(4):
+        for _ in range(5):
             await limiter.wait()
-        return limiter._next - first
+        return limiter._next
 
-    assert _run(go()) == pytest.approx(4 * 0.001)
+    assert _run(go()) == pytest.approx(100.0 + 5 * 0.001)
     assert RateLimiter(None).interval == 0.0
 
 

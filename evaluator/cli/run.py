@@ -1,0 +1,172 @@
+"""`python -m evaluator run`: evaluate a model on the registry's tasks into the store, resumably."""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from typing import Any, Mapping
+
+from evaluator import pipeline, runconfig
+from evaluator.clients import ModelClient, RetryPolicy
+from evaluator.run import Cell, RunOptions, run, summary_table
+from evaluator.runconfig import ConfigError, RunConfig
+from evaluator.spec import Item, ItemResult
+
+EXAMPLE = """example (a vLLM server):
+  vllm serve aisingapore/Gemma-SEA-LION-v4-27B-IT --port 8000
+  python -m evaluator run --model sea-lion-v4-27b --served-model aisingapore/Gemma-SEA-LION-v4-27B-IT \\
+      --base-url http://localhost:8000/v1 --tasks bhasa,lindsea,pacute --prompt-lang en,native -c 64 \\
+      --db tanaw.duckdb
+Interrupted runs resume: run the same command again (answers already stored are not asked again)."""
+
+
+class StoreSink:
+    """Results into DuckDB through `evaluator.pipeline`, one small transaction per answer."""
+
+    def __init__(self, con: Any, model_id: str, model_info: Mapping[str, Any] | None = None):
+        self.con, self.model_id, self.model_info = con, model_id, dict(model_info or {})
+
+    def _meta(self, cell: Cell, settings: Mapping[str, Any] | None = None) -> dict:
+        return {"task": cell.task.name, "lang": cell.lang, "prompt_lang": cell.prompt_lang, "run_no": cell.run_no,
+                "settings": dict(settings or {}), "model": self.model_info}
+
+    def stored(self, cell: Cell) -> set[tuple[str, str]]:
+        """(item_id, order) already stored for the cell's run."""
+        from store import writer
+
+        rid = pipeline.run_id(self.model_id, cell.task.name, cell.lang, cell.prompt_lang, cell.run_no, "evaluated")
+        return writer.stored_keys(self.con, rid)
+
+    def save(self, cell: Cell, settings: Mapping[str, Any], item: Item, result: ItemResult) -> None:
+        """Store one scored answer (committed on return)."""
+        pipeline.save_result(self.con, self.model_id, self._meta(cell, settings), item, result)
+
+    def refresh(self, cell: Cell) -> float | None:
+        """Recompute the cell's aggregates; returns its headline value (0-100) when scored."""
+        cells = pipeline.refresh_aggregates(self.con, self.model_id, [(cell.task.name, cell.lang, cell.prompt_lang)])
+        return cells[0].value if cells else None
+
+
+def add(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="evaluate a model (OpenAI-compatible server or local GGUF) into the store",
+                       description=__doc__ + " Settings come from --config (YAML) and the options below; "
+                       "options win over the file.", epilog=EXAMPLE, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--config", help="YAML run config with the same settings (see evaluator/runconfig.py)")
+    p.add_argument("--model", help="model name as stored and shown on the leaderboard")
+    p.add_argument("--served-model", help="model id the server expects, if different from --model")
+    p.add_argument("--base-url", help="OpenAI-compatible base URL including /v1, e.g. http://localhost:8000/v1")
+    p.add_argument("--api-key-env", help="environment variable holding the API key (default: none sent)")
+    p.add_argument("--backend", choices=("http", "llamacpp"),
+                   help="http (default): any OpenAI-compatible server; llamacpp: in-process GGUF (needs "
+                        "requirements-llama.txt)")
+    p.add_argument("--model-path", help="GGUF file for --backend llamacpp")
+    p.add_argument("--tasks", help="comma list of task ids, aliases or families: bhasa, lindsea, cultural, pacute "
+                                   "(default: all)")
+    p.add_argument("--langs", help="comma list of languages: id, vi, th, ta, tl (default: every language of a task)")
+    p.add_argument("--prompt-lang", dest="prompt_langs", help="en, native or en,native (default: en,native)")
+    p.add_argument("--runs", type=int, help="repeat every cell N times (run numbers 1..N; default 1)")
+    p.add_argument("--limit", type=int, help="at most N items per task and language")
+    p.add_argument("-c", "--concurrency", type=int, help="requests in flight at most (default 8)")
+    p.add_argument("--timeout", type=float, help="per-request timeout in seconds (default 120)")
+    p.add_argument("--max-retries", type=int, help="retries on 429/5xx/connection errors/timeouts (default 6)")
+    p.add_argument("--rpm", type=float, help="at most this many requests per minute (default: no limit)")
+    p.add_argument("--rerun", action="store_true", default=None, help="ask again even what is already stored")
+    p.add_argument("--db", help="DuckDB file (default: $TANAW_DB, else ~/.tanaw/tanaw.duckdb)")
+    p.add_argument("--data-dir", help="data folder or hf:OWNER/NAME@COMMIT (default: $TANAW_DATA_DIR or ../shared/data)")
+    p.add_argument("--no-system-prompt", dest="system_prompt", action="store_false", default=None,
+                   help="the model has no system role: prepend system prompts to the user turn")
+    p.add_argument("--thinking", dest="thinking", action="store_true", default=None,
+                   help="enable thinking mode (chat_template_kwargs.enable_thinking=true)")
+    p.add_argument("--no-thinking", dest="thinking", action="store_false", help="disable thinking mode")
+    p.add_argument("--logprob-choices", action="store_true", default=None,
+                   help="score letter-choice tasks (NLI, causal, minimal pairs, coreference) by letter "
+                        "log-probability instead of generation (needs /v1/completions with echo + logprobs)")
+    p.add_argument("--max-tokens", type=int, help="override every task's generation budget (e.g. reasoning models)")
+    p.add_argument("--temperature", type=float, help="override every task's temperature")
+    p.add_argument("--n-ctx", type=int, help="context window for --backend llamacpp (default 4096)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
+    p.set_defaults(func=cmd_run)
+
+
+def config_from_args(args: argparse.Namespace) -> RunConfig:
+    """The run config: the YAML file (if any) with the command-line options applied."""
+    cfg = runconfig.load(args.config) if args.config else RunConfig()
+    names = [n for n in runconfig.FIELDS if n not in ("generation", "extra_body", "model_info")]
+    cfg = runconfig.merge(cfg, {n: getattr(args, n, None) for n in names})
+    gen = {k: v for k, v in (("max_tokens", args.max_tokens), ("temperature", args.temperature)) if v is not None}
+    cfg = runconfig.merge(cfg, {"generation": {**cfg.generation, **gen}} if gen else {})
+    if not cfg.model:
+        raise ConfigError("--model (or `model:` in the config) is required")
+    if cfg.backend == "http" and not cfg.base_url:
+        raise ConfigError("--base-url (or `base_url:` in the config) is required for the http backend")
+    if cfg.backend == "llamacpp" and not cfg.model_path:
+        raise ConfigError("--model-path (or `model_path:` in the config) is required for the llamacpp backend")
+    return cfg
+
+
+def make_backend(cfg: RunConfig) -> tuple[Any, dict]:
+    """The model backend and the endpoint description recorded in each run's settings."""
+    if cfg.backend == "llamacpp":
+        from evaluator.backends.llamacpp import LlamaCppBackend
+
+        backend = LlamaCppBackend(cfg.model_path, n_ctx=cfg.n_ctx)
+        return backend, {"backend": "llamacpp", "model_file": os.path.basename(cfg.model_path)}
+    key = None
+    if cfg.api_key_env:
+        key = os.environ.get(cfg.api_key_env)
+        if not key:
+            raise ConfigError(f"--api-key-env: environment variable {cfg.api_key_env} is not set")
+    client = ModelClient(cfg.base_url, cfg.served_model or cfg.model, api_key=key, timeout=cfg.timeout,
+                         concurrency=cfg.concurrency,
+                         retry=RetryPolicy(max_retries=cfg.max_retries), rpm=cfg.rpm)
+    return client, {"backend": "http", "endpoint": cfg.base_url, "served_model": cfg.served_model or cfg.model}
+
+
+async def _run(cfg: RunConfig, backend: Any, endpoint: dict, sink: StoreSink, progress: bool) -> list:
+    opts = RunOptions(tasks=cfg.tasks, langs=cfg.langs, prompt_langs=cfg.prompt_langs, runs=cfg.runs,
+                      limit=cfg.limit, concurrency=cfg.concurrency, rerun=cfg.rerun, data_dir=cfg.data_dir,
+                      logprob_choices=cfg.logprob_choices, system_prompt=cfg.system_prompt,
+                      generation=dict(cfg.generation), extra_body=runconfig.extra_body(cfg), endpoint=endpoint,
+                      progress=progress)
+    try:
+        counter = getattr(backend, "count_tokens", None)
+        return await run(backend, sink, opts, count_tokens=counter,
+                         tokenizer=getattr(backend, "tokenizer_name", "model tokenizer"))
+    finally:
+        await backend.close()
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from store.db import connect
+
+    try:
+        cfg = config_from_args(args)
+        backend, endpoint = make_backend(cfg)
+    except (ConfigError, ImportError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    con = connect(cfg.db)
+    try:
+        statuses = asyncio.run(_run(cfg, backend, endpoint, StoreSink(con, cfg.model, cfg.model_info),
+                                    not args.no_progress))
+    finally:
+        con.close()
+    print(summary_table(statuses))
+    failed = sum(s.failed for s in statuses)
+    asked = sum(s.asked for s in statuses)
+    print(f"\n{asked} answers stored, {sum(s.resumed for s in statuses)} already stored, {failed} failed "
+          f"-> {cfg.db or 'default store'}")
+    return 1 if failed else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run this command on its own: `python -m evaluator.cli.run ...`."""
+    parser = argparse.ArgumentParser(prog="python -m evaluator")
+    add(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["run", *(sys.argv[1:] if argv is None else argv)])
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,335 @@
+"""The model runner: every (task, lang, prompt language, run, item, option order) asked once, concurrently.
+
+Cells come from `registry.select`, items from `datasets.load_items`, prompts from `prompts.render`. At most
+`concurrency` requests are in flight; a request's slot is released only after its scored result has been handed to
+the sink (the store), so a killed run loses at most `concurrency` answers and a restart asks only for those. The
+sink is duck-typed (see `Sink`); `evaluator/cli/run.py` builds one on `evaluator.pipeline`.
+"""
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import dataclasses
+import math
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Iterable, Mapping, Protocol, Sequence
+
+from evaluator import prompts
+from evaluator.clients import ClientError, Completion, LogprobsUnsupported, OptionScore, choose
+from evaluator.datasets import load_items
+from evaluator.registry import select
+from evaluator.scoring import score_prediction
+from evaluator.spec import Item, ItemResult, Prediction, TaskSpec
+
+DOC_FIELDS = ("context", "text")
+"""Input fields holding the long document that `TaskSpec.trim_tokens` budgets apply to."""
+
+APPROX_TOKENIZER = "approx: 1 token per 3 UTF-8 bytes"
+"""How documents are measured without the model's tokenizer. The paper counted cl100k_base tokens; for Thai and
+Tamil (the only trimmed languages) one token per character, i.e. per 3 UTF-8 bytes, is a close, slightly generous
+stand-in."""
+
+
+class Backend(Protocol):
+    """What the runner needs from a model: `ModelClient` (HTTP) or `backends.llamacpp.LlamaCppBackend`."""
+
+    async def chat(self, messages: list[dict], *, temperature: float, top_p: float, max_tokens: int,
+                   extra_body: Mapping[str, Any] | None = None) -> Completion: ...
+
+    async def option_logprob(self, prompt: str, option: str) -> OptionScore: ...
+
+
+class Sink(Protocol):
+    """Where results go: the store through `evaluator.pipeline`, or a list in tests."""
+
+    def stored(self, cell: "Cell") -> set[tuple[str, str]]:
+        """(item_id, order) pairs already stored for this cell and run."""
+
+    def save(self, cell: "Cell", settings: Mapping[str, Any], item: Item, result: ItemResult) -> None:
+        """Persist one scored result (committed before returning)."""
+
+    def refresh(self, cell: "Cell") -> Any:
+        """Recompute the cell's aggregates; may return its headline score (0-100) for the summary."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One run of one task in one language and prompt language."""
+
+    task: TaskSpec
+    lang: str
+    prompt_lang: str
+    """"en" or "native"."""
+    run_no: int = 1
+    """Repeat number, from 1."""
+
+    @property
+    def key(self) -> tuple[str, str, str, int]:
+        """(task, lang, prompt_lang, run_no)."""
+        return self.task.name, self.lang, self.prompt_lang, self.run_no
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What to run and how hard to push the server."""
+
+    tasks: str | None = None
+    """Comma list of task ids, aliases or families (bhasa, lindsea, cultural, pacute); None = all."""
+    langs: str | None = None
+    """Comma list of languages; None = every language of each task."""
+    prompt_langs: tuple[str, ...] = ("en", "native")
+    runs: int = 1
+    """Repeats of every cell (run numbers 1..runs)."""
+    limit: int | None = None
+    """At most this many items per (task, lang)."""
+    concurrency: int = 8
+    """Requests in flight at most."""
+    rerun: bool = False
+    """Ask again even what is already stored."""
+    data_dir: str | None = None
+    logprob_choices: bool = False
+    """Score letter-choice BHASA/LINDSEA tasks by the log-probability of each letter instead of generating."""
+    system_prompt: bool = True
+    """The model accepts a system message (else it is prepended to the user turn)."""
+    generation: Mapping[str, Any] = field(default_factory=dict)
+    """Overrides of the per-task settings: temperature, top_p, max_tokens (e.g. for reasoning models)."""
+    extra_body: Mapping[str, Any] = field(default_factory=dict)
+    """Extra request fields (e.g. chat_template_kwargs for thinking mode)."""
+    endpoint: Mapping[str, Any] = field(default_factory=dict)
+    """Recorded in every run's settings: base URL, backend kind, model file."""
+    progress: bool = True
+
+
+@dataclass
+class CellStatus:
+    """Counts for the final summary table."""
+
+    cell: Cell
+    total: int = 0
+    resumed: int = 0
+    asked: int = 0
+    failed: int = 0
+    error: str | None = None
+    score: Any = None
+
+
+@dataclass(frozen=True)
+class Job:
+    """One request to make (one item, one option order)."""
+
+    cell: Cell
+    item: Item
+    order: str
+    rendered: prompts.Rendered
+    truncated: Mapping[str, Any] | None
+
+
+async def bounded(jobs: Iterable[Any], fn: Callable[[Any], Awaitable[None]], concurrency: int) -> None:
+    """Run `fn(job)` for every job with `concurrency` workers (so at most that many in flight)."""
+    it = iter(jobs)
+
+    async def worker() -> None:
+        for job in it:
+            await fn(job)
+
+    await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
+
+
+def approx_tokens(text: str) -> int:
+    """Token count without a tokenizer (see APPROX_TOKENIZER)."""
+    return math.ceil(len(text.encode("utf-8")) / 3)
+
+
+def truncate(text: str, budget: int, count: Callable[[str], int]) -> str:
+    """The longest prefix of `text` with at most `budget` tokens (binary search on characters)."""
+    lo, hi = 0, len(text)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if count(text[:mid]) <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo]
+
+
+def trim_item(task: TaskSpec, item: Item, count: Callable[[str], int] | None) -> tuple[Item, dict | None]:
+    """The item with its document cut to the task's token budget for its language, and what was cut."""
+    budget = task.trim_tokens.get(item.lang)
+    if not budget:
+        return item, None
+    count = count or approx_tokens
+    inputs, cut = dict(item.inputs), {}
+    for name in DOC_FIELDS:
+        value = inputs.get(name)
+        if isinstance(value, str) and (n := count(value)) > budget:
+            inputs[name] = truncate(value, budget, count)
+            cut[name] = {"tokens": n, "kept_chars": len(inputs[name]), "chars": len(value)}
+    if not cut:
+        return item, None
+    return dataclasses.replace(item, inputs=inputs), {"budget": budget, "fields": cut}
+
+
+def settings_for(cell: Cell, opts: RunOptions, tokenizer: str) -> dict:
+    """The run's recorded settings: generation parameters, endpoint, prompt language, run number."""
+    t = cell.task
+    gen = {"temperature": t.temperature, "top_p": 1.0, "max_tokens": t.max_tokens, **opts.generation}
+    mode = "choice_logprob" if uses_logprobs(t, opts) else t.mode
+    return {"mode": mode, **gen, "prompt_lang": cell.prompt_lang, "run_no": cell.run_no,
+            "both_orders": t.both_orders, "system_prompt": opts.system_prompt, "extra_body": dict(opts.extra_body),
+            "trim_tokens": dict(t.trim_tokens), "token_counter": tokenizer if t.trim_tokens else None,
+            **dict(opts.endpoint)}
+
+
+def uses_logprobs(task: TaskSpec, opts: RunOptions) -> bool:
+    """Whether the task is answered by option log-likelihood in this run."""
+    return task.mode == "choice_logprob" or (opts.logprob_choices and task.extractor == "letter")
+
+
+def plan(opts: RunOptions, count: Callable[[str], int] | None = None
+         ) -> tuple[list[CellStatus], dict[tuple, list[Job]]]:
+    """Every cell with its jobs; cells without a prompt or data get an error and no jobs."""
+    statuses, jobs = [], {}
+    for task, lang in select(opts.tasks, opts.langs):
+        try:
+            items = load_items(task, lang, data_dir=opts.data_dir, limit=opts.limit)
+            err = None
+        except Exception as exc:  # noqa: BLE001 - a missing dataset skips the cell with its reason
+            items, err = [], f"no data: {exc}"
+        for prompt_lang in opts.prompt_langs:
+            for run_no in range(1, opts.runs + 1):
+                cell = Cell(task, lang, prompt_lang, run_no)
+                status = CellStatus(cell, error=err)
+                statuses.append(status)
+                cell_jobs: list[Job] = []
+                for item in items:
+                    trimmed, cut = trim_item(task, item, count)
+                    for order in (("ab", "ba") if task.both_orders else ("ab",)):
+                        try:
+                            rendered = prompts.render(task, trimmed, prompt_lang, order, data_dir=opts.data_dir)
+                        except prompts.NoNativePrompt as exc:
+                            status.error = f"no prompt: {exc}"
+                            break
+                        cell_jobs.append(Job(cell, item, order, rendered, cut))
+                    if status.error:
+                        cell_jobs = []
+                        break
+                jobs[cell.key] = cell_jobs
+                status.total = len(cell_jobs)
+    return statuses, jobs
+
+
+def continuation(option: str) -> str:
+    """The option as it follows the prompt: after one space unless it starts with whitespace."""
+    return option if option[:1].isspace() else " " + option
+
+
+async def ask(backend: Backend, job: Job, opts: RunOptions) -> tuple[Prediction, dict]:
+    """Send one job; returns the prediction and the extras to keep with it."""
+    task, r, cell = job.cell.task, job.rendered, job.cell
+    extras: dict[str, Any] = {}
+    if job.truncated:
+        extras["truncated"] = job.truncated
+    base = dict(task=task.name, lang=cell.lang, item_id=job.item.item_id, prompt_lang=cell.prompt_lang,
+                run=cell.run_no, order=job.order, prompt=prompts.as_text(r))
+    if uses_logprobs(task, opts):
+        prompt = f"{r.system}\n\n{r.user}" if r.system else r.user
+        options = list(r.options) if task.mode == "choice_logprob" else list(task.labels[cell.lang])
+        scores = await asyncio.gather(*(backend.option_logprob(prompt, continuation(o)) for o in options))
+        picks = choose(options, scores)
+        extras.update(choice_by_norm=picks, option_tokens=[s.n_tokens for s in scores],
+                      attempts=max(s.attempts for s in scores))
+        logprobs = tuple(s.logprob for s in scores)
+        pred = Prediction(**base, output=options[picks["none"]],
+                          option_logprobs=logprobs if task.mode == "choice_logprob" else None,
+                          tokens_in=sum(s.tokens_in or 0 for s in scores) or None, tokens_out=0,
+                          latency_s=max(s.latency_s for s in scores), finish_reason="logprobs")
+        if task.mode != "choice_logprob":
+            extras["letter_logprobs"] = dict(zip(options, logprobs))
+        return pred, extras
+    gen = {"temperature": task.temperature, "top_p": 1.0, "max_tokens": task.max_tokens, **opts.generation}
+    c = await backend.chat(prompts.messages(r, system_supported=opts.system_prompt), extra_body=opts.extra_body,
+                           **gen)
+    extras["attempts"] = c.attempts
+    return Prediction(**base, output=c.text, reasoning=c.reasoning, tokens_in=c.tokens_in, tokens_out=c.tokens_out,
+                      latency_s=c.latency_s, finish_reason=c.finish_reason), extras
+
+
+async def run(backend: Backend, sink: Sink, opts: RunOptions, *, count_tokens: Callable[[str], int] | None = None,
+              tokenizer: str = APPROX_TOKENIZER) -> list[CellStatus]:
+    """Ask everything not yet stored, store each scored answer as it lands, refresh aggregates per cell."""
+    statuses, jobs = plan(opts, count_tokens)
+    by_key = {s.cell.key: s for s in statuses}
+    writer = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="tanaw-writer")
+    loop = asyncio.get_running_loop()
+    todo: list[Job] = []
+    for s in statuses:
+        cell_jobs = jobs.get(s.cell.key, [])
+        if cell_jobs and not opts.rerun:
+            done = await loop.run_in_executor(writer, sink.stored, s.cell)
+            kept = [j for j in cell_jobs if (j.item.item_id, j.order) not in done]
+            s.resumed = len(cell_jobs) - len(kept)
+            cell_jobs = kept
+        todo.extend(cell_jobs)
+    bars = _progress(statuses, opts.progress)
+    remaining = {s.cell.key: s.total - s.resumed for s in statuses}
+    settings = {s.cell.key: settings_for(s.cell, opts, tokenizer if count_tokens else APPROX_TOKENIZER)
+                for s in statuses}
+
+    def store(job: Job, pred: Prediction, extras: dict) -> None:
+        result = score_prediction(job.cell.task, job.item, pred)
+        result = dataclasses.replace(result, extras={**result.extras, **extras})
+        sink.save(job.cell, settings[job.cell.key], job.item, result)
+
+    async def one(job: Job) -> None:
+        status = by_key[job.cell.key]
+        if status.error:  # the cell failed for good (e.g. no log-probabilities): skip the rest quietly
+            status.failed += 1
+        else:
+            try:
+                pred, extras = await ask(backend, job, opts)
+                await loop.run_in_executor(writer, store, job, pred, extras)
+                status.asked += 1
+            except LogprobsUnsupported as exc:
+                status.error, status.failed = f"log-probabilities unavailable: {exc}", status.failed + 1
+            except ClientError as exc:
+                status.failed += 1
+                status.error = status.error or str(exc)
+            if job.cell.task.name in bars:
+                bars[job.cell.task.name].update(1)
+        remaining[job.cell.key] -= 1
+        if remaining[job.cell.key] == 0 and status.asked:
+            status.score = await loop.run_in_executor(writer, sink.refresh, job.cell)
+
+    try:
+        await bounded(todo, one, opts.concurrency)
+    finally:
+        for bar in bars.values():
+            bar.close()
+        writer.shutdown(wait=True)
+    return statuses
+
+
+def _progress(statuses: Sequence[CellStatus], enabled: bool) -> dict:
+    """One tqdm bar per task on stderr (disabled when stderr is not a terminal)."""
+    if not enabled:
+        return {}
+    from tqdm import tqdm
+
+    totals: dict[str, int] = {}
+    for s in statuses:
+        totals[s.cell.task.name] = totals.get(s.cell.task.name, 0) + s.total - s.resumed
+    return {name: tqdm(total=n, desc=name, position=i, file=sys.stderr, leave=True, disable=None, dynamic_ncols=True)
+            for i, (name, n) in enumerate(totals.items()) if n}
+
+
+def summary_table(statuses: Sequence[CellStatus]) -> str:
+    """The final table: one line per cell with counts, headline score and any error."""
+    head = f"{'task':<28}{'lang':<5}{'prompt':<7}{'run':>4}{'items':>7}{'resumed':>8}{'asked':>7}{'failed':>7}" \
+           f"{'score':>8}  note"
+    lines = [head, "-" * len(head)]
+    for s in statuses:
+        score = f"{s.score:.1f}" if isinstance(s.score, (int, float)) else "–"
+        lines.append(f"{s.cell.task.name:<28}{s.cell.lang:<5}{s.cell.prompt_lang:<7}{s.cell.run_no:>4}{s.total:>7}"
+                     f"{s.resumed:>8}{s.asked:>7}{s.failed:>7}{score:>8}  {s.error or ''}")
+    return "\n".join(lines)
