@@ -9,8 +9,7 @@ import streamlit as st
 from store import cached, db, hub
 from store.writer_lock import WriterBusy, writer
 
-PULL_EVERY_S = int(os.environ.get("TANAW_HUB_PULL_EVERY_S") or 300)
-"""Seconds between pulls of the results repo (the first page view after start pulls at once)."""
+PULL_EVERY_S = int(os.environ.get("TANAW_HUB_PULL_EVERY_S") or 300)  # the first page view after start pulls
 
 
 @st.cache_resource

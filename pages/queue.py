@@ -16,8 +16,7 @@ STATUS_ICONS = {"PENDING": ":material/schedule:", "RUNNING": ":material/autorene
                 "FINISHED": ":material/check_circle:", "FAILED": ":material/error:"}
 BACKENDS = {"openai": "OpenAI-compatible endpoint (vLLM, SGLang, TGI, hosted API)",
             "hub": "Model on the Hugging Face Hub (served by our worker)"}
-TOKEN_ENV = "TANAW_SUBMIT_TOKEN"
-"""When set, requests need this token (a public Space would otherwise queue anyone's GPU hours)."""
+TOKEN_ENV = "TANAW_SUBMIT_TOKEN"  # when set, requests need this token (else anyone could queue GPU hours)
 PROMPTS = {"en,native": "English and native prompts", "en": "English prompts", "native": "Native prompts"}
 
 
@@ -92,7 +91,13 @@ if rows.empty:
 else:
     st.dataframe(rows, hide_index=True, use_container_width=True, column_config={
         "status": st.column_config.TextColumn("status"),
+        "model_id": st.column_config.TextColumn("model"),
         "served_at": st.column_config.TextColumn("served at"),
+        "prompt_langs": st.column_config.TextColumn("prompts"),
+        "created_at": st.column_config.DatetimeColumn("submitted", format="YYYY-MM-DD HH:mm"),
+        "started_at": st.column_config.DatetimeColumn("started", format="YYYY-MM-DD HH:mm"),
+        "finished_at": st.column_config.DatetimeColumn("finished", format="YYYY-MM-DD HH:mm"),
+        "request_id": st.column_config.TextColumn("request"),
         "item_limit": st.column_config.NumberColumn("items/cell"),
         "n_results": st.column_config.NumberColumn("answers"),
         "error": st.column_config.TextColumn("error / warning", width="large"),

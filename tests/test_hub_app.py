@@ -1,0 +1,70 @@
+"""The app against a local Hub stand-in (HF_ENDPOINT): pulls the results repo on start, pushes a change made in
+the UI as a commit, and keeps serving its last good data with a warning when the stand-in goes down."""
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from store import db, hub
+from tests.browser import chromium_available, chromium_page, screenshot, serve_app
+from tests.hub_standin import HubStandin
+from tests.test_spaces_start import wait_for_page
+
+REPO = "tanaw/results"
+pytestmark = pytest.mark.skipif(not chromium_available(), reason="Debian chromium / playwright not installed")
+
+
+def _seed(standin: HubStandin, tmp_path) -> None:
+    con = db.connect(":memory:")
+    con.execute("INSERT INTO submissions (request_id, model_id, backend, hub_model, status, n_results) VALUES "
+                "('seed1', 'hub-seeded-model', 'hub', 'org/seeded', 'FINISHED', 120)")
+    status = hub.push(con, "seed", hub.HubConfig(REPO, "write-token", standin.url, work_dir=tmp_path / "seed"))
+    assert status.ok, status.message
+
+
+def _metric(page, label: str) -> str:
+    box = page.locator('[data-testid="stMetric"]', has_text=label).first
+    return box.locator('[data-testid="stMetricValue"]').inner_text()
+
+
+def test_app_pulls_pushes_and_survives_the_hub_going_down(tmp_path):
+    with HubStandin() as standin:
+        standin.create_repo(REPO)
+        _seed(standin, tmp_path)
+        env = {"TANAW_RESULTS_REPO": REPO, "HF_TOKEN": "write-token", "HF_ENDPOINT": standin.url,
+               "TANAW_HOME": str(tmp_path / "home"), "TANAW_HUB_PULL_EVERY_S": "2"}
+        with serve_app(tmp_path / "space.duckdb", env=env) as url, chromium_page() as page:
+            page.goto(url)  # the entry page first: a first request for /queue would skip app.py
+            wait_for_page(page)
+            page.goto(f"{url}/queue")
+            wait_for_page(page)
+            screenshot(page, "hub_app_start")
+            assert page.locator("h1").first.inner_text() == "Evaluation queue", page.inner_text("body")[:3000]
+            assert _metric(page, "Finished") == "1" and _metric(page, "Pending") == "0"  # pulled on start
+
+            page.get_by_text("Request an evaluation").click()
+            page.get_by_role("textbox", name="Model name (as shown on the leaderboard)").fill("my-sea-model")
+            page.get_by_role("textbox", name="Endpoint base URL").fill("http://gpu-7.example:8000/v1")
+            page.get_by_role("button", name="Queue the request").click()
+            page.get_by_text("Queued as request").wait_for(timeout=30000)
+            deadline = time.monotonic() + 30
+            while len(standin.commit_log) < 2 and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert [c[1] for c in standin.commit_log] == ["seed", "Update from the Tanaw app"]
+            manifest = json.loads(standin.files(REPO)["manifest.json"])
+            assert manifest["tables"]["submissions"]["rows"] == 2
+            screenshot(page, "hub_app_queued")
+
+            standin.down = True
+            time.sleep(2.5)  # the next page view is due to pull
+            page.goto(f"{url}/queue")
+            wait_for_page(page)
+            page.get_by_text("serving the last good data").first.wait_for(timeout=30000)
+            assert _metric(page, "Pending") == "1" and _metric(page, "Finished") == "1"
+            assert page.locator('[data-testid="stException"]').count() == 0
+            screenshot(page, "hub_app_down")
+    con = db.connect(tmp_path / "space.duckdb")
+    log = con.execute("SELECT action, ok FROM hub_sync ORDER BY rowid").fetchall()
+    assert log[0] == ("pull", True) and ("push", True) in log and log[-1] == ("pull", False)
