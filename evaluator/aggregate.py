@@ -3,8 +3,10 @@
 A cell is one (model, task, lang, prompt_lang); `aggregate_cell` gets its (Item, ItemResult) pairs, possibly
 from several runs and, for binary choices, both option orders. Item metrics are averaged per run and then over
 runs; corpus metrics (macro-F1, order consistency, ...) are computed per run from all rows and averaged over
-runs. Intervals are 95%: Wilson for 0/1 item scores (never degenerate at 0% or 100%), otherwise a percentile
-bootstrap over items (all rows of a drawn item come along, so runs and orders stay clustered), seeded.
+runs. Intervals are 95%: Wilson for 0/1 item scores (never degenerate at 0% or 100%); the reference library's own
+bootstrap where a metric has one (ROUGE-L's seeded BootstrapAggregator, whose mid is the score; sacrebleu's for
+chrF++); otherwise a percentile bootstrap over items (all rows of a drawn item come along, so runs and orders
+stay clustered), seeded.
 """
 from __future__ import annotations
 

@@ -63,17 +63,17 @@ MCQ_ACC = register(MetricSpec(
     name="mcq_acc", display="MCQ accuracy", item=mcq_acc_item, binary=True,
     description="Option with the highest summed log-probability given the prompt (no length normalisation; "
                 "ties go to the first option) equals the gold option.",
-    reference="PACUTE paper §4 / pacute-bench _calc_metrics"))
+    reference="PACUTE paper §5 (scoring); pacute-bench _calc_metrics"))
 MCQ_NORM_ACC = register(MetricSpec(
     name="mcq_norm_acc", display="MCQ normalized accuracy", item=mcq_norm_acc_item, chance="zero",
     description="(acc·k − 1)/(k − 1) with each item's own number of options k: 0 = chance, 1 = perfect, "
                 "negative below chance (not clipped).",
-    reference="PACUTE paper §4 normalized accuracy"))
+    reference="PACUTE paper §5 normalized accuracy"))
 ORDER_CONSISTENCY = register(MetricSpec(
     name="order_consistency", display="Order consistency", item=None, corpus=order_consistency, chance="none",
     description="Binary choices asked in both option orders: share of items where the model picks the same "
                 "option both times (position-bias control). Needs runs with both orders.",
-    reference="Tanaw (position-bias control, BHASA paper §6 discussion)"))
+    reference="Tanaw (position-bias control; position bias: BHASA paper §3.5.3)"))
 PHENOMENON_MACRO = register(MetricSpec(
     name="phenomenon_macro", display="Macro over phenomena", item=None, corpus=phenomenon_macro,
     description="Accuracy per linguistic phenomenon, averaged without weighting by phenomenon size.",

@@ -67,12 +67,12 @@ def balanced_accuracy(rows: Sequence[tuple]) -> float:
 ACCURACY = register(MetricSpec(
     name="accuracy", display="Accuracy", item=accuracy_item, binary=True,
     description="Share of items whose extracted answer equals the gold; unparseable answers count as wrong.",
-    reference="BHASA paper §3 (NLI, causal, LINDSEA); SEA-HELM accuracy"))
+    reference="BHASA paper §3.5.1 (NLI, causal, LINDSEA)"))
 MACRO_F1 = register(MetricSpec(
     name="macro_f1", display="Macro-F1", item=None, corpus=macro_f1,
     description="Unweighted mean of per-class F1 over the classes in gold or in parsed answers; "
                 "unparseable answers are wrong predictions, not an extra class.",
-    reference="scikit-learn f1_score(average='macro'); BHASA paper §3.4 (sentiment, toxicity)"))
+    reference="scikit-learn f1_score(average='macro'); BHASA paper §3.5.1 (sentiment, toxicity)"))
 BALANCED_ACCURACY = register(MetricSpec(
     name="balanced_accuracy", display="Balanced accuracy", item=None, corpus=balanced_accuracy,
     description="Mean recall over gold classes; robust to class imbalance (e.g. rare neutral in UIT-VSFC).",

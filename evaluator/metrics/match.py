@@ -1,6 +1,6 @@
 """String-match metrics for generative answers: PACUTE exact and contains match, LINDSEA open coreference.
 
-Normalisation (PACUTE paper §4): case, surrounding whitespace, and leading/trailing hyphens of affix strings
+Normalisation (PACUTE paper §5): case, surrounding whitespace, and leading/trailing hyphens of affix strings
 (`-um-` ≡ `um`). pacute-bench's released result files did not strip hyphens; `evaluator.pacute_compat`
 counts where that changes a score.
 """
@@ -45,9 +45,9 @@ def contains_match_item(answer: str | None, gold: Any, *, lang: str = "", item: 
 EXACT_MATCH = register(MetricSpec(
     name="exact_match", display="Exact match", item=exact_match_item, binary=True,
     description="Answer equals the gold after lower-casing and trimming whitespace and affix hyphens.",
-    reference="PACUTE paper §4; pacute-bench exact_match"))
+    reference="PACUTE paper §5; pacute-bench exact_match"))
 CONTAINS_MATCH = register(MetricSpec(
     name="contains_match", display="Contains match", item=contains_match_item, binary=True,
     description="Exact match, or the gold (lower-cased, trimmed) occurs inside the lower-cased answer; affix "
                 "hyphens are kept for containment so `-ak` is not found in `yak`.",
-    reference="PACUTE paper §4; pacute-bench contains_match"))
+    reference="PACUTE paper §5; pacute-bench contains_match"))

@@ -70,10 +70,10 @@ def compare(task: str, rows: Iterable[Mapping[str, Any]]) -> tuple[int, list[Dif
 
 
 def summarize(diffs: Iterable[Difference]) -> list[dict[str, Any]]:
-    """Counts of differences by (task, metric, reason, direction), for the methodology page."""
+    """Counts of differences by (task, metric, reason key, direction), for the methodology page."""
     counts = Counter((d.task, d.metric, d.reason, "ours 1 / theirs 0" if d.ours else "ours 0 / theirs 1")
                      for d in diffs)
-    return [{"task": t, "metric": m, "reason": REASONS[r], "direction": dirn, "items": c}
+    return [{"task": t, "metric": m, "reason": r, "direction": dirn, "items": c}
             for (t, m, r, dirn), c in sorted(counts.items())]
 
 

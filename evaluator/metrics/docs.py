@@ -1,0 +1,164 @@
+"""Facts for the methodology page, generated from the task registry, `METRICS` and the extractors.
+
+Everything the page shows comes from here, so documentation cannot drift from what is computed. The two
+sample-based figures (ROUGE-L variants with the article title as the summary, and the differences from
+pacute-bench's released flags) are computed from the shared sample files when they are present.
+"""
+from __future__ import annotations
+
+import inspect
+import json
+from pathlib import Path
+from typing import Any
+
+from evaluator import aggregate, extract
+from evaluator.metrics import METRICS
+from evaluator.metrics.base import MetricSpec
+from evaluator.registry import LANG_NAMES, TASKS
+
+CHANCE_TEXT = {"task": "task chance (per language; MCQ: mean 1/k over items)", "zero": "0 (already chance-corrected "
+               "or no chance floor)", "none": "not meaningful"}
+
+ROUGE_NOTE = (
+    "The BHASA paper scored summaries with XL-Sum's multilingual ROUGE package, which lower-cases, removes "
+    "punctuation, and for Thai calls PyThaiNLP newmm with its default keep_whitespace=True: the spaces between "
+    "Thai phrases become tokens of their own, and since they match each other they raise the LCS. Tanaw's "
+    "headline `rougeL` reproduces that (it matches the XL-Sum scorer to 0.01 on the shared samples) so numbers "
+    "are comparable with the paper and SEA-HELM. `rougeL_nows` (Thai only) drops the whitespace tokens and "
+    "counts words only, which is what rouge-score gives with a plain word segmenter; it is lower, and arguably "
+    "the more honest measure of word overlap.")
+
+
+def _first_line(obj: Any) -> str:
+    return (inspect.getdoc(obj) or "").split("\n\n")[0].replace("\n", " ")
+
+
+def _scope(m: MetricSpec) -> str:
+    if m.item and (m.corpus or m.interval):
+        return "item + corpus"
+    return "item (mean)" if m.item else "corpus"
+
+
+def metric_rows() -> list[dict[str, Any]]:
+    """One row per registered metric: key, name, scope, languages, chance, interval, description, reference."""
+    rows = []
+    for m in METRICS.values():
+        if m.interval is not None:
+            ci = "reference library's bootstrap"
+        elif m.binary and m.corpus is None:
+            ci = "Wilson (items)"
+        else:
+            ci = "bootstrap over items (seed 4156)"
+        rows.append({"metric": m.name, "name": m.display, "scope": _scope(m),
+                     "languages": ", ".join(m.langs) or "all", "chance": CHANCE_TEXT[m.chance], "interval": ci,
+                     "description": m.description, "reference": m.reference})
+    return rows
+
+
+def _chance(task, lang: str) -> str:
+    c = task.chance_level(lang)
+    return "per item (1/k)" if c is None else f"{100 * c:.1f}"
+
+
+def task_rows(family: str | None = None) -> list[dict[str, Any]]:
+    """One row per (task, language): family, competency, dataset, extractor, metrics, headline, chance."""
+    rows = []
+    for t in TASKS.values():
+        if family and t.family != family:
+            continue
+        for lang in t.langs:
+            rows.append({"task": t.name, "family": t.family, "competency": t.group,
+                         "language": LANG_NAMES.get(lang, lang), "dataset": t.dataset.get(lang, ""),
+                         "extractor": t.extractor, "metrics": ", ".join(m for m in t.metrics
+                                                                        if not (METRICS.get(m) and METRICS[m].langs
+                                                                                and lang not in METRICS[m].langs)),
+                         "headline": t.headline_metric(lang) if t.metrics else "(human rating)",
+                         "chance": _chance(t, lang) if t.metrics else "", "both orders": t.both_orders,
+                         "description": t.description})
+    return rows
+
+
+def extractor_rows() -> list[dict[str, str]]:
+    """One row per extractor: name, tasks using it, what it reads."""
+    users: dict[str, list[str]] = {}
+    for t in TASKS.values():
+        users.setdefault(t.extractor, []).append(t.name)
+    return [{"extractor": name, "tasks": ", ".join(users.get(name, [])), "reads": _first_line(fn)}
+            for name, fn in extract.EXTRACTORS.items()]
+
+
+def answer_words() -> list[dict[str, str]]:
+    """Answer tags and label words accepted per language."""
+    rows = [{"language": LANG_NAMES.get(k, k), "kind": "answer tag", "word": f"{v}:", "means": "answer follows"}
+            for k, v in extract.ANSWER_TAGS.items()]
+    for lang, words in extract.LABEL_WORDS.items():
+        rows += [{"language": LANG_NAMES.get(lang, lang), "kind": "label word", "word": w, "means": lab}
+                 for w, lab in words.items()]
+    for lang, words in extract.SINGLE_LETTER_LABELS.items():
+        rows += [{"language": LANG_NAMES.get(lang, lang), "kind": "one-letter label", "word": w.upper(),
+                  "means": lab} for w, lab in words.items()]
+    rows += [{"language": "any", "kind": "true/false word", "word": w, "means": "true/yes" if v else "false/no"}
+             for w, v in extract.POLARITY_WORDS.items()]
+    return rows
+
+
+def aggregation_notes() -> list[str]:
+    """How cells, intervals, normalisation, roll-ups and comparisons are computed (values taken from the code)."""
+    return [
+        "A **cell** is one model × task × language × prompt language. Item metrics are averaged over the cell's "
+        "items (per run, then over runs); corpus metrics (macro-F1, chrF++, strict NER F1, order consistency) "
+        "are computed from all of the cell's answers at once.",
+        "**95% intervals**: Wilson score intervals for 0/1 item scores (never collapse to a point at 0% or "
+        "100%); the reference library's own bootstrap where it has one (ROUGE-L: rouge-score's "
+        f"BootstrapAggregator under numpy seed {aggregate.BOOTSTRAP_SEED}, whose mid is the reported score; "
+        "chrF++: sacrebleu's bootstrap); otherwise a percentile bootstrap over items "
+        f"({aggregate.N_BOOTSTRAP} resamples, seed {aggregate.BOOTSTRAP_SEED}), drawing all runs and both option "
+        "orders of an item together. With several runs, the cell is the mean over runs and the note gives the "
+        "standard error clustered by item.",
+        "**Normalised score** = (value − chance) / (100 − chance) × 100. It is not clipped: a negative value "
+        "means below chance and is marked as such. MCQ chance is the mean of 1/k over items (k options each).",
+        "**Unparsed** answers score as wrong; their share is the cell's parse-failure rate, shown next to the "
+        "score as an instruction-following measure.",
+        "**Roll-ups**: both translation directions are averaged into one translation score first, then tasks "
+        "into competencies (NLU, NLG, NLR, LD, ...) per language, competencies into a language score, and "
+        "languages into the overall score; a mean covers only the cells present.",
+        "**Comparing two models** on the same items: exact McNemar test when scores are 0/1, paired bootstrap "
+        f"({aggregate.BOOTSTRAP_SEED} seed) otherwise; the difference comes with a paired-bootstrap 95% interval.",
+        "**Breakdowns** (e.g. PACUTE levels): *micro* = mean over the group's items; *macro* = mean over its "
+        "subcategories, each weighted equally, always shown with n.",
+    ]
+
+
+def rouge_variants(data_dir: Path | str) -> list[dict[str, Any]]:
+    """Title-as-summary ROUGE-L on the XL-Sum samples: paper-compatible and (Thai) whitespace-free, 0-100."""
+    from evaluator.metrics.summarization import rouge_l
+
+    out = []
+    for lang in ("id", "vi", "th", "ta"):
+        path = Path(data_dir) / "bhasa" / "summarization" / f"{lang}.jsonl"
+        if not path.exists():
+            continue
+        rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+        xl = [rouge_l(r["title"], r["summary"], lang=lang) for r in rows]
+        nows = [rouge_l(r["title"], r["summary"], lang=lang, variant="nows") for r in rows] if lang == "th" else None
+        out.append({"language": LANG_NAMES[lang], "n": len(rows), "rougeL (XL-Sum, headline)": 100 * sum(xl) / len(xl),
+                    "rougeL_nows (words only)": None if nows is None else 100 * sum(nows) / len(nows)})
+    return out
+
+
+def pacute_reasons() -> dict[str, str]:
+    """Reason key → explanation for the PACUTE difference table."""
+    from evaluator.metrics.pacute_compat import REASONS
+
+    return dict(REASONS)
+
+
+def pacute_differences(data_dir: Path | str) -> tuple[int, list[dict[str, Any]]]:
+    """(items compared, counted differences) between our PACUTE scoring and pacute-bench's sample flags."""
+    from evaluator.metrics.pacute_compat import compare_folder, summarize
+
+    folder = Path(data_dir) / "pacute" / "results-sample" / "gpt-4.1-nano" / "inference"
+    if not folder.exists():
+        return 0, []
+    sizes, diffs = compare_folder(folder)
+    return sum(sizes.values()), summarize(diffs)
