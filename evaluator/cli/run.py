@@ -22,25 +22,41 @@ Interrupted runs resume: run the same command again (answers already stored are 
 
 
 class StoreSink:
-    """Results into DuckDB through `evaluator.pipeline`, one small transaction per answer."""
+    """Results into DuckDB, one small transaction per answer (the same writes as `pipeline.save_result`).
+
+    It calls `store.writer` itself because `pipeline.save_result` leaves a DuckDB 2.0 result pending (fetchone)
+    before `register`, which fails from the second answer of a run on; the rows written are the same.
+    """
 
     def __init__(self, con: Any, model_id: str, model_info: Mapping[str, Any] | None = None):
         self.con, self.model_id, self.model_info = con, model_id, dict(model_info or {})
+        self._runs: set[str] = set()
 
-    def _meta(self, cell: Cell, settings: Mapping[str, Any] | None = None) -> dict:
-        return {"task": cell.task.name, "lang": cell.lang, "prompt_lang": cell.prompt_lang, "run_no": cell.run_no,
-                "settings": dict(settings or {}), "model": self.model_info}
+    def _run_id(self, cell: Cell) -> str:
+        return pipeline.run_id(self.model_id, cell.task.name, cell.lang, cell.prompt_lang, cell.run_no, "evaluated")
 
     def stored(self, cell: Cell) -> set[tuple[str, str]]:
         """(item_id, order) already stored for the cell's run."""
         from store import writer
 
-        rid = pipeline.run_id(self.model_id, cell.task.name, cell.lang, cell.prompt_lang, cell.run_no, "evaluated")
-        return writer.stored_keys(self.con, rid)
+        return writer.stored_keys(self.con, self._run_id(cell))
 
     def save(self, cell: Cell, settings: Mapping[str, Any], item: Item, result: ItemResult) -> None:
         """Store one scored answer (committed on return)."""
-        pipeline.save_result(self.con, self.model_id, self._meta(cell, settings), item, result)
+        from store import writer
+        from store.db import transaction
+
+        rid = self._run_id(cell)
+        with transaction(self.con):
+            if rid not in self._runs:
+                writer.upsert_model(self.con, {"model_id": self.model_id, "origin": "evaluated", **self.model_info})
+                writer.upsert_run(self.con, {"run_id": rid, "model_id": self.model_id, "task": cell.task.name,
+                                             "lang": cell.lang, "prompt_lang": cell.prompt_lang,
+                                             "run_no": cell.run_no, "settings": dict(settings),
+                                             "source": "evaluated", "harness": "tanaw"})
+            writer.upsert_items(self.con, [item], pipeline.content_hash)
+            writer.save_results(self.con, rid, [result])
+        self._runs.add(rid)
 
     def refresh(self, cell: Cell) -> float | None:
         """Recompute the cell's aggregates; returns its headline value (0-100) when scored."""
