@@ -100,6 +100,14 @@ def _rows(task: TaskSpec, pairs: Sequence[tuple[Item, ItemResult]]) -> list[_Row
     return out
 
 
+def _item_score(spec: MetricSpec, r: _Row) -> float:
+    """The stored item score, or computed now when the row was scored before the metric existed."""
+    if spec.name in r.result.scores:
+        return float(r.result.scores[spec.name])
+    answer = r.result.answer if r.result.parsed else None
+    return float(spec.item(answer, r.gold, lang=r.item.lang, item=r.item)) if spec.item else 0.0
+
+
 def _triples(rows: Sequence[_Row]) -> list[tuple]:
     return [(r.result.answer if r.result.parsed else None, r.gold, r.extras) for r in rows]
 
@@ -118,7 +126,7 @@ def _value(spec: MetricSpec, rows: Sequence[_Row]) -> float:
         if spec.corpus is not None:
             v = spec.corpus(_triples(run_rows))
         else:
-            v = float(np.mean([r.result.scores.get(spec.name, 0.0) for r in run_rows]))
+            v = float(np.mean([_item_score(spec, r) for r in run_rows]))
         if not math.isnan(v):
             vals.append(v)
     return float(np.mean(vals)) if vals else float("nan")
@@ -134,7 +142,7 @@ def _bootstrap(spec: MetricSpec, rows: Sequence[_Row], n_boot: int, seed: int) -
     draws = rng.integers(0, len(ids), size=(n_boot, len(ids)))
     if spec.corpus is None:
         # Item metrics: the run-mean of run-means equals the mean of per-item means when runs cover the same items.
-        means = np.array([np.mean([r.result.scores.get(spec.name, 0.0) for r in by_item[i]]) for i in ids])
+        means = np.array([np.mean([_item_score(spec, r) for r in by_item[i]]) for i in ids])
         stats = means[draws].mean(axis=1)
     else:
         triples = {i: [(r.result.prediction.run, t) for r, t in zip(by_item[i], _triples(by_item[i]))] for i in ids}
@@ -159,7 +167,7 @@ def _clustered_se(spec: MetricSpec, rows: Sequence[_Row]) -> float | None:
         return None
     by_item: dict[str, list[float]] = defaultdict(list)
     for r in rows:
-        by_item[r.item.item_id].append(r.result.scores.get(spec.name, 0.0))
+        by_item[r.item.item_id].append(_item_score(spec, r))
     means = np.array([np.mean(v) for v in by_item.values()])
     return float(means.std(ddof=1) / math.sqrt(len(means))) if len(means) > 1 else None
 

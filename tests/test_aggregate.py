@@ -183,3 +183,14 @@ def test_breakdown_micro_and_macro():
     rows = breakdown(pairs, "exact_match")
     assert rows[0] == {"level": 2, "n": 4, "n_subcategory": 2, "micro": 75.0, "macro": 50.0}
     assert rows[1]["level"] == 3 and rows[1]["micro"] == 0.0
+
+
+def test_rows_scored_before_a_metric_existed_are_scored_on_the_fly():
+    from evaluator.spec import ItemResult
+    task = get_task("qa")
+    item = Item(task="qa", lang="th", item_id="1", inputs={}, gold=["ภาษามือแบบอเมริกัน"])
+    p = Prediction(task="qa", lang="th", item_id="1", prompt_lang="en", output="คือภาษามือแบบอเมริกัน")
+    old = ItemResult(prediction=p, answer="คือภาษามือแบบอเมริกัน", parsed=True, reasoning=None,
+                     scores={"squad_f1": 0.0, "squad_em": 0.0})  # stored before squad_f1_newmm was added
+    cs = {c.metric: c for c in aggregate_cell(task, "th", [(item, old)])}
+    assert math.isclose(cs["squad_f1_newmm"].value, 100 * 6 / 7)
