@@ -1,0 +1,147 @@
+"""Upload results: drop a SEA-HELM, lm-eval, pacute-bench or native file, check it, describe the model, import it.
+
+Everything in an uploaded file is untrusted: file names, ids and model outputs are shown with `st.text`,
+`st.code` or dataframes only, never as Markdown or HTML.
+"""
+from __future__ import annotations
+
+import hmac
+import os
+from pathlib import Path
+
+import streamlit as st
+
+from evaluator.cli import upload_flow
+from evaluator.formats.read import read_upload
+from pages._ui import md_escape
+from store import cached, db
+
+FORMATS = {"auto": "Detect automatically", "native": "Tanaw native JSONL", "pacute-bench": "pacute-bench",
+           "seahelm": "SEA-HELM", "lm-eval": "lm-evaluation-harness"}
+MODEL_PAGE = "pages/model.py"
+
+
+def _token_ok(env: str, given: str) -> bool:
+    want = os.environ.get(env)
+    return not want or hmac.compare_digest(want.encode(), (given or "").encode())
+
+
+def _problems(rows, kind: str, tail: str = "") -> None:
+    """A count line and a table of problems (file, line, field, problem), shown as data, not Markdown."""
+    if not rows:
+        return
+    (st.error if kind == "error" else st.warning)(f"{len(rows)} {kind}{'s' if len(rows) != 1 else ''}{tail}")
+    st.dataframe([{"file": e.file, "line": e.line, "field": e.field, "problem": e.problem} for e in rows[:500]],
+                 hide_index=True, use_container_width=True)
+
+
+@st.cache_data(max_entries=4, show_spinner="Reading and checking the file…")
+def _read(data: bytes, name: str, fmt: str):
+    return read_upload(data, name, fmt=fmt)
+
+
+st.title("Upload results")
+st.caption("SEA-HELM, lm-evaluation-harness and pacute-bench result files (or a .zip of them, with run_N folders) "
+           "are re-scored against our gold answers. Scores inside the file are kept as self-reported only.")
+
+token = ""
+if os.environ.get("TANAW_UPLOAD_TOKEN"):
+    token = st.text_input("Upload token", type="password", help="Ask the maintainers for a token.")
+    if not _token_ok("TANAW_UPLOAD_TOKEN", token):
+        st.info("Uploads need a valid token.")
+        st.stop()
+
+fmt = st.selectbox("Format", list(FORMATS), format_func=FORMATS.get, key="fmt")
+file = st.file_uploader("Result file", type=["jsonl", "json", "zip"], key="file",
+                        help="Up to 200 MB. A .zip may hold several files; run_1/, run_2/ folders give run numbers.")
+if file is None:
+    st.stop()
+
+upload = _read(file.getvalue(), file.name, fmt)
+st.subheader("Detected")
+st.dataframe([{"file": f.name, "format": f.format, "run": f.run, "rows": f.rows, "matched": f.imported}
+              for f in upload.files], hide_index=True, use_container_width=True)
+st.text(f"{len(upload.predictions)} predictions matched to our items, {len(upload.summary)} self-reported "
+        f"summary scores, sha256 {upload.sha256[:16]}…")
+
+if upload.preview:
+    st.subheader("First rows")
+    for row in upload.preview:
+        st.text(f"{row['file']}:{row['line']} · {row['task']}/{row['lang']} · id {row['id']}")
+        st.code(row["output"] or "(empty output)", language=None, wrap_lines=True)
+
+st.subheader("Validation")
+_problems(upload.errors, "error", ": the file is refused until they are fixed")
+_problems(upload.warnings, "warning", ": the rows or files named are not imported")
+if upload.ok and not upload.warnings:
+    st.success("No problems found.")
+if not upload.ok:
+    st.stop()
+
+with st.form("model"):
+    st.subheader("Model")
+    name = st.text_input("Model name", value=upload.model_hint or "", max_chars=200)
+    c1, c2, c3 = st.columns(3)
+    org = c1.text_input("Organisation", max_chars=200)
+    params = c2.number_input("Parameters (billions)", min_value=0.0, max_value=100000.0, value=None, step=0.1)
+    kind = c3.selectbox("Type", ["instruct", "base", "reasoning"])
+    c4, c5, c6 = st.columns(3)
+    weights = c4.selectbox("Weights", ["open", "closed"])
+    licence = c5.text_input("Licence", max_chars=100)
+    url = c6.text_input("URL", max_chars=500)
+    submitted = st.form_submit_button("Score and import", type="primary")
+
+if submitted:
+    if not name.strip():
+        st.error("A model name is required.")
+        st.stop()
+    if url and not url.startswith(("https://", "http://")):
+        st.error("The URL must start with https:// or http://")
+        st.stop()
+    bar = st.progress(0.0, text="Scoring…")
+    model = {"model_id": name, "organisation": org, "params_b": params, "model_type": kind, "weights": weights,
+             "licence": licence, "url": url}
+    try:
+        outcome = upload_flow.ingest_upload(
+            db.db_path(), upload, model=model, actor="web" + (":token" if token else ""),
+            progress=lambda i, n: bar.progress(min(i / max(n, 1), 1.0), text=f"Scoring {i} of {n}…"))
+    except Exception as e:  # the app keeps serving whatever happens; the message says why
+        bar.empty()
+        st.error(md_escape(f"Import failed, nothing was written: {type(e).__name__}: {e}"))
+        st.stop()
+    bar.progress(1.0, text="Done")
+    cached.clear()
+    if outcome.status == "rejected":
+        st.error(md_escape(outcome.message))
+        _problems(outcome.errors, "error")
+        st.stop()
+    st.success(md_escape(outcome.message))
+    if outcome.cells:
+        st.dataframe([{"task": c.task, "lang": c.lang, "prompt": c.prompt_lang, "metric": c.metric,
+                       "score": c.value, "ci_low": c.ci_low, "ci_high": c.ci_high, "n": c.n,
+                       "unparsed": c.parse_fail_rate, "status": c.status} for c in outcome.cells],
+                     hide_index=True, use_container_width=True)
+    if Path(MODEL_PAGE).exists():
+        try:
+            st.page_link(MODEL_PAGE, label=f"Open the model page of {outcome.model_id}", icon=":material/person:",
+                         query_params={"model": outcome.model_id})
+        except Exception:  # the model page is not in the navigation (yet)
+            pass
+
+if os.environ.get("TANAW_ADMIN_TOKEN"):
+    with st.expander("Admin: hide or delete an upload"):
+        admin = st.text_input("Admin token", type="password", key="admin_token")
+        if admin and _token_ok("TANAW_ADMIN_TOKEN", admin):
+            uploads = cached.q("uploads", include_hidden=True)
+            st.dataframe(uploads, hide_index=True, use_container_width=True)
+            target = st.selectbox("Upload", list(uploads["source_hash"]), key="admin_target",
+                                  format_func=lambda h: f"{h[:12]}… "
+                                  f"{uploads.loc[uploads.source_hash == h, 'model_id'].iloc[0]}")
+            a1, a2, a3 = st.columns(3)
+            action = ("hide" if a1.button("Hide") else "unhide" if a2.button("Show again") else
+                      "delete" if a3.button("Delete", type="primary") else None)
+            if action and target:
+                msg = upload_flow.admin_action(db.db_path(), target, action, actor="admin")
+                cached.clear()
+                st.success(md_escape(msg))
+            st.dataframe(cached.q("audit_log", limit=100), hide_index=True, use_container_width=True)
