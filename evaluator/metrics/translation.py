@@ -47,8 +47,20 @@ def chrf_interval(rows: Sequence[tuple]) -> tuple[float, float, float]:
     if len(hyps) < 2:
         value = _chrf().corpus_score(hyps, refs).score
         return (value / 100, value / 100, value / 100)
-    score = CHRF(word_order=2).corpus_score(hyps, refs, n_bootstrap=N_BOOTSTRAP)
-    value, half = score.score, score._ci  # the point estimate is the plain corpus score
+    metric = CHRF(word_order=2)
+    try:
+        score = metric.corpus_score(hyps, refs, n_bootstrap=N_BOOTSTRAP)
+        value, half = score.score, score._ci  # the point estimate is the plain corpus score
+    except TypeError:
+        # sacrebleu 2.6 mixes float and float32 resample scores (a resample with no match scores a Python 0.0)
+        # and statistics.mean refuses the mix; rerun its own resampling (same seed) and take its 95% half-width.
+        from sacrebleu.significance import _bootstrap_resample
+
+        value = metric.corpus_score(hyps, refs).score
+        _, resampled = _bootstrap_resample(metric._extract_corpus_statistics(hyps, refs), metric, N_BOOTSTRAP)
+        raw = sorted(float(x.score) for x in resampled)
+        lower = len(raw) // 40
+        half = 0.5 * (raw[len(raw) - lower - 1] - raw[lower])
     return (value / 100, max(0.0, (value - half) / 100), min(1.0, (value + half) / 100))
 
 
