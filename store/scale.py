@@ -1,0 +1,97 @@
+"""Query a Parquet export directly when results outgrow one DuckDB file: views named like the store's tables.
+
+`connect_parquet(root)` opens an in-memory DuckDB whose `models`, `runs`, `predictions`, `scores`, `aggregates`, ...
+are views over `<root>/<table>/**/*.parquet` (the layout of store/parquet.py), so every function in store/queries
+runs unchanged. `root` is a local folder, `hf://datasets/<org>/<repo>[@<rev>]` (the results repo itself) or
+`s3://bucket/prefix`. Partition folders are read as hive partitions: filters on `model_id` / `task` skip whole
+files, and per-run tables (predictions, scores) gain `model_id` and `task` columns for such filters.
+"""
+from __future__ import annotations
+
+import json
+import os
+
+import duckdb
+
+from store import parquet
+
+REMOTE_PREFIXES = ("hf://", "s3://", "gs://", "http://", "https://")
+
+
+class ScaleError(RuntimeError):
+    """A remote Parquet store cannot be opened (DuckDB's httpfs extension unavailable)."""
+
+
+def is_remote(root: str) -> bool:
+    """Whether `root` is read over the network (needs DuckDB's httpfs extension)."""
+    return str(root).startswith(REMOTE_PREFIXES)
+
+
+def _enable_remote(con: duckdb.DuckDBPyConnection, root: str, token: str | None) -> None:
+    try:
+        con.execute("LOAD httpfs")
+    except duckdb.Error:
+        try:
+            con.execute("INSTALL httpfs")
+            con.execute("LOAD httpfs")
+        except duckdb.Error as e:
+            raise ScaleError(f"{root}: DuckDB's httpfs extension is needed for remote Parquet and could not be "
+                             f"installed ({str(e).splitlines()[0]}); install it once with INSTALL httpfs") from e
+    if root.startswith("hf://") and token:
+        con.execute("CREATE OR REPLACE SECRET tanaw_hf (TYPE huggingface, TOKEN ?)", [token])
+    if root.startswith("s3://"):
+        con.execute("CREATE OR REPLACE SECRET tanaw_s3 (TYPE s3, PROVIDER credential_chain)")
+
+
+def _quote(s: str) -> str:
+    return "'" + s.replace("'", "''") + "'"
+
+
+def view_sql(root: str, table: str, partition_by: tuple[str, ...] | list[str] = ("model_id", "task")) -> str:
+    """The CREATE VIEW statement for one table under `root`; partition values stay strings (a model named
+    "123" is not a number)."""
+    glob = f"{root.rstrip('/')}/{table}/{'**/' if partition_by else ''}*.parquet"
+    types = ", ".join(f"'{k}': VARCHAR" for k in partition_by)
+    hive = f"hive_partitioning = true, hive_types = {{{types}}}" if partition_by else "hive_partitioning = false"
+    return (f'CREATE OR REPLACE VIEW "{table}" AS SELECT * FROM '
+            f"read_parquet({_quote(glob)}, {hive}, union_by_name = true)")
+
+
+def manifest_tables(con: duckdb.DuckDBPyConnection, root: str) -> dict[str, dict]:
+    """The manifest's tables (name -> rows, partition_by, ...), read locally or through DuckDB for remote roots."""
+    if is_remote(root):
+        text = con.execute("SELECT content FROM read_text(?)", [f"{root.rstrip('/')}/{parquet.MANIFEST}"]).fetchone()[0]
+        manifest = json.loads(text)
+    else:
+        manifest = parquet.read_manifest(root)
+    return manifest["tables"]
+
+
+def attach_parquet(con: duckdb.DuckDBPyConnection, root: str | os.PathLike, *, token: str | None = None
+                   ) -> list[str]:
+    """Make every table the export at `root` has rows for a view over its files (replacing a table of the same
+    name); returns the table names. Tables the export left empty keep their (empty) table, if any."""
+    root = str(root)
+    if is_remote(root):
+        _enable_remote(con, root, token or os.environ.get("HF_TOKEN"))
+    made = []
+    for table, meta in sorted(manifest_tables(con, root).items()):
+        if not meta.get("rows"):
+            continue
+        con.execute(f'DROP TABLE IF EXISTS "{table}"')
+        con.execute(view_sql(root, table, meta.get("partition_by") or ()))
+        made.append(table)
+    return made
+
+
+def connect_parquet(root: str | os.PathLike, *, token: str | None = None, threads: int | None = None
+                    ) -> duckdb.DuckDBPyConnection:
+    """An in-memory store (the full schema) whose tables with rows are views over the Parquet export at `root`:
+    the same queries run as on the DuckDB file."""
+    from store.db import connect
+
+    con = connect(":memory:")
+    if threads:
+        con.execute(f"SET threads = {int(threads)}")
+    attach_parquet(con, root, token=token)
+    return con
