@@ -65,13 +65,15 @@ TOXICITY_LABELS = {
 }
 """Label definitions per dataset (BHASA Table 6 for Indonesian; ViHSD and Thai Toxicity Tweet authors' labels)."""
 
-_FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_FIELD = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def fill(template: str, fields: Mapping[str, Any], *, where: str = "") -> str:
-    """Substitute `{name}` slots only (other braces and `$OPTION` are left alone); unknown names raise."""
+    """Substitute `{name}` slots (`{{`/`}}` give literal braces; other braces and `$OPTION` are left alone)."""
     def sub(m: re.Match) -> str:
         name = m.group(1)
+        if name is None:
+            return m.group(0)[0]
         if name not in fields or fields[name] is None:
             raise PromptError(f"{where}: template needs field {name!r}, which the item does not provide")
         return str(fields[name])

@@ -49,6 +49,8 @@ class StoreSink:
         rid = self._run_id(cell)
         with transaction(self.con):
             if rid not in self._runs:
+                if not self._runs:  # the registry's task rows, so pages can group this model's cells by family
+                    writer.sync_tasks(self.con, pipeline.task_rows())
                 writer.upsert_model(self.con, {"model_id": self.model_id, "origin": "evaluated", **self.model_info})
                 writer.upsert_run(self.con, {"run_id": rid, "model_id": self.model_id, "task": cell.task.name,
                                              "lang": cell.lang, "prompt_lang": cell.prompt_lang,

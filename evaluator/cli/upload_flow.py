@@ -136,3 +136,30 @@ def admin_action(db_path: str | Path | None, source_hash: str, action: str, *, a
                 refresh_aggregates(con, model, cells)
             return f"{model}: upload deleted ({len(cells)} cells recomputed from the remaining runs)"
     raise ValueError(f"unknown admin action {action!r}")
+
+
+def drain_inbox(db_path: str | Path | None, *, timeout: float = 30.0) -> list[Outcome]:
+    """Import the uploads the CLI queued while this process held the store (`ingest --inbox`), oldest first."""
+    from evaluator.formats.read import read_upload
+    from store import inbox
+
+    outcomes = []
+    for body, meta in inbox.pending(db_path):
+        upload = read_upload(body.read_bytes(), str(meta.get("name") or body.name), fmt=str(meta.get("format") or
+                                                                                            "auto"))
+        outcomes.append(ingest_upload(db_path, upload, model=meta.get("model") or {"model_id": "unnamed"},
+                                      actor=f"{meta.get('actor') or 'cli'} (inbox)", timeout=timeout))
+        inbox.finish(body)
+    return outcomes
+
+
+def queue_upload(db_path: str | Path | None, path: str | Path, *, fmt: str, model: Mapping[str, Any],
+                 actor: str | None = None) -> Path:
+    """Queue a file (or a folder, zipped) in the store's inbox for the process holding the store to import."""
+    from evaluator.formats.archive import read_folder, zip_members
+    from store import inbox
+
+    p = Path(path)
+    data, name = (p.read_bytes(), p.name) if p.is_file() else (zip_members(read_folder(p)[0]), p.name + ".zip")
+    return inbox.drop(db_path, data, {"name": name, "format": fmt, "model": clean_model(model),
+                                      "actor": actor or default_actor()})

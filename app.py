@@ -1,0 +1,42 @@
+"""Tanaw: the leaderboard and failure explorer for LLMs in Southeast Asian languages (Streamlit entry)."""
+from __future__ import annotations
+
+import streamlit as st
+
+from pages._hub import push_changes, sync_banner
+from store.cached import connection
+
+st.set_page_config(page_title="Tanaw · SEA LLM leaderboard", page_icon="🔭", layout="wide")
+
+
+@st.cache_resource(show_spinner="Preparing the results database…")
+def prepare_store() -> str:
+    """Once per process: fill an empty store with the reported paper results and the demo baselines."""
+    from evaluator.demo import ensure_default_db
+
+    return "built" if ensure_default_db(connection().cursor()) else "ready"
+
+
+PAGES = {
+    "Leaderboards": [
+        st.Page("pages/leaderboard.py", title="Leaderboard", icon=":material/leaderboard:", default=True),
+    ],
+    "Explore": [
+        st.Page("pages/lindsea.py", title="LINDSEA", icon=":material/account_tree:"),
+        st.Page("pages/pacute.py", title="PACUTE", icon=":material/stacked_line_chart:"),
+        st.Page("pages/cultural.py", title="Cultural probes", icon=":material/diversity_3:"),
+        st.Page("pages/compare.py", title="Compare", icon=":material/compare:"),
+        st.Page("pages/model.py", title="Model", icon=":material/smart_toy:"),
+    ],
+    "Contribute": [
+        st.Page("pages/upload.py", title="Upload results", icon=":material/upload_file:"),
+        st.Page("pages/queue.py", title="Evaluation queue", icon=":material/queue:"),
+    ],
+    "About": [
+    ],
+}
+
+prepare_store()
+sync_banner()  # results repo on the Hub (TANAW_RESULTS_REPO): pulled on start, pushed after changes
+st.navigation({k: v for k, v in PAGES.items() if v}, position="top").run()
+push_changes()

@@ -1,0 +1,53 @@
+"""`python -m evaluator ingest PATH --model NAME`: re-score a result file (or zip/folder) into the store.
+
+Never trusts scores in the file: every prediction is re-scored against our gold. Bad input exits 2 with
+`FILE:LINE: field: problem` lines and leaves the database unchanged; the same file twice is a no-op.
+"""
+from __future__ import annotations
+
+import sys
+
+from evaluator.cli.common import fmt, print_table
+from evaluator.formats import detect
+
+
+def add(sub) -> None:
+    p = sub.add_parser("ingest", help="score a predictions/result file (native JSONL, pacute-bench, SEA-HELM, "
+                                      "lm-eval, zip or folder) into the store")
+    p.add_argument("path", help="file, .zip or folder")
+    p.add_argument("--model", required=True, help="model name as it will be shown")
+    p.add_argument("--format", default="auto", choices=("auto", *detect.FORMATS),
+                   help="input format (default: detected from name and content)")
+    p.add_argument("--db", default=None, help="DuckDB file (default: $TANAW_DB or ~/.tanaw/tanaw.duckdb)")
+    p.add_argument("--data-dir", default=None, help="data directory with the gold items (default: $TANAW_DATA_DIR)")
+    p.add_argument("--organisation", default=None)
+    p.add_argument("--params-b", type=float, default=None, help="parameters in billions")
+    p.add_argument("--model-type", choices=("base", "instruct", "reasoning"), default=None)
+    p.add_argument("--weights", choices=("open", "closed"), default=None)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from evaluator.cli.upload_flow import ingest_upload
+    from evaluator.formats.read import read_upload
+
+    upload = read_upload(args.path, fmt=args.format, data_dir=args.data_dir)
+    model = {"model_id": args.model, "organisation": args.organisation, "params_b": args.params_b,
+             "model_type": args.model_type, "weights": args.weights}
+    out = ingest_upload(args.db, upload, model=model, data_dir=args.data_dir)
+    for w in out.warnings[:50]:
+        print(f"warning: {w}", file=sys.stderr)
+    if out.status == "rejected":
+        for e in out.errors:
+            print(str(e), file=sys.stderr)
+        print(f"error: {out.message}", file=sys.stderr)
+        return 2
+    print(out.message)
+    rows = [(c.task, c.lang, c.prompt_lang, c.metric, fmt(c.value), f"[{fmt(c.ci_low)}, {fmt(c.ci_high)}]",
+             fmt(c.normalized), c.n, fmt(None if c.parse_fail_rate is None else 100 * c.parse_fail_rate),
+             c.status if c.status == "ok" else f"{c.status}: {c.note or ''}".strip())
+            for c in sorted(out.cells, key=lambda c: (c.task, c.lang, c.prompt_lang))]
+    if rows:
+        print_table(rows, ("task", "lang", "prompt", "metric", "score", "95% CI", "normalized", "n", "unparsed %",
+                           "status"))
+    return 0

@@ -1,0 +1,50 @@
+"""`python -m evaluator leaderboard [--db PATH] [--json]`: every headline cell with raw, normalized, n and CI."""
+from __future__ import annotations
+
+import math
+
+from evaluator.cli.common import fmt, print_json, print_table
+
+
+def add(sub) -> None:
+    p = sub.add_parser("leaderboard", help="print model × task × language × prompt-language headline scores")
+    p.add_argument("--db", default=None, help="DuckDB file (default: $TANAW_DB or ~/.tanaw/tanaw.duckdb)")
+    p.add_argument("--prompt-lang", choices=("en", "native", "both"), default="both")
+    p.add_argument("--family", choices=("bhasa", "lindsea", "cultural", "pacute"), default=None)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=run)
+
+
+def _clean(v):
+    return None if isinstance(v, float) and math.isnan(v) else v
+
+
+def run(args) -> int:
+    import sys
+
+    from store.db import connect, db_path
+    from store.queries.leaderboard import leaderboard_cells
+
+    if not db_path(args.db).exists():
+        print(f"error: no database at {db_path(args.db)} (start the app once, or ingest a file)", file=sys.stderr)
+        return 2
+    con = connect(args.db, read_only=True)
+    langs = ("en", "native") if args.prompt_lang == "both" else (args.prompt_lang,)
+    rows = []
+    for pl in langs:
+        df = leaderboard_cells(con, pl, args.family)
+        rows += [{k: _clean(v) for k, v in r.items()} for r in df.to_dict("records")]
+    rows.sort(key=lambda r: (r["model"], r["task"], r["lang"], r["prompt_lang"]))
+    if args.json:
+        print_json([{k: r[k] for k in ("model", "origin", "task", "lang", "prompt_lang", "metric", "value",
+                                        "normalized", "n", "ci_low", "ci_high", "chance", "parse_fail_rate",
+                                        "status", "note")} for r in rows])
+        return 0
+    if not rows:
+        print("no scored cells in this database yet")
+        return 0
+    print_table([(r["model"], r["origin"], r["task"], r["lang"], r["prompt_lang"], r["metric"],
+                  fmt(r["value"]) if r["status"] == "ok" else "not scored yet", fmt(r["normalized"]), r["n"],
+                  f"[{fmt(r['ci_low'])}, {fmt(r['ci_high'])}]") for r in rows],
+                ("model", "origin", "task", "lang", "prompt", "metric", "raw", "normalized", "n", "95% CI"))
+    return 0

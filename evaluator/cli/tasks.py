@@ -1,0 +1,25 @@
+"""`python -m evaluator tasks [--json]`: every registered task with its languages, mode and metrics."""
+from __future__ import annotations
+
+from evaluator.cli.common import print_json, print_table
+from evaluator.registry import TASKS
+
+
+def add(sub) -> None:
+    p = sub.add_parser("tasks", help="list every task in the registry")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    rows = [{"task": t.name, "family": t.family, "group": t.group, "langs": list(t.langs), "mode": t.mode,
+             "metrics": list(t.metrics), "headline": {lang: t.headline_metric(lang) for lang in t.langs},
+             "chance": {lang: t.chance_level(lang) for lang in t.langs}, "aliases": list(t.aliases),
+             "native_prompt": t.native_pack, "description": t.description} for t in TASKS.values()]
+    if args.json:
+        print_json(rows)
+        return 0
+    print_table([(r["task"], r["family"], r["group"], ",".join(r["langs"]), r["mode"], ",".join(r["metrics"]) or "—",
+                  ",".join(r["aliases"])) for r in rows],
+                ("task", "family", "group", "langs", "mode", "metrics", "aliases"))
+    return 0

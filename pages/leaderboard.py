@@ -1,0 +1,83 @@
+"""Leaderboard: models × (language × task) headline scores, averages, EN-vs-native prompts, reported rows."""
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from pages._filters import filtered_models, model_filters
+from pages._ui import empty_state, table
+from store.cached import q
+
+FAMILIES = {"BHASA": "bhasa", "LINDSEA": "lindsea", "PACUTE": "pacute"}
+
+st.title("Tanaw leaderboard")
+st.caption("Large language models in Southeast Asian languages: BHASA (NLU, NLG, NLR in Indonesian, Vietnamese, "
+           "Thai, Tamil), LINDSEA linguistic diagnostics and PACUTE Filipino word structure. Every number is "
+           "recomputed from per-item outputs by Tanaw's own metrics; the papers' reported results are shown apart "
+           "and never ranked.")
+
+c1, c2, c3 = st.columns([2, 2, 2])
+bench = c1.segmented_control("Benchmark", list(FAMILIES), default="BHASA", key="bench", bind="query-params")
+prompt_lang = c2.segmented_control("Prompt", ["en", "native"], default="en", key="prompt", bind="query-params",
+                                   format_func={"en": "English prompt", "native": "Native prompt"}.get,
+                                   help="Every cell is run with the English prompt and with the native-language "
+                                        "prompt written by native speakers; cells without a verified native prompt "
+                                        "have no native score.")
+score = c3.segmented_control("Score", ["normalized", "value"], default="normalized", key="score",
+                             bind="query-params", format_func={"normalized": "Normalized", "value": "Raw"}.get,
+                             help="Normalized = (score − chance) / (100 − chance) × 100, the SEA-HELM convention; "
+                                  "0 is chance, negative is below chance. Raw is the metric itself on 0-100.")
+family, prompt_lang, score = FAMILIES[bench or "BHASA"], prompt_lang or "en", score or "normalized"
+models = tuple(filtered_models(model_filters()))
+
+board = q("leaderboard_table", prompt_lang=prompt_lang, score=score, family=family, models=models)
+if board.empty:
+    empty_state(f"No {bench} results with the {prompt_lang.replace('en', 'English')} prompt pass the filters.",
+                "Clear the model filters, switch the prompt language, or add results on the Upload page "
+                "(or `python -m evaluator ingest FILE --model NAME`).")
+else:
+    st.subheader(f"{bench} · {'normalized' if score == 'normalized' else 'raw'} scores")
+    st.caption("Rank counts evaluated and uploaded models only; demo baselines are reference points. "
+               "Averages: per language the mean of competency means, overall the mean over languages, over the "
+               f"cells a model has (coverage). Hover a heatmap cell for its 95% interval and n.")
+    num = st.column_config.NumberColumn(format="%.1f")
+    cols = {c: num for c in board.columns if c not in ("rank", "model", "origin", "model_type", "weights",
+                                                      "coverage", "params_b")}
+    cols |= {"rank": st.column_config.NumberColumn("rank", format="%d"),
+             "model": st.column_config.TextColumn("model", width="large"),
+             "model_type": "type", "params_b": st.column_config.NumberColumn("params (B)", format="%.1f"),
+             "coverage": st.column_config.NumberColumn("cells", help="headline cells this model has")}
+    table(board, f"leaderboard-{family}-{prompt_lang}-{score}", columns=cols)
+
+    z = q("leaderboard_matrix", prompt_lang=prompt_lang, score=score, family=family, models=models)
+    hover = q("leaderboard_matrix", prompt_lang=prompt_lang, score=score, family=family, models=models,
+              what="hover")
+    if not z.empty:
+        fig = go.Figure(go.Heatmap(
+            z=z.values, x=list(z.columns), y=list(z.index), customdata=hover.values,
+            hovertemplate="%{y}<br>%{x}<br>%{customdata}<extra></extra>", texttemplate="%{z:.0f}",
+            colorscale="RdBu", zmid=0 if score == "normalized" else 50, zmin=-100 if score == "normalized" else 0,
+            zmax=100, colorbar={"title": "normalized" if score == "normalized" else "raw"}))
+        fig.update_layout(height=160 + 38 * len(z.index), margin={"l": 10, "r": 10, "t": 30, "b": 10},
+                          xaxis={"side": "top", "tickangle": -45}, yaxis={"autorange": "reversed"})
+        st.plotly_chart(fig, width="stretch")
+
+    with st.expander("Every cell with its interval, n and format failures"):
+        details = q("leaderboard_cells", prompt_lang=prompt_lang, family=family, models=models)
+        table(details[["model", "origin", "task", "lang", "metric", "value", "ci_low", "ci_high", "n", "n_runs",
+                       "chance", "normalized", "below_chance", "parse_fail_rate", "status", "note"]],
+              f"cells-{family}-{prompt_lang}",
+              columns={"normalized": st.column_config.NumberColumn("normalized", format="%.1f"),
+                       "parse_fail_rate": st.column_config.NumberColumn("unparsed", format="percent",
+                                                                        help="instruction-following failures")})
+
+st.subheader("Reported in the papers (not ranked)")
+reported = q("reported_table", prompt_lang=prompt_lang, score=score, family=family)
+if reported.empty:
+    st.caption(f"The papers report no {bench} results for this prompt language on the headline metrics.")
+else:
+    st.caption("Numbers as published (BHASA: Leong et al., 2023; PACUTE), on the papers' own samples and models; "
+               "'n/a' prompt rows (fine-tuned, human) appear under both prompt languages. Citations in the CSV.")
+    table(reported, f"reported-{family}-{prompt_lang}",
+          columns={c: st.column_config.NumberColumn(format="%.1f") for c in reported.columns
+                   if c not in ("system", "source")})

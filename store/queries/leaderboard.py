@@ -1,0 +1,140 @@
+"""Leaderboard queries: headline cells per model, averages per competency / language / overall, reported rows.
+
+Averages follow SEA-HELM: per language, the mean of competency means (each the mean of its tasks); overall, the
+mean over languages. They are computed over the cells a model has, and `coverage` says how many that is.
+Demo baselines and reported paper rows are never ranked.
+"""
+from __future__ import annotations
+
+import duckdb
+import pandas as pd
+
+from store.queries import query
+
+RANKED_ORIGINS = ("evaluated", "uploaded")
+
+_CELLS_SQL = """
+SELECT a.model_id AS model, m.origin, m.model_type, m.params_b, m.weights, m.sea_tuned, m.organisation,
+       a.task, t.family, t.grp, a.lang, a.prompt_lang, a.metric, a.value, a.ci_low, a.ci_high, a.n, a.n_runs,
+       a.chance, a.normalized, a.parse_fail_rate, a.status, a.note
+FROM aggregates a
+JOIN models m ON m.model_id = a.model_id
+LEFT JOIN tasks t ON t.task = a.task
+WHERE a.is_headline AND a.prompt_lang = ? AND NOT coalesce(m.hidden, false)
+  AND (? IS NULL OR t.family = ?)
+  AND (? IS NULL OR list_contains(?, a.model_id))
+ORDER BY a.model_id, a.task, a.lang
+"""
+
+
+@query
+def leaderboard_cells(con: duckdb.DuckDBPyConnection, prompt_lang: str = "en", family: str | None = None,
+                      models: tuple[str, ...] | None = None) -> pd.DataFrame:
+    """One row per (model, task, lang) headline cell: raw value, CI, n, normalized, format-failure rate, status.
+
+    `models` restricts to those model ids (the shared page filters); None = every visible model.
+    """
+    ids = list(models) if models is not None else None
+    df = con.execute(_CELLS_SQL, [prompt_lang, family, family, ids, ids]).df()
+    df["cell"] = df["task"] + " · " + df["lang"]
+    df["below_chance"] = df["normalized"] < 0
+    return df
+
+
+def _score_col(score: str) -> str:
+    if score not in ("normalized", "value"):
+        raise ValueError("score must be 'normalized' or 'value'")
+    return score
+
+
+def _averages(cells: pd.DataFrame, col: str) -> pd.DataFrame:
+    ok = cells[cells["status"] == "ok"].dropna(subset=[col])
+    if ok.empty:
+        return pd.DataFrame(columns=["model", "overall", "coverage"])
+    per_grp = ok.groupby(["model", "lang", "grp"], as_index=False)[col].mean()
+    per_lang = per_grp.groupby(["model", "lang"], as_index=False)[col].mean()
+    overall = per_lang.groupby("model")[col].mean().rename("overall")
+    grp_avg = per_grp.groupby(["model", "grp"])[col].mean().unstack("grp")
+    lang_avg = per_lang.set_index(["model", "lang"])[col].unstack("lang").add_prefix("lang:")
+    coverage = ok.groupby("model").size().rename("coverage")
+    return pd.concat([overall, grp_avg, lang_avg, coverage], axis=1).reset_index(names="model")
+
+
+@query
+def leaderboard_table(con: duckdb.DuckDBPyConnection, prompt_lang: str = "en", score: str = "normalized",
+                      family: str | None = None, models: tuple[str, ...] | None = None) -> pd.DataFrame:
+    """Models × (averages, task·lang cells): rank (evaluated/uploaded models only), origin, type, size, scores."""
+    col = _score_col(score)
+    cells = leaderboard_cells(con, prompt_lang, family, models)
+    if cells.empty:
+        return pd.DataFrame(columns=["rank", "model", "origin", "overall"])
+    models = cells.groupby("model", as_index=False).first()[["model", "origin", "model_type", "params_b", "weights"]]
+    shown = cells.assign(val=cells[col].where(cells["status"] == "ok"))
+    wide = shown.pivot_table(index="model", columns="cell", values="val", aggfunc="first", dropna=False)
+    wide = wide[sorted(wide.columns)]
+    out = models.merge(_averages(cells, col), on="model", how="left").merge(
+        wide.reset_index(), on="model", how="left")
+    ranked = out["origin"].isin(RANKED_ORIGINS) & out["overall"].notna()
+    out["rank"] = out["overall"].where(ranked).rank(ascending=False, method="min").astype("Int64")
+    out = out.sort_values(["rank", "overall"], ascending=[True, False], na_position="last")
+    front = ["rank", "model", "origin", "model_type", "params_b", "weights", "overall", "coverage"]
+    return out[front + [c for c in out.columns if c not in front]].reset_index(drop=True)
+
+
+@query
+def reported_table(con: duckdb.DuckDBPyConnection, prompt_lang: str = "en", score: str = "value",
+                   family: str | None = None) -> pd.DataFrame:
+    """Results reported in the papers on each cell's headline metric, one row per system (never ranked)."""
+    col = _score_col(score)
+    df = con.execute("""
+        SELECT r.source, r.system, r.task, r.lang, r.prompt_lang, r.metric, r.value, r.note, r.citation,
+               TRY_CAST(json_extract_string(t.chance, '$.' || r.lang) AS DOUBLE) * 100 AS chance
+        FROM reported r JOIN tasks t ON t.task = r.task
+        WHERE json_extract_string(t.headline, '$.' || r.lang) = r.metric
+          AND r.prompt_lang IN (?, 'n/a') AND (? IS NULL OR t.family = ?)""", [prompt_lang, family, family]).df()
+    if df.empty:
+        return pd.DataFrame(columns=["system", "source"])
+    df["normalized"] = (df["value"] - df["chance"]) / (100 - df["chance"]) * 100
+    df["cell"] = df["task"] + " · " + df["lang"]
+    wide = df.pivot_table(index=["system", "source"], columns="cell", values=col, aggfunc="first")
+    return wide[sorted(wide.columns)].reset_index()
+
+
+@query
+def reported_rows(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Every reported row with its citation (for download and the methodology page)."""
+    return con.execute("SELECT * FROM reported ORDER BY source, task, lang, system").df()
+
+
+@query
+def leaderboard_families(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Benchmark families that have at least one headline cell, with counts."""
+    return con.execute("""
+        SELECT t.family, count(DISTINCT a.model_id) AS models, count(*) AS cells
+        FROM aggregates a JOIN tasks t ON t.task = a.task WHERE a.is_headline
+        GROUP BY t.family ORDER BY t.family""").df()
+
+
+@query
+def leaderboard_matrix(con: duckdb.DuckDBPyConnection, prompt_lang: str = "en", score: str = "normalized",
+                       family: str | None = None, models: tuple[str, ...] | None = None,
+                       what: str = "value") -> pd.DataFrame:
+    """Models (rows, ranked order) × task·lang cells (columns) for the heatmap: scores, or hover text when
+    `what="hover"` ("raw 72.5 · normalized 45.0 · 95% CI [61.3, 80.8] · n=80", or why a cell is not scored)."""
+    col = _score_col(score)
+    cells = leaderboard_cells(con, prompt_lang, family, models)
+    order = leaderboard_table(con, prompt_lang, score, family, models)["model"].tolist()
+    if cells.empty:
+        return pd.DataFrame()
+    if what == "hover":
+        def text(r) -> str:
+            if r["status"] != "ok":
+                return f"not scored yet: {r['note'] or r['status']}"
+            below = " · below chance" if r["normalized"] is not None and r["normalized"] < 0 else ""
+            return (f"raw {r['value']:.1f} · normalized {r['normalized']:.1f} · 95% CI [{r['ci_low']:.1f}, "
+                    f"{r['ci_high']:.1f}] · n={int(r['n'])}{below}")
+        cells = cells.assign(val=cells.apply(text, axis=1))
+    else:
+        cells = cells.assign(val=cells[col].where(cells["status"] == "ok"))
+    wide = cells.pivot_table(index="model", columns="cell", values="val", aggfunc="first", dropna=False)
+    return wide.reindex(index=order, columns=sorted(wide.columns))
