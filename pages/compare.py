@@ -5,6 +5,7 @@ import json
 
 import streamlit as st
 
+from evaluator.aggregate import paired_test
 from pages._filters import filtered_models, model_filters
 from pages._ui import answer_text, empty_state, mark, md_code, md_escape, table, word_diff
 from store.cached import q
@@ -53,6 +54,14 @@ sliced = q("compare_slice", task=task, lang=lang, systems=chosen, metric=metric,
 st.markdown(f"**{len(sliced)} items** ({md_escape(SLICE_NAMES[slice_])}) · " + " · ".join(
     f"{label} = {md_escape(s)}" for label, s in zip(LABELS, chosen)))
 table(sliced, f"compare_{task}_{lang}_{slice_}", height=240)
+if len(chosen) >= 2 and not sliced.empty:
+    test = paired_test(sliced["score_A"].tolist(), sliced["score_B"].tolist())
+    p_text = "p < 0.001" if test.p_value < 0.001 else f"p = {test.p_value:.3f}"
+    counts = f"; only A right on {test.a_only}, only B right on {test.b_only}" if test.method == "mcnemar-exact" else ""
+    st.markdown(f"**Paired test, A vs B on these {test.n} items** ({test.method}): A − B = {test.diff:+.1f} points "
+                f"(95% CI {test.ci_low:+.1f} to {test.ci_high:+.1f}), {p_text}{counts}.")
+    if slice_ != "all" or search.strip():
+        st.caption("The slice was chosen by outcome or text, so this test describes it; it does not generalise.")
 
 if sliced.empty:
     empty_state("No item matches.", "Widen the item filter or clear the search.")

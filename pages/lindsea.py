@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import plotly.express as px
+import plotly.graph_objects as go
 import streamlit as st
 
 from pages._filters import filtered_models, model_filters
@@ -35,42 +36,42 @@ table(cells[["branch", "task", "prompt_lang", "metric", "value", "ci_low", "ci_h
              "below_chance", "parse_fail_pct"]], f"lindsea_{model}_{lang}_tasks")
 
 st.subheader("Where it breaks")
-tree = q("lindsea_drill", model=model, lang=lang, depth=3)
-shape = tree[tree["prompt_lang"] == prompt_lang]
-left, right = st.columns([2, 3])
-with left:
-    fig = px.sunburst(shape, path=["branch", "phenomenon", "category", "subcategory"], values="n", color="value",
-                      color_continuous_scale="RdYlGn", range_color=(0, 100), color_continuous_midpoint=50,
-                      hover_data={"n": True, "value": ":.1f"})
-    fig.update_layout(margin=dict(t=10, l=0, r=0, b=0), height=420, coloraxis_colorbar=dict(title="acc."))
-    st.plotly_chart(fig, key="sunburst")
-    st.caption(f"Area = items, colour = accuracy with the {PROMPT_NAMES[prompt_lang].lower()} (red below 50%).")
+nodes = q("lindsea_tree", model=model, lang=lang, prompt_lang=prompt_lang)
+fig = go.Figure(go.Treemap(
+    ids=nodes["id"], parents=nodes["parent"], labels=nodes["label"], values=nodes["n"], branchvalues="total",
+    customdata=nodes["value"], maxdepth=4, texttemplate="%{label}<br>%{customdata:.0f}% · n=%{value}",
+    hovertemplate="%{label}<br>accuracy %{customdata:.1f}%<br>n=%{value} items<extra></extra>",
+    marker=dict(colors=nodes["value"], colorscale="RdYlGn", cmin=0, cmax=100, showscale=True,
+                colorbar=dict(title="acc.", len=0.8))))
+fig.update_layout(height=380, margin=dict(t=10, l=0, r=0, b=0))
+st.plotly_chart(fig, key="treemap")
+st.caption(f"Area = items, colour = accuracy with the {PROMPT_NAMES[prompt_lang].lower()} (red below 50%). "
+           "Click a box to zoom in; pick a branch and phenomenon below for the numbers and the items.")
 
-with right:
-    branches = sorted(tree["branch"].unique())
-    branch = st.selectbox("Branch", ("all", *branches), key="branch", bind="query-params")
-    level = {"branch": None, "phenomenon": None, "category": None}
-    depth = 0
-    if branch != "all":
-        level["branch"], depth = branch, 1
-        phenomena = sorted(tree.loc[tree["branch"] == branch, "phenomenon"].unique())
-        phen = st.selectbox("Phenomenon", ("all", *phenomena), key="phenomenon", bind="query-params")
-        if phen != "all":
-            level["phenomenon"], depth = phen, 2
-    bars = q("lindsea_drill", model=model, lang=lang, depth=depth, **level)
-    key = ("branch", "phenomenon", "category")[depth]
-    fig = px.bar(bars, y=key, x="value", color="prompt_lang", barmode="group", orientation="h",
-                 error_x=bars["ci_high"] - bars["value"], error_x_minus=bars["value"] - bars["ci_low"],
-                 text=bars["n"].map(lambda n: f"n={n}"), range_x=(0, 100),
-                 labels={"value": "accuracy (95% CI)", key: "", "prompt_lang": "prompt"},
-                 color_discrete_map={"en": "#3b6fb6", "native": "#e08a2c"})
-    fig.add_vline(x=50, line_dash="dash", line_color="#555", annotation_text="chance 50%",
-                  annotation_position="top")
-    fig.update_traces(textposition="inside", insidetextanchor="start")
-    fig.update_layout(height=max(260, 46 * len(bars) + 80), margin=dict(t=30, l=0, r=10, b=0),
-                      yaxis=dict(automargin=True), legend=dict(orientation="h", y=-0.15))
-    st.plotly_chart(fig, key="bars")
-    table(bars, f"lindsea_{model}_{lang}_{key}")
+c4, c5 = st.columns(2)
+tree = q("lindsea_drill", model=model, lang=lang, depth=1)
+branches = sorted(tree["branch"].unique())
+branch = c4.selectbox("Branch", ("all", *branches), key="branch", bind="query-params")
+level = {"branch": None, "phenomenon": None, "category": None}
+depth = 0
+if branch != "all":
+    level["branch"], depth = branch, 1
+    phenomena = sorted(tree.loc[tree["branch"] == branch, "phenomenon"].unique())
+    phen = c5.selectbox("Phenomenon", ("all", *phenomena), key="phenomenon", bind="query-params")
+    if phen != "all":
+        level["phenomenon"], depth = phen, 2
+bars = q("lindsea_drill", model=model, lang=lang, depth=depth, **level)
+key = ("branch", "phenomenon", "category")[depth]
+fig = px.bar(bars, y="label", x="value", color="prompt_lang", barmode="group", orientation="h",
+             error_x=bars["ci_high"] - bars["value"], error_x_minus=bars["value"] - bars["ci_low"], range_x=(0, 100),
+             hover_data={"n": True, "ci_low": ":.1f", "ci_high": ":.1f"},
+             labels={"value": "accuracy, 95% CI", "label": "", "prompt_lang": "prompt"},
+             color_discrete_map={"en": "#3b6fb6", "native": "#e08a2c"})
+fig.add_vline(x=50, line_dash="dash", line_color="#555", annotation_text="chance 50%", annotation_position="top")
+fig.update_layout(height=max(240, 44 * len(bars) + 90), margin=dict(t=30, l=0, r=10, b=0),
+                  yaxis=dict(automargin=True, autorange="reversed"), legend=dict(orientation="h", y=1.0, x=1, xanchor="right", yanchor="bottom", title=""))
+st.plotly_chart(fig, key="bars")
+table(bars.drop(columns=["label"]), f"lindsea_{model}_{lang}_{key}")
 
 st.subheader("Items")
 node = level["phenomenon"] or level["branch"] or "all items"

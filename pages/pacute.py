@@ -24,13 +24,13 @@ if not available:
                 "Clear the model filters in the sidebar, or ingest pacute-bench results.")
     st.stop()
 
-c1, c2, c3, c4 = st.columns([3, 1, 2, 1])
-models = c1.multiselect("Models", available, default=available[:4], key="models", bind="query-params",
+models = st.multiselect("Models", available, default=available[:4], key="models", bind="query-params",
                         max_selections=6)
-fmt_label = c2.radio("Format", tuple(METRICS), key="fmt", bind="query-params")
+c2, c3, c4 = st.columns(3)
+fmt_label = c2.radio("Format", tuple(METRICS), key="fmt", bind="query-params", horizontal=True)
 metric = c3.radio("Scoring", METRICS[fmt_label], key=f"metric_{fmt_label.lower()}", bind="query-params",
                   horizontal=True, help="; ".join(f"{k}: {v}" for k, v in METRIC_NAMES.items()))
-prompt_lang = c4.radio("Prompt", ("en", "native"), key="prompt", bind="query-params")
+prompt_lang = c4.radio("Prompt", ("en", "native"), key="prompt", bind="query-params", horizontal=True)
 fmt = fmt_label.lower()
 if not models:
     empty_state("No model selected.", "Choose one or more models above.")
@@ -44,23 +44,27 @@ st.subheader(f"Hierarchy L0-L5 ({fmt.upper()}, {METRIC_NAMES[metric]})")
 if levels.empty:
     empty_state("No hierarchical results for this format and prompt.", "Switch format or prompt language.")
 else:
-    fig = px.line(levels, x="level", y="value", color="model_id", markers=True,
+    fig = px.line(levels, x="level_label", y="value", color="model_id", markers=True,
                   error_y=levels["ci_high"] - levels["value"], error_y_minus=levels["value"] - levels["ci_low"],
-                  text=levels["n"].map(lambda n: f"n={n}"), hover_data={"level_name": True, "n": True},
-                  labels={"value": f"{METRIC_NAMES[metric]} (95% CI)", "level": "", "model_id": "model"},
-                  range_y=(0, 105))
-    fig.update_traces(textposition="top right", textfont_size=10)
-    fig.update_xaxes(tickmode="array", tickvals=list(range(6)),
-                     ticktext=["L0 char<br>recognition", "L1 char<br>manipulation", "L2 morpheme<br>decomposition",
-                               "L3 morpheme<br>manipulation", "L4 morpheme<br>composition", "L5 multi-step"])
+                  hover_data={"level_name": True, "n": True, "ci_low": ":.1f", "ci_high": ":.1f"},
+                  labels={"value": f"{METRIC_NAMES[metric]} (95% CI)", "level_label": "", "model_id": "model"},
+                  range_y=(0, 105), color_discrete_sequence=px.colors.qualitative.D3)
+    ceilings = dict(zip(ceiling["model_id"], ceiling["ceiling"]))
+    for trace in list(fig.data):
+        if trace.name in ceilings:
+            fig.add_scatter(x=["controls (ceiling)"], y=[ceilings[trace.name]], mode="markers", showlegend=False,
+                            marker=dict(symbol="star", size=13, color=trace.line.color), name=trace.name,
+                            hovertemplate=f"{trace.name}: mean of the controls %{{y:.1f}}<extra></extra>")
     if chance is not None:
         fig.add_hline(y=chance, line_dash="dash", line_color="#555", annotation_text="chance 25%",
-                      annotation_position="bottom right")
-    for row in ceiling.itertuples():
-        fig.add_hline(y=row.ceiling, line_dash="dot", line_color="#999",
-                      annotation_text=f"ceiling {row.model_id} ({row.controls}) {row.ceiling:.0f}",
-                      annotation_position="top left", annotation_font_size=10)
-    fig.update_layout(height=460, margin=dict(t=20, l=0, r=10, b=0), legend=dict(orientation="h", y=-0.22))
+                      annotation_position="bottom left")
+    for trace in fig.data:
+        trace.offsetgroup = trace.name
+    fig.update_layout(height=440, margin=dict(t=30, l=0, r=10, b=0), scattermode="group", scattergap=0.5,
+                      legend=dict(orientation="h", y=1.0, x=1, xanchor="right", yanchor="bottom", title=""))
+    st.caption("Stars: each model's mean over the control benchmarks (English prompt), the ceiling it could reach "
+               "with characters alone. Level names: L0 character recognition, L1 character manipulation, "
+               "L2 morpheme decomposition, L3 morpheme manipulation, L4 morpheme composition, L5 multi-step.")
     st.plotly_chart(fig, key="levels")
     table(levels, f"pacute_levels_{fmt}_{metric}_{prompt_lang}")
 
@@ -92,13 +96,16 @@ if suite.empty:
     empty_state("No main-suite or control scores for this format.", "Switch format or metric.")
 else:
     fig = px.bar(suite, x="stem", y="value", color="model_id", barmode="group", pattern_shape="kind",
+                 color_discrete_sequence=px.colors.qualitative.D3,
                  pattern_shape_map={"suite": "", "control": "/"},
                  error_y=suite["ci_high"] - suite["value"], error_y_minus=suite["value"] - suite["ci_low"],
                  labels={"value": f"{METRIC_NAMES[metric]} (95% CI)", "stem": "", "model_id": "model",
                          "kind": ""}, range_y=(0, 105), hover_data={"n": True})
     if chance is not None:
-        fig.add_hline(y=chance, line_dash="dash", line_color="#555", annotation_text="chance 25%")
-    fig.update_layout(height=380, margin=dict(t=20, l=0, r=10, b=0), legend=dict(orientation="h", y=-0.2))
+        fig.add_hline(y=chance, line_dash="dash", line_color="#555")
+    fig.update_layout(height=380, margin=dict(t=30, l=0, r=10, b=0),
+                      legend=dict(orientation="h", y=1.0, x=1, xanchor="right", yanchor="bottom", title=""))
     st.plotly_chart(fig, key="suite")
-    st.caption("Hatched bars are controls (English prompt); they show what the model can do with characters at all.")
+    st.caption("Hatched bars are controls (English prompt); they show what the model can do with characters at all."
+               + (" Dashed line: chance (25%)." if chance is not None else ""))
     table(suite, f"pacute_suite_{fmt}_{metric}_{prompt_lang}")

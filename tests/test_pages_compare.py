@@ -44,6 +44,19 @@ def test_deep_link_opens_two_models_on_a_filtered_item(db):
     assert "Hmm, both could be fine depending on context." in codes
 
 
+def _score(model: str, i: int, item) -> float:
+    return sum(is_right(model, "lindsea-mp", "en", i, item, o) and not is_unparsed(model, i) for o in ("ab", "ba")) / 2
+
+
+def test_paired_test_on_the_slice(db):
+    items = _mp_items()
+    diff = 100 * sum(_score("SeaLion-9B-it", i, it) - _score("Gemma-2B", i, it) for i, it in items) / len(items)
+    at = app_test("compare", task="lindsea-mp", lang="id", sys=[A, B], slice="all")
+    line = next(m.value for m in at.markdown if m.value.startswith("**Paired test"))
+    assert line.startswith(f"**Paired test, A vs B on these {len(items)} items** (paired-bootstrap): "
+                           f"A − B = {diff:+.1f} points")
+
+
 def test_slices_count_by_hand(db):
     items = _mp_items()
     all_wrong = [it for i, it in items if not _right("SeaLion-9B-it", i, it) and not _right("Gemma-2B", i, it)]

@@ -97,8 +97,9 @@ def lindsea_drill(con, *, model: str, lang: str, depth: int = 3, branch: str | N
     """Accuracy by branch → phenomenon → category → subcategory (down to `depth`), per prompt language.
 
     An item's score is the mean over its option orders and runs; rows give the group keys, prompt_lang, n (items),
-    correct (sum of item scores), value (0-100), ci_low/ci_high (95% Wilson over items, as the cell scores) and
-    chance (50 for binary choices, 0 for open answers). `branch/phenomenon/category` narrow the slice.
+    correct (sum of item scores), value (0-100), ci_low/ci_high (95% Wilson over items, as the cell scores),
+    chance (50 for binary choices, 0 for open answers) and label (deepest key with its item count).
+    `branch/phenomenon/category` narrow the slice.
     """
     keys = ", ".join(_DRILL_LEVELS[:depth + 1])
     filters, params = [], [model, lang, list(BINARY_METRICS)]
@@ -120,12 +121,41 @@ def lindsea_drill(con, *, model: str, lang: str, depth: int = 3, branch: str | N
             JOIN items i ON i.task = r.task AND i.lang = r.lang AND i.item_id = s.item_id
             WHERE r.task LIKE 'lindsea-%' AND r.model_id = ? AND r.lang = ? AND NOT r.superseded
               AND list_contains(?, s.metric)
-            GROUP BY ALL)
+            GROUP BY ALL),
+        grouped AS (
         SELECT {keys}, prompt_lang, count(*) AS n, sum(value) AS correct, 100 * avg(value) AS value,
                {wilson_sql('sum(value)', 'count(*)')}, max(chance) AS chance,
                100 * avg(value) < max(chance) AS below_chance
         FROM per_item {where}
-        GROUP BY ALL ORDER BY ALL""", params).df()
+        GROUP BY {keys}, prompt_lang)
+        SELECT *, coalesce({_DRILL_LEVELS[depth]}, '(none)') || ' (n=' || max(n) OVER (PARTITION BY {keys}) || ')' AS label
+        FROM grouped ORDER BY ALL""", params).df()
+
+
+@query
+def lindsea_tree(con, *, model: str, lang: str, prompt_lang: str) -> pd.DataFrame:
+    """Every node of LINDSEA → branch → phenomenon → category for a treemap: id, parent, label, n (items),
+    value (0-100, items pooled). Parents' n equals the sum of their children's."""
+    return con.execute(f"""
+        WITH per_item AS (
+            SELECT {LINDSEA_BRANCH_SQL.format(t='r.task')} AS branch,
+                   coalesce(nullif(i.phenomenon, ''), 'translation') AS phenomenon,
+                   coalesce(nullif(i.category, ''), '(none)') AS category, r.task, s.item_id, avg(s.value) AS value
+            FROM runs r
+            JOIN scores s ON s.run_id = r.run_id
+            JOIN items i ON i.task = r.task AND i.lang = r.lang AND i.item_id = s.item_id
+            WHERE r.task LIKE 'lindsea-%' AND r.model_id = ? AND r.lang = ? AND r.prompt_lang = ?
+              AND NOT r.superseded AND list_contains(?, s.metric)
+            GROUP BY ALL),
+        nodes AS (
+            SELECT branch, phenomenon, category, count(*) AS n, 100 * avg(value) AS value
+            FROM per_item GROUP BY GROUPING SETS ((), (branch), (branch, phenomenon), (branch, phenomenon, category)))
+        SELECT concat_ws('/', 'LINDSEA', branch, phenomenon, category) AS id,
+               CASE WHEN branch IS NULL THEN '' WHEN phenomenon IS NULL THEN 'LINDSEA'
+                    WHEN category IS NULL THEN 'LINDSEA/' || branch
+                    ELSE concat_ws('/', 'LINDSEA', branch, phenomenon) END AS parent,
+               coalesce(category, phenomenon, branch, 'LINDSEA') AS label, n, value
+        FROM nodes ORDER BY id""", [model, lang, prompt_lang, list(BINARY_METRICS)]).df()
 
 
 @query

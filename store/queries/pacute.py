@@ -30,7 +30,8 @@ def _level_rows(fmt: str) -> str:
 @query
 def pacute_levels(con, *, models: tuple[str, ...], fmt: str = "mcq", metric: str = "mcq_acc",
                   prompt_lang: str = "en") -> pd.DataFrame:
-    """Per model and level: n, correct, value (0-100), 95% Wilson ci_low/ci_high, chance, level_name."""
+    """Per model and level: n, correct, value (0-100), 95% Wilson ci_low/ci_high, chance, level_name and
+    level_label ("L2 (n=10)", the range of n over models when it differs)."""
     if fmt not in ("mcq", "gen"):
         raise ValueError(f"fmt must be mcq or gen, not {fmt!r}")
     chance = MCQ_CHANCE if fmt == "mcq" else 0.0
@@ -39,8 +40,11 @@ def pacute_levels(con, *, models: tuple[str, ...], fmt: str = "mcq", metric: str
         WITH rows AS ({_level_rows(fmt)})
         SELECT model_id, level, {names} AS level_name, count(*) AS n, sum(value) AS correct,
                100 * avg(value) AS value, {wilson_sql('sum(value)', 'count(*)')}, {chance} AS chance,
-               100 * avg(value) < {chance} AS below_chance
-        FROM rows GROUP BY model_id, level ORDER BY model_id, level""",
+               100 * avg(value) < {chance} AS below_chance,
+               'L' || level || ' (n=' || CASE WHEN min(count(*)) OVER w = max(count(*)) OVER w
+                   THEN (min(count(*)) OVER w)::VARCHAR
+                   ELSE min(count(*)) OVER w || '-' || max(count(*)) OVER w END || ')' AS level_label
+        FROM rows GROUP BY model_id, level WINDOW w AS (PARTITION BY level) ORDER BY model_id, level""",
                        [list(models), metric, prompt_lang]).df()
 
 
