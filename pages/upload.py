@@ -15,6 +15,7 @@ from evaluator.cli import upload_flow
 from evaluator.formats.read import read_upload
 from pages._ui import md_escape
 from store import cached, db
+from store.writer_lock import WriterBusy
 
 FORMATS = {"auto": "Detect automatically", "native": "Tanaw native JSONL", "pacute-bench": "pacute-bench",
            "seahelm": "SEA-HELM", "lm-eval": "lm-evaluation-harness"}
@@ -44,6 +45,15 @@ st.title("Upload results")
 st.caption("SEA-HELM, lm-evaluation-harness and pacute-bench result files (or a .zip of them, with run_N folders) "
            "are re-scored against our gold answers. Scores inside the file are kept as self-reported only.")
 
+try:  # uploads the CLI queued (`ingest --inbox`) while this app held the store
+    queued = upload_flow.drain_inbox(db.db_path())
+except WriterBusy:
+    queued = []
+if queued:
+    cached.clear()
+    st.info(md_escape("Imported files queued from the command line: " +
+                      "; ".join(f"{o.model_id}: {o.message}" for o in queued)))
+
 token = ""
 if os.environ.get("TANAW_UPLOAD_TOKEN"):
     token = st.text_input("Upload token", type="password", help="Ask the maintainers for a token.")
@@ -51,7 +61,10 @@ if os.environ.get("TANAW_UPLOAD_TOKEN"):
         st.info("Uploads need a valid token.")
         st.stop()
 
+if st.query_params.get("format") in FORMATS and "fmt" not in st.session_state:
+    st.session_state["fmt"] = st.query_params["format"]
 fmt = st.selectbox("Format", list(FORMATS), format_func=FORMATS.get, key="fmt")
+st.query_params["format"] = fmt
 file = st.file_uploader("Result file", type=["jsonl", "json", "zip"], key="file",
                         help="Up to 200 MB. A .zip may hold several files; run_1/, run_2/ folders give run numbers.")
 if file is None:
@@ -121,6 +134,10 @@ if submitted:
                        "score": c.value, "ci_low": c.ci_low, "ci_high": c.ci_high, "n": c.n,
                        "unparsed": c.parse_fail_rate, "status": c.status} for c in outcome.cells],
                      hide_index=True, use_container_width=True)
+    reported = cached.q("self_reported_summary", model=outcome.model_id)
+    if len(reported):
+        st.caption("Scores the file reported itself: kept apart, never ranked (their own scales).")
+        st.dataframe(reported, hide_index=True, use_container_width=True)
     if Path(MODEL_PAGE).exists():
         try:
             st.page_link(MODEL_PAGE, label=f"Open the model page of {outcome.model_id}", icon=":material/person:",

@@ -7,7 +7,8 @@ a short-lived connection (in the app process DuckDB shares the already-open data
 beside the app's cached connection), yields it, and closes it. Readers only ever see committed transactions.
 
 A CLI process cannot open the file while another process (a running app) holds it; it waits up to `timeout`
-and then raises `WriterBusy` with a clear message instead of DuckDB's lock error (see `store/inbox.py`).
+and then raises `WriterBusy` with a clear message instead of DuckDB's lock error; `ingest --inbox` then queues
+the file in `store/inbox.py`'s inbox, which the app imports itself.
 """
 from __future__ import annotations
 
@@ -68,8 +69,8 @@ def _open(path: Path, deadline: float) -> duckdb.DuckDBPyConnection:
             if "lock" not in str(e).lower():
                 raise
             if time.monotonic() > deadline:
-                raise WriterBusy(f"{path} is open in another process (is the app running on it?); "
-                                 "stop it, or use `ingest --inbox` so the app imports the file itself") from None
+                raise WriterBusy(f"{path} is open in another process (is the app running on it?); stop it, "
+                                 "or use `ingest --inbox` to queue the file for the app to import") from None
             time.sleep(delay)
             delay = min(delay * 2, 1.0)
 

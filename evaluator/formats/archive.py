@@ -141,3 +141,12 @@ def read_folder(root: Path, limits: Limits = DEFAULT_LIMITS) -> tuple[list[Membe
         total += size
         members.append(Member(rel, rel, p.read_bytes(), run_number(rel)))
     return members, errors
+
+
+def zip_members(members: list[Member]) -> bytes:
+    """A zip of members under their paths (to queue a folder upload as one file)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for m in members:
+            zf.writestr(m.path, m.data)
+    return buf.getvalue()
