@@ -33,6 +33,9 @@ def test_app_pulls_pushes_and_survives_the_hub_going_down(tmp_path):
     with HubStandin() as standin:
         standin.create_repo(REPO)
         _seed(standin, tmp_path)
+        local = db.connect(tmp_path / "space.duckdb")  # a store from an earlier life of the Space (no demo build)
+        local.execute("INSERT INTO models (model_id, origin) VALUES ('stale-local-model', 'demo')")
+        local.close()
         env = {"TANAW_RESULTS_REPO": REPO, "HF_TOKEN": "write-token", "HF_ENDPOINT": standin.url,
                "TANAW_HOME": str(tmp_path / "home"), "TANAW_HUB_PULL_EVERY_S": "2"}
         with serve_app(tmp_path / "space.duckdb", env=env) as url, chromium_page() as page:
@@ -68,3 +71,4 @@ def test_app_pulls_pushes_and_survives_the_hub_going_down(tmp_path):
     con = db.connect(tmp_path / "space.duckdb")
     log = con.execute("SELECT action, ok FROM hub_sync ORDER BY rowid").fetchall()
     assert log[0] == ("pull", True) and ("push", True) in log and log[-1] == ("pull", False)
+    assert con.execute("SELECT count(*) FROM models").fetchone()[0] == 0  # the Hub's data replaced the stale store
