@@ -37,6 +37,9 @@ class HubConfig:
     """Branch pulled from and pushed to."""
     work_dir: Path = field(default_factory=lambda: Path(tempfile.gettempdir()) / "tanaw-hub")
     """Local folder for downloaded snapshots and export staging."""
+    tables: tuple[str, ...] | None = None
+    """Pull only these tables ($TANAW_PULL_TABLES, comma list); None = all. A Space serving a large store pulls
+    the small tables and reads per-item rows from hf:// through store.scale. Pushes always send every table."""
 
     @classmethod
     def from_env(cls, env: dict | None = None) -> "HubConfig":
@@ -45,7 +48,9 @@ class HubConfig:
         home = Path(env.get("TANAW_HOME") or Path.home() / ".tanaw")
         return cls(repo_id=env.get("TANAW_RESULTS_REPO") or None, token=env.get("HF_TOKEN") or None,
                    endpoint=env.get("HF_ENDPOINT") or None, revision=env.get("TANAW_RESULTS_REVISION") or "main",
-                   work_dir=home / "hub")
+                   work_dir=home / "hub",
+                   tables=tuple(t.strip() for t in env["TANAW_PULL_TABLES"].split(",") if t.strip())
+                   if env.get("TANAW_PULL_TABLES") else None)
 
     def api(self) -> HfApi:
         """An HfApi bound to this endpoint and token."""
@@ -106,13 +111,14 @@ def pull(con: duckdb.DuckDBPyConnection, config: HubConfig | None = None, *, mod
             return _log(con, SyncStatus("pull", True, f"Results from {repo}@{sha[:8]} are current.", repo, sha))
         target = config.work_dir / "snapshots" / f"{repo.replace('/', '--')}-{sha}"
         shutil.rmtree(target, ignore_errors=True)
+        patterns = None if config.tables is None else [parquet.MANIFEST, *(f"{t}/*" for t in config.tables)]
         local = Path(snapshot_download(repo, repo_type=REPO_TYPE, revision=sha, local_dir=target,
-                                       token=config.token, endpoint=config.endpoint))
+                                       token=config.token, endpoint=config.endpoint, allow_patterns=patterns))
         if not (local / parquet.MANIFEST).exists():
             return _log(con, SyncStatus("pull", True, f"{repo}@{sha[:8]} holds no results yet.", repo, sha))
         if mode == "auto":
             mode = "merge" if _unpushed(con, repo) else "replace"
-        imported = parquet.import_store(con, local, mode=mode)
+        imported = parquet.import_store(con, local, mode=mode, only=config.tables)
         shutil.rmtree(target, ignore_errors=True)
     except Exception as e:  # network, HTTP, or a bad export: the transaction rolled back, data unchanged
         return _log(con, SyncStatus("pull", False, f"Could not pull results from {repo} ({_reason(e)}); "
@@ -132,6 +138,10 @@ def push(con: duckdb.DuckDBPyConnection, message: str, config: HubConfig | None 
     if not config.repo_id:
         return SyncStatus("disabled", True, "Hub sync off (TANAW_RESULTS_REPO not set): nothing pushed.")
     repo = config.repo_id
+    if config.tables is not None:
+        return SyncStatus("push", False, f"Not pushed to {repo}: this store pulls only some tables "
+                          "(TANAW_PULL_TABLES), and a push would drop the others; push from a full store "
+                          "(a worker or `python -m evaluator export --hub`).", repo)
     try:
         for attempt in (1, 2):
             try:

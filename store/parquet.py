@@ -21,6 +21,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 import duckdb
 
@@ -210,19 +211,22 @@ def _merge(con: duckdb.DuckDBPyConnection, table: str, staged: str) -> None:
     con.execute(f'INSERT OR IGNORE INTO "{table}" SELECT * FROM "{staged}"')
 
 
-def import_store(con: duckdb.DuckDBPyConnection, src: str | os.PathLike, *, mode: str = "replace"
-                 ) -> dict[str, TableExport]:
+def import_store(con: duckdb.DuckDBPyConnection, src: str | os.PathLike, *, mode: str = "replace",
+                 only: Sequence[str] | None = None) -> dict[str, TableExport]:
     """Load an export into the store in one transaction; returns what the export held per table.
 
     Every table's files are first staged and checked against the manifest's row count and checksum. Then
     mode "replace" makes each table named in the manifest identical to the export, and mode "merge" adds the
     rows whose primary key the store lacks (keeping local rows, except by MERGE_PREFER). Any mismatch, unknown
-    table or unreadable file rolls everything back and raises ParquetStoreError naming the table.
+    table or unreadable file rolls everything back and raises ParquetStoreError naming the table. `only` limits
+    the import to some tables (e.g. a Space that pulls the small tables and reads per-item rows from hf://).
     """
     if mode not in ("replace", "merge"):
         raise ValueError(f"mode must be 'replace' or 'merge', not {mode!r}")
     src = Path(src)
     manifest = read_manifest(src)
+    if only is not None:
+        manifest["tables"] = {t: m for t, m in manifest["tables"].items() if t in set(only)}
     known = set(tables(con))
     unknown = sorted(set(manifest["tables"]) - known)
     if unknown:

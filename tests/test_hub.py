@@ -160,3 +160,21 @@ def test_failed_push_then_pull_keeps_local_upload(standin, tmp_path):
     status = hub.pull(con, _config(standin, tmp_path / "a"))
     assert status.ok and status.message.startswith("Merged")
     assert con.execute("SELECT count(*) FROM models WHERE model_id = 'uploaded-offline'").fetchone()[0] == 1
+
+
+def test_partial_pull_for_a_large_store(standin, tmp_path):
+    src = filled_store()
+    hub.push(src, "full", _config(standin, tmp_path / "full"))
+    n_requests = len(standin.requests)
+    con = db.connect(":memory:")
+    small = hub.HubConfig.from_env({"TANAW_RESULTS_REPO": REPO, "HF_ENDPOINT": standin.url,
+                                    "TANAW_HOME": str(tmp_path / "p"), "TANAW_PULL_TABLES": "models,aggregates"})
+    assert small.tables == ("models", "aggregates")
+    assert hub.pull(con, small).ok
+    counts = row_counts(con)
+    assert counts["models"] == 3 and counts["aggregates"] == 6 and counts["predictions"] == 0
+    fetched = [p for m, p in standin.requests[n_requests:] if m == "GET" and "/resolve/" in p]
+    assert fetched and all("/models/" in p or "/aggregates/" in p or p.endswith("manifest.json") for p in fetched)
+    refused = hub.push(con, "would drop predictions", small)
+    assert not refused.ok and "TANAW_PULL_TABLES" in refused.message
+    assert json.loads(standin.files(REPO)["manifest.json"])["tables"]["predictions"]["rows"] == 21
