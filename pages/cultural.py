@@ -19,15 +19,15 @@ items = q("cultural_items", lang=lang)
 if items.empty:
     empty_state(f"No cultural probes stored for {lang}.", "Ingest cultural-representation results first.")
     st.stop()
-labels = dict(zip(items["item_id"], items["category"] + " · " + items["target"].fillna("")))
-item_id = c2.selectbox("Probe", items["item_id"].tolist(), key="item", bind="query-params",
-                       format_func=lambda i: f"{i} · {labels.get(i, '')}")
+item_id = c2.selectbox("Probe (item id)", items["item_id"].tolist(), key="item", bind="query-params",
+                       help="The probe's category and target are shown below; the full list is at the bottom.")
 models = st.multiselect("Models", available, default=available[:4], key="models", bind="query-params",
                         max_selections=4)
 
 probe = items[items["item_id"] == item_id].iloc[0]
 with st.container(border=True):
-    st.markdown(f"**Probe {md_escape(item_id)}** · {md_escape(probe['category'])} · {md_escape(probe['aspect'])}")
+    st.markdown(f"**Probe {md_escape(item_id)}** · {md_escape(probe['category'])} · {md_escape(probe['aspect'])} · "
+                f"target: {md_escape(probe['target'])}")
     st.code(probe["prompt"] or "", language=None, wrap_lines=True)
 
 if not models:
@@ -71,3 +71,6 @@ with st.expander("Upload ratings (CSV)"):
             clear()
             st.success(f"Added {added.n_rows} scores: {added.n_items} probes, {added.n_models} models, "
                        f"{added.n_raters} raters, criteria {', '.join(added.criteria)}.")
+
+with st.expander(f"All {len(items)} probes in {lang}"):
+    table(items, f"cultural_probes_{lang}", height=300)

@@ -35,6 +35,13 @@ def test_responses_side_by_side_as_text(rated_db):
     assert sum(c.startswith("Closed-XL explains:") for c in codes) == 1
 
 
+def test_probe_from_the_url(rated_db):
+    at = app_test("cultural", lang="ta", item="2", models=["Closed-XL"])
+    assert not at.exception
+    assert at.markdown[0].value.startswith("**Probe 2** · proverbs")
+    assert any(c.startswith("Closed-XL explains: எரிகிற விளக்கானாலும்") for c in (c.value for c in at.code))
+
+
 def test_ratings_summary(rated_db):
     at = app_test("cultural", lang="ta", item="0", models=["Gemma-2B"])
     summary = next(d.value for d in at.dataframe if "criterion" in d.value.columns and "mean" in d.value.columns)

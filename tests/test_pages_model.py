@@ -30,8 +30,11 @@ def test_cells_rank_range_and_field_median(db):
     assert (row["rank_best"], row["rank_worst"], row["n_models"]) == (3, 3, 3)
     # 40 pairs; right in both orders on i%10 in {0, 1}, one order on {2, 3, 4, 7, 8, 9}, minus 5 unparseable items
     assert cells.loc[("lindsea-mp", "id", "en"), "below_chance"]
-    weak = _frame(at, "task", "lang", "prompt_lang", "metric", "value", "ci_low", "ci_high", "n", "field_median")
-    assert (weak["delta"] < 0).all()
+    weak = _frame(at, "cell", "value", "field_median", "delta").set_index("cell")
+    assert (weak["delta"] < 0).all() and len(weak) == 5
+    # the largest gap: affixation MCQ with the native prompt, 20.0 against a median of 70.0
+    assert weak.index[0] == "pacute-affixation-mcq · tl · native"
+    assert weak["delta"].iloc[0] == pytest.approx(-50.0)
     assert "No cell above the field median." in [c.value for c in at.caption]
 
 

@@ -66,8 +66,8 @@ def compare_slice(con, *, task: str, lang: str, systems: tuple[str, ...], metric
                   search: str | None = None, limit: int = 500) -> pd.DataFrame:
     """Items of a cell answered by every system, one column set per system label A-D, filtered by `slice`.
 
-    Columns: item_id, input (first 200 characters of the inputs), then for each label X: score_X (0-1),
-    right_X (NULL for non-binary metrics), parsed_X. `search` matches inputs, gold and the systems' outputs.
+    Columns: item_id, then for each label X: score_X (0-1), right_X (NULL for non-binary metrics), parsed_X;
+    last input (the item's input fields, first 200 characters). `search` matches inputs, gold and the systems' outputs.
     """
     if not 1 <= len(systems) <= len(LABELS):
         raise ValueError(f"choose 1-{len(LABELS)} systems, not {len(systems)}")
@@ -117,8 +117,8 @@ def compare_slice(con, *, task: str, lang: str, systems: tuple[str, ...], metric
                AND bool_and(s.value >= 1) FILTER (WHERE r.prompt_lang = 'en')
                    <> bool_and(s.value >= 1) FILTER (WHERE r.prompt_lang = 'native')),
         wide AS (SELECT item_id, {cols} FROM rows GROUP BY item_id)
-        SELECT wide.item_id, left(array_to_string(json_extract_string(i.inputs, '$.*'), ' | '), 200) AS input,
-               wide.* EXCLUDE (item_id)
+        SELECT wide.item_id, wide.* EXCLUDE (item_id),
+               left(array_to_string(json_extract_string(i.inputs, '$.*'), ' | '), 200) AS input
         FROM wide JOIN items i ON i.task = ? AND i.lang = ? AND i.item_id = wide.item_id
         WHERE {' AND '.join(conds)} {search_sql}
         ORDER BY wide.item_id LIMIT ?"""

@@ -28,20 +28,21 @@ def model_cells(con, *, model: str) -> pd.DataFrame:
     """Every headline cell of a model: value, 95% interval, n, chance, rank range among n_models (by interval
     overlap), field median and the difference to it (delta), parse-failure percentage."""
     return con.execute(f"""{_FIELD}
-        SELECT task, lang, prompt_lang, metric, value, ci_low, ci_high, n, chance, value < chance AS below_chance,
-               rank_best, rank_worst, n_models, field_median, value - field_median AS delta,
+        SELECT task, lang, prompt_lang, value, ci_low, ci_high, n, rank_best, rank_worst, n_models, field_median,
+               value - field_median AS delta, chance, value < chance AS below_chance, metric,
                100 * parse_fail_rate AS parse_fail_pct
         FROM ranked WHERE model_id = ? ORDER BY task, lang, prompt_lang""", [model]).df()
 
 
 @query
 def model_extremes(con, *, model: str, side: str = "strength", k: int = 5) -> pd.DataFrame:
-    """The k cells furthest above (side="strength") or below ("weakness") the field median (fields of 2+)."""
+    """The k cells ("task · lang · prompt_lang") furthest above (side="strength") or below ("weakness") the field
+    median, among cells with 2+ models: cell, value, field_median, delta, n."""
     order = "DESC" if side == "strength" else "ASC"
     sign = ">" if side == "strength" else "<"
     return con.execute(f"""{_FIELD}
-        SELECT task, lang, prompt_lang, metric, value, ci_low, ci_high, n, field_median,
-               value - field_median AS delta, n_models
+        SELECT task || ' · ' || lang || ' · ' || prompt_lang AS cell, value, field_median,
+               value - field_median AS delta, n
         FROM ranked WHERE model_id = ? AND n_models > 1 AND value - field_median {sign} 0
         ORDER BY delta {order}, task LIMIT ?""", [model, k]).df()
 
