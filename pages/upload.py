@@ -32,7 +32,8 @@ def _problems(rows, kind: str, tail: str = "") -> None:
     if not rows:
         return
     (st.error if kind == "error" else st.warning)(f"{len(rows)} {kind}{'s' if len(rows) != 1 else ''}{tail}")
-    st.dataframe([{"file": e.file, "line": e.line, "field": e.field, "problem": e.problem} for e in rows[:500]],
+    st.dataframe([{"file": e.file, "line": str(e.line or ""), "field": e.field or "", "problem": e.problem}
+                  for e in rows[:500]],
                  hide_index=True, use_container_width=True)
 
 
@@ -102,6 +103,7 @@ with st.form("model"):
     weights = c4.selectbox("Weights", ["open", "closed"])
     licence = c5.text_input("Licence", max_chars=100)
     url = c6.text_input("URL", max_chars=500)
+    who = st.text_input("Submitted by", max_chars=100, help="Your name or Hugging Face user name, for the audit log.")
     submitted = st.form_submit_button("Score and import", type="primary")
 
 if submitted:
@@ -116,7 +118,7 @@ if submitted:
              "licence": licence, "url": url}
     try:
         outcome = upload_flow.ingest_upload(
-            db.db_path(), upload, model=model, actor="web" + (":token" if token else ""),
+            db.db_path(), upload, model=model, actor="web:" + (who.strip() or "anonymous") + (" (token)" if token else ""),
             progress=lambda i, n: bar.progress(min(i / max(n, 1), 1.0), text=f"Scoring {i} of {n}…"))
     except Exception as e:  # the app keeps serving whatever happens; the message says why
         bar.empty()

@@ -8,7 +8,7 @@ import pytest
 
 from store.db import connect
 from tests import upload_files as U
-from tests.browser import chromium_available, chromium_page, screenshot, serve_app, wait_for_app
+from tests.browser import chromium_available, chromium_page, screenshot, serve_app
 
 pytestmark = [pytest.mark.skipif(not chromium_available(), reason="Debian chromium / playwright not installed"),
               pytest.mark.skipif(not U.DATA.is_dir(), reason="../shared/data not present")]
@@ -32,11 +32,15 @@ def test_upload_page_shows_payloads_as_text_and_scores(tmp_path):
     bad = tmp_path / "broken_sentiment_id.jsonl"
     bad.write_bytes(U.jsonl(U.seahelm_sentiment_rows(2)) + b'{"id": "x", "responses": [NaN]}\n')
     dialogs: list[str] = []
-    with serve_app(db, env={"TANAW_DATA_DIR": str(U.DATA)}) as url, chromium_page(height=2600) as page:
+    env = {"TANAW_DATA_DIR": str(U.DATA), "TANAW_UPLOAD_TOKEN": "s3cret-token"}
+    with serve_app(db, env=env) as url, chromium_page(height=2600) as page:
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
         page.goto(f"{url}/upload")
-        page.get_by_text("Upload results").first.wait_for(timeout=60000)
-        wait_for_app(page)
+        page.get_by_text("Uploads need a valid token.").wait_for(timeout=60000)
+        assert page.locator('input[type="file"]').count() == 0
+        page.get_by_label("Upload token", exact=True).and_(page.locator("input")).fill("s3cret-token")
+        page.get_by_label("Upload token", exact=True).and_(page.locator("input")).press("Enter")
+        page.locator('input[type="file"]').wait_for(state="attached", timeout=30000)
         # a hostile file first: refused with file, line and reason; the page keeps working
         page.locator('input[type="file"]').set_input_files(str(bad))
         page.get_by_text("the file is refused until").wait_for(timeout=30000)
@@ -44,15 +48,15 @@ def test_upload_page_shows_payloads_as_text_and_scores(tmp_path):
         # the payload file
         page.locator('input[type="file"]').set_input_files(str(good))
         page.get_by_text("First rows").wait_for(timeout=30000)
-        wait_for_app(page)
         code = page.locator('[data-testid="stCode"]')
         code.filter(has_text=SCRIPT).first.wait_for(timeout=10000)  # the payloads, shown literally as text
         code.filter(has_text=IMG).first.wait_for(timeout=10000)
         page.get_by_label("Model name").fill("xss-model <b>bold</b>")
         page.get_by_label("Organisation").fill('<img src=y onerror="window.__pwned=3">')
+        page.get_by_label("Submitted by", exact=True).and_(page.locator("input")).fill("tester")
         page.get_by_role("button", name="Score and import").click()
         page.get_by_text("imported 6 predictions").wait_for(timeout=60000)
-        wait_for_app(page)
+        page.get_by_text("Open the model page").wait_for(timeout=30000)
         shot = screenshot(page, "upload_payloads")
         assert page.evaluate("() => window.__pwned") is None
         assert page.locator("img[src='x'], img[src='y']").count() == 0
@@ -65,5 +69,6 @@ def test_upload_page_shows_payloads_as_text_and_scores(tmp_path):
     outputs = [o for (o,) in con.execute("SELECT p.output FROM predictions p JOIN runs r USING (run_id) "
                                          "WHERE r.model_id = 'xss-model <b>bold</b>'").fetchall()]
     assert len(outputs) == 6 and sum(SCRIPT in o for o in outputs) == 3  # stored verbatim, shown as text
-    assert con.execute("SELECT action FROM audit ORDER BY happened_at").fetchall()[-1] == ("upload",)
+    assert con.execute("SELECT action, actor FROM audit ORDER BY happened_at").fetchall()[-1] == \
+        ("upload", "web:tester (token)")
     con.close()
