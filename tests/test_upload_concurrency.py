@@ -134,3 +134,42 @@ def test_sigkill_mid_ingest_leaves_all_or_none(tmp_path, delay):
     aggs = con.execute("SELECT count(*) FROM aggregates WHERE model_id = 'victim'").fetchone()[0]
     assert (aggs > 0) == (n > 0)
     con.close()
+
+
+_HOLDER = """
+import sys, time
+from store.db import connect
+con = connect(sys.argv[1])
+print("HELD", flush=True)
+time.sleep(120)
+"""
+
+
+def test_cli_queues_in_the_inbox_while_another_process_holds_the_store(tmp_path):
+    from evaluator.cli.upload_flow import drain_inbox
+    from store import inbox
+
+    db = tmp_path / "i.duckdb"
+    f = tmp_path / "q_sentiment_id.jsonl"
+    f.write_bytes(_file(3))
+    env = {**os.environ, "TANAW_DATA_DIR": str(U.DATA)}
+    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(db)], cwd=REPO, env=env, stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        assert holder.stdout.readline().strip() == "HELD"
+        cli = subprocess.run([sys.executable, "-m", "evaluator", "ingest", str(f), "--model", "queued", "--db",
+                              str(db), "--wait", "1", "--inbox"], cwd=REPO, env=env, capture_output=True, text=True,
+                             timeout=120)
+        assert cli.returncode == 0, cli.stderr
+        assert "queued" in cli.stdout and "locked" not in (cli.stdout + cli.stderr).lower()
+        assert len(inbox.pending(db)) == 1
+    finally:
+        holder.kill()
+        holder.wait()
+    outs = drain_inbox(db)  # what the app's upload page does
+    assert [o.status for o in outs] == ["imported"] and outs[0].model_id == "queued"
+    assert inbox.pending(db) == []
+    con = connect(db, read_only=True)
+    assert con.execute("SELECT count(*) FROM predictions").fetchone()[0] == N_ROWS
+    assert con.execute("SELECT actor FROM audit WHERE action = 'upload'").fetchone()[0].endswith("(inbox)")
+    con.close()

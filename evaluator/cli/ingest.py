@@ -24,17 +24,29 @@ def add(sub) -> None:
     p.add_argument("--params-b", type=float, default=None, help="parameters in billions")
     p.add_argument("--model-type", choices=("base", "instruct", "reasoning"), default=None)
     p.add_argument("--weights", choices=("open", "closed"), default=None)
+    p.add_argument("--wait", type=float, default=120.0, help="seconds to wait for the store to be free (default 120)")
+    p.add_argument("--inbox", action="store_true",
+                   help="if another process (the app) holds the store, queue the file for it to import")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from evaluator.cli.upload_flow import ingest_upload
+    from evaluator.cli.upload_flow import ingest_upload, queue_upload
     from evaluator.formats.read import read_upload
+    from store.writer_lock import WriterBusy
 
     upload = read_upload(args.path, fmt=args.format, data_dir=args.data_dir)
     model = {"model_id": args.model, "organisation": args.organisation, "params_b": args.params_b,
              "model_type": args.model_type, "weights": args.weights}
-    out = ingest_upload(args.db, upload, model=model, data_dir=args.data_dir)
+    try:
+        out = ingest_upload(args.db, upload, model=model, data_dir=args.data_dir, timeout=args.wait)
+    except WriterBusy as e:
+        if not args.inbox:
+            print(f"error: {e}", file=sys.stderr)
+            return 3
+        print(f"the store is in use; queued {queue_upload(args.db, args.path, fmt=args.format, model=model)} "
+              "for the app to import (on its Upload page)")
+        return 0
     for w in out.warnings[:50]:
         print(f"warning: {w}", file=sys.stderr)
     if out.status == "rejected":

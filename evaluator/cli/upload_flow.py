@@ -16,7 +16,7 @@ from evaluator.formats.base import FormatError
 from evaluator.formats.read import Upload
 from store import audit, writer
 from store.db import transaction
-from store.writer_lock import Joined
+from store.writer_lock import Joined, WriterBusy
 from store.writer_lock import writer as store_writer
 
 MODEL_FIELDS = ("model_id", "organisation", "params_b", "model_type", "weights", "licence", "url", "family")
@@ -69,9 +69,12 @@ def clean_model(model: Mapping[str, Any]) -> dict:
 
 
 def _reject(db_path, upload: Upload, model_id: str, actor: str, errors: list[FormatError], timeout: float) -> Outcome:
-    with store_writer(db_path, timeout=timeout) as con:
-        audit.record(con, actor, "reject", source_hash=upload.sha256, model_id=model_id, file_name=upload.name,
-                     detail=f"{len(errors)} problem(s); first: {errors[0] if errors else '-'}")
+    try:
+        with store_writer(db_path, timeout=timeout) as con:
+            audit.record(con, actor, "reject", source_hash=upload.sha256, model_id=model_id, file_name=upload.name,
+                         detail=f"{len(errors)} problem(s); first: {errors[0] if errors else '-'}")
+    except WriterBusy:  # the refusal stands; only its audit row is lost while another process holds the store
+        pass
     return Outcome("rejected", model_id, upload.sha256, errors=errors, warnings=upload.warnings)
 
 
