@@ -67,31 +67,49 @@ def manifest_tables(con: duckdb.DuckDBPyConnection, root: str) -> dict[str, dict
     return manifest["tables"]
 
 
-def attach_parquet(con: duckdb.DuckDBPyConnection, root: str | os.PathLike, *, token: str | None = None
-                   ) -> list[str]:
-    """Make every table the export at `root` has rows for a view over its files (replacing a table of the same
-    name); returns the table names. Tables the export left empty keep their (empty) table, if any."""
+PER_ITEM_TABLES = ("predictions", "scores", "self_reported")
+"""Tables that grow with every answer: left in Parquet as views. The rest (models, runs, aggregates, items, ...)
+is small enough to load into memory, which spares every page query a listing of thousands of files."""
+
+
+def attach_parquet(con: duckdb.DuckDBPyConnection, root: str | os.PathLike, *, token: str | None = None,
+                   views: tuple[str, ...] | None = PER_ITEM_TABLES) -> dict[str, str]:
+    """Bring the export at `root` into `con` under the store's table names; returns {table: "view" | "loaded"}.
+
+    Tables in `views` (None = all) become views over their files, replacing a table of the same name; the others
+    are loaded into the existing (empty) tables of the schema. Tables the export left empty are skipped.
+    """
     root = str(root)
     if is_remote(root):
         _enable_remote(con, root, token or os.environ.get("HF_TOKEN"))
-    made = []
+    con.execute("SET parquet_metadata_cache = true")
+    present = set(parquet.tables(con))
+    made = {}
     for table, meta in sorted(manifest_tables(con, root).items()):
         if not meta.get("rows"):
             continue
-        con.execute(f'DROP TABLE IF EXISTS "{table}"')
-        con.execute(view_sql(root, table, meta.get("partition_by") or ()))
-        made.append(table)
+        create = view_sql(root, table, meta.get("partition_by") or ())
+        if table in present and (views is None or table in views):
+            con.execute(f'DROP TABLE "{table}"')
+        if table in present and views is not None and table not in views:
+            cols = ", ".join(f'"{c}"' for c in parquet.columns(con, table))
+            source = create.split(" AS SELECT * FROM ", 1)[1]
+            con.execute(f'INSERT INTO "{table}" ({cols}) SELECT {cols} FROM {source}')
+            made[table] = "loaded"
+        else:
+            con.execute(create)
+            made[table] = "view"
     return made
 
 
-def connect_parquet(root: str | os.PathLike, *, token: str | None = None, threads: int | None = None
-                    ) -> duckdb.DuckDBPyConnection:
-    """An in-memory store (the full schema) whose tables with rows are views over the Parquet export at `root`:
-    the same queries run as on the DuckDB file."""
+def connect_parquet(root: str | os.PathLike, *, token: str | None = None, threads: int | None = None,
+                    views: tuple[str, ...] | None = PER_ITEM_TABLES) -> duckdb.DuckDBPyConnection:
+    """An in-memory store (the full schema) over the Parquet export at `root`: per-item tables as views, the
+    rest loaded (see attach_parquet). The same queries run as on the DuckDB file."""
     from store.db import connect
 
     con = connect(":memory:")
     if threads:
         con.execute(f"SET threads = {int(threads)}")
-    attach_parquet(con, root, token=token)
+    attach_parquet(con, root, token=token, views=views)
     return con
