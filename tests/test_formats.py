@@ -143,3 +143,33 @@ def test_errors_name_file_line_and_field(index):
     assert "m_sentiment_id.jsonl:2: token_usages[0].prompt_tokens: expected a non-negative integer, got a string" in msgs
     assert any(m.startswith("m_sentiment_id.jsonl:3: not valid JSON") and "NaN" in m for m in msgs)
     assert json.loads(U.jsonl(rows).splitlines()[0])["id"]
+
+
+def test_lm_eval_generation_rows_both_resps_layouts(index):
+    items = load_items("sentiment", "th", limit=4, data_dir=U.DATA)
+    words = {"positive": "Positive", "negative": "Negative", "neutral": "Neutral"}
+    rows = [{"doc_id": i, "doc": {"id": it.item_id, "text": it.inputs["text"]}, "target": it.gold,
+             "arguments": {"gen_args_0": {"arg_0": "prompt", "arg_1": {"until": ["\n"]}}},
+             # lm-eval < 0.7 writes [["text"]]; 0.7 flattens a single instance to ["text"]
+             "resps": [[words[it.gold]]] if i % 2 else [words[it.gold] if i else "Negative?"],
+             "filtered_resps": [words[it.gold]], "filter": "none", "metrics": ["exact_match"], "exact_match": 1.0}
+            for i, it in enumerate(items)]
+    up = read_upload(U.jsonl(rows), "samples_sentiment_th_2026-03-01T10-00-00.123456.jsonl", index=index)
+    assert up.ok, up.errors
+    assert [p.output for p in up.predictions][1:] == [words[it.gold] for it in items][1:]
+    expected = (3 + (items[0].gold == "negative")) / 4
+    assert _mean(up.predictions, "accuracy") == pytest.approx(expected)
+
+
+def test_task_names_of_other_harnesses():
+    from evaluator.formats import lm_eval, pacute_bench, seahelm
+
+    assert seahelm.our_task("mp-r") == "lindsea-mp" and seahelm.our_task("sentiment") == "sentiment"
+    assert seahelm.split_name("org_My_Model-7B_translation-en-xx_th.jsonl") == ("org_My_Model-7B",
+                                                                                "translation-en-xx", "th")
+    assert lm_eval.our_cell("xcopa_th") == ("causal", "th") and lm_eval.our_cell("xnli_vi") == ("nli", "vi")
+    assert lm_eval.our_cell("affixation_mcq") == ("pacute-affixation-mcq", "tl")
+    assert lm_eval.our_cell("mmlu") is None
+    assert pacute_bench.task_for_benchmark("multi-digit-addition-gen") == "pacute-mda-gen"
+    mcq = pacute_bench.parse_inference(b'{"id": "x"}\n', "pacute-affixation-mcq.jsonl")
+    assert not mcq.rows and "log-probabilities" in mcq.warnings[0].problem

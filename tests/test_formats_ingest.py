@@ -120,3 +120,15 @@ def test_refused_upload_writes_nothing_but_an_audit_row(tmp_path, index):
         ("reject", "bad")
     con.close()
     assert json.loads(bad.splitlines()[-1])["id"] == 1
+
+
+def test_summary_only_upload_is_self_reported_only(tmp_path, index):
+    db = tmp_path / "t.duckdb"
+    out = ingest_upload(db, read_upload(U.lm_eval_results(), "results_2026-03-01T10-00-00.json", index=index),
+                        model={"model_id": "org/lm-model"})
+    assert out.status == "imported" and out.n_summary == 1 and out.n_predictions == 0
+    con = connect(db, read_only=True)
+    assert con.execute("SELECT task, lang, metric, value FROM self_reported_cells").fetchall() == \
+        [("causal", "id", "acc,none", 0.8333)]
+    assert con.execute("SELECT count(*) FROM aggregates WHERE model_id = 'org/lm-model'").fetchone()[0] == 0
+    con.close()

@@ -56,10 +56,6 @@ def unsafe_name(name: str) -> str | None:
     return None
 
 
-def is_zip(data: bytes, name: str = "") -> bool:
-    return data[:4] == b"PK\x03\x04" or name.lower().endswith(".zip")
-
-
 def read_zip(data: bytes, name: str, limits: Limits = DEFAULT_LIMITS) -> tuple[list[Member], list[FormatError]]:
     """Members of a zip held in memory; every refused member is an error naming it."""
     errors: list[FormatError] = []
