@@ -173,3 +173,9 @@ def test_task_names_of_other_harnesses():
     assert pacute_bench.task_for_benchmark("multi-digit-addition-gen") == "pacute-mda-gen"
     mcq = pacute_bench.parse_inference(b'{"id": "x"}\n', "pacute-affixation-mcq.jsonl")
     assert not mcq.rows and "log-probabilities" in mcq.warnings[0].problem
+
+
+def test_pretty_printed_summary_detected_by_content(index):
+    doc = json.dumps(json.loads(U.seahelm_results()), indent=2).encode()
+    up = read_upload(doc, "scores.json", index=index)
+    assert up.ok and up.formats == ["seahelm-summary"]

@@ -66,7 +66,10 @@ class Upload:
         return sorted({f.format for f in self.files if f.format})
 
 
-def _head(data: bytes, limits: Limits) -> bytes:
+def _head(data: bytes, name: str, limits: Limits) -> bytes:
+    """What detection looks at: a whole `.json` document (summaries are small), else the first JSONL line."""
+    if name.lower().endswith(".json"):
+        return data
     end = data.find(b"\n", 0, limits.max_line_bytes)
     return data if end < 0 and len(data) <= limits.max_line_bytes else data[: end if end >= 0 else limits.max_line_bytes]
 
@@ -134,7 +137,7 @@ def read_upload(source: bytes | str | Path, name: str | None = None, *, fmt: str
         if err:
             up.errors.append(err)
             return up
-        kind = detect.resolve(fmt, name, _head(data, limits))
+        kind = detect.resolve(fmt, name, _head(data, name, limits))
         if kind == "archive":
             members, errors = archive.read_zip(data, name, limits)
             up.errors.extend(errors)
@@ -143,7 +146,7 @@ def read_upload(source: bytes | str | Path, name: str | None = None, *, fmt: str
     if not members and not up.errors:
         up.errors.append(FormatError(up.name, None, None, "no result files (.jsonl or .json) found"))
     for m in members:
-        kind = detect.resolve(fmt, m.name, _head(m.data, limits))
+        kind = detect.resolve(fmt, m.name, _head(m.data, m.name, limits))
         if kind is None:
             up.errors.append(FormatError(m.name, None, None, "format not recognised; name it with --format "
                                                              f"({', '.join(detect.FORMATS)})"))
