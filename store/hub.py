@@ -88,11 +88,11 @@ def last_pulled(con: duckdb.DuckDBPyConnection, repo_id: str) -> str | None:
 
 
 def _unpushed(con: duckdb.DuckDBPyConnection, repo_id: str) -> bool:
-    """Whether a push failed after the last successful sync (local changes the Hub does not have)."""
-    row = con.execute("SELECT action = 'push' AND NOT ok FROM hub_sync WHERE repo_id = ? AND action IN "
-                      "('pull', 'push') AND (NOT ok OR pr_url IS NULL) ORDER BY rowid DESC LIMIT 1",
-                      [repo_id]).fetchone()
-    return bool(row and row[0])
+    """Whether a push failed after the last successful one (local changes the Hub does not have yet)."""
+    return con.execute(
+        "SELECT count(*) > 0 FROM hub_sync WHERE repo_id = ? AND action = 'push' AND NOT ok AND rowid > "
+        "coalesce((SELECT max(rowid) FROM hub_sync WHERE repo_id = ? AND action = 'push' AND ok), -1)",
+        [repo_id, repo_id]).fetchone()[0]
 
 
 def pull(con: duckdb.DuckDBPyConnection, config: HubConfig | None = None, *, mode: str = "auto") -> SyncStatus:

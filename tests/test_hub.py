@@ -178,3 +178,20 @@ def test_partial_pull_for_a_large_store(standin, tmp_path):
     refused = hub.push(con, "would drop predictions", small)
     assert not refused.ok and "TANAW_PULL_TABLES" in refused.message
     assert json.loads(standin.files(REPO)["manifest.json"])["tables"]["predictions"]["rows"] == 21
+
+
+def test_unpushed_changes_survive_a_failed_pull_too(standin, tmp_path):
+    con = db.connect(":memory:")
+    hub.push(filled_store(), "seed", _config(standin, tmp_path / "seed"))
+    assert hub.pull(con, _config(standin, tmp_path / "a")).ok
+    con.execute("INSERT INTO models (model_id, origin) VALUES ('offline-upload', 'uploaded')")
+    standin.down = True
+    assert not hub.push(con, "upload", _config(standin, tmp_path / "a")).ok
+    assert not hub.pull(con, _config(standin, tmp_path / "a")).ok
+    standin.down = False
+    hub.push(filled_store(), "someone else", _config(standin, tmp_path / "other"))
+    assert hub.pull(con, _config(standin, tmp_path / "a")).message.startswith("Merged")
+    assert hub.push(con, "retry", _config(standin, tmp_path / "a")).ok
+    hub.push(filled_store(), "again", _config(standin, tmp_path / "other2"))
+    assert hub.pull(con, _config(standin, tmp_path / "a")).message.startswith("Pulled")  # clean again: replace
+    assert con.execute("SELECT count(*) FROM models WHERE model_id = 'offline-upload'").fetchone()[0] == 1
