@@ -83,3 +83,23 @@ def test_worker_pushes_status_changes_to_the_hub(tmp_path, monkeypatch):
         assert summaries == [f"Queue: synced-model RUNNING ({rid})", f"Queue: synced-model FINISHED ({rid})"]
         manifest = json.loads(hub_server.files("tanaw/results")["manifest.json"])
         assert manifest["tables"]["submissions"]["rows"] == 1 and manifest["tables"]["predictions"]["rows"] == 2
+
+
+def test_restarted_worker_requeues_its_interrupted_request(tmp_path, monkeypatch):
+    path = tmp_path / "w.duckdb"
+    with HubStandin() as hub_server, StandinServer() as server:
+        hub_server.create_repo("tanaw/results")
+        for k, v in {"TANAW_RESULTS_REPO": "tanaw/results", "HF_TOKEN": "write-token",
+                     "HF_ENDPOINT": hub_server.url, "TANAW_HOME": str(tmp_path / "home")}.items():
+            monkeypatch.setenv(k, v)
+        rid = _queue(path, model_id="crashed-model", backend="openai", base_url=server.base_url)
+        con = db.connect(path)
+        assert queue.claim_next(con, "test-worker").request_id == rid  # the worker died here
+        from store import hub
+        assert hub.push(con, "RUNNING before the crash").ok
+        con.close()
+        assert worker.cmd_worker(_args(path)) == 0  # same --name: back to PENDING, then run
+        assert _status(path, rid).status == "FINISHED"
+        summaries = [c[1] for c in hub_server.commit_log]
+        assert summaries[1] == "Queue: 1 request(s) of test-worker back to PENDING"
+        assert summaries[-1] == f"Queue: crashed-model FINISHED ({rid})"

@@ -1,7 +1,7 @@
 """`python -m evaluator worker`: take PENDING requests from the submission queue and evaluate them.
 
-Each request runs as `python -m evaluator run` (the documented run command, in a child process so a crash or a
-time-out fails one request, not the worker). Requests for Hub models need `--serve-cmd`, a command that serves
+Each request runs as `python -m evaluator run` (the documented run command, started through its module
+`evaluator.cli.run` in a child process so a crash or a time-out fails one request, not the worker). Requests for Hub models need `--serve-cmd`, a command that serves
 the model behind an OpenAI-compatible API (vLLM, SGLang); the worker starts it, waits for `/v1/models`, runs, and
 stops it. With TANAW_RESULTS_REPO set, the worker pulls the results repo before claiming and pushes after each
 status change, so the Space's queue view follows along.
@@ -159,7 +159,10 @@ def cmd_worker(args: argparse.Namespace) -> int:
     from store import queue
 
     with _open(args.db) as con:
+        _sync(con, "pull")
         released = queue.release_stale(con, args.name)
+        if released:
+            _sync(con, "push", f"Queue: {released} request(s) of {args.name} back to PENDING")
     if released:
         print(f"worker: {released} request(s) left RUNNING by {args.name} put back to PENDING", file=sys.stderr)
     done = 0
