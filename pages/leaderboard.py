@@ -16,27 +16,29 @@ st.caption("Large language models in Southeast Asian languages: BHASA (NLU, NLG,
            "recomputed from per-item outputs by Tanaw's own metrics; the papers' reported results are shown apart "
            "and never ranked.")
 
+PROMPTS = {"English": "en", "Native": "native"}
+SCORES = {"Normalized": "normalized", "Raw": "value"}
 c1, c2, c3 = st.columns([2, 2, 2])
 bench = c1.segmented_control("Benchmark", list(FAMILIES), default="BHASA", key="bench", bind="query-params")
-prompt_lang = c2.segmented_control("Prompt", ["en", "native"], default="en", key="prompt", bind="query-params",
-                                   format_func={"en": "English prompt", "native": "Native prompt"}.get,
-                                   help="Every cell is run with the English prompt and with the native-language "
-                                        "prompt written by native speakers; cells without a verified native prompt "
-                                        "have no native score.")
-score = c3.segmented_control("Score", ["normalized", "value"], default="normalized", key="score",
-                             bind="query-params", format_func={"normalized": "Normalized", "value": "Raw"}.get,
-                             help="Normalized = (score − chance) / (100 − chance) × 100, the SEA-HELM convention; "
-                                  "0 is chance, negative is below chance. Raw is the metric itself on 0-100.")
-family, prompt_lang, score = FAMILIES[bench or "BHASA"], prompt_lang or "en", score or "normalized"
+prompt = c2.segmented_control("Prompt", list(PROMPTS), default="English", key="prompt", bind="query-params",
+                              help="Every cell is run with the English prompt and with the native-language prompt "
+                                   "written by native speakers; cells without a verified native prompt have no "
+                                   "native score.")
+score_name = c3.segmented_control("Score", list(SCORES), default="Normalized", key="score", bind="query-params",
+                                  help="Normalized = (score − chance) / (100 − chance) × 100, the SEA-HELM "
+                                       "convention; 0 is chance, negative is below chance. Raw is the metric itself "
+                                       "on 0-100.")
+bench, prompt, score_name = bench or "BHASA", prompt or "English", score_name or "Normalized"
+family, prompt_lang, score = FAMILIES[bench], PROMPTS[prompt], SCORES[score_name]
 models = tuple(filtered_models(model_filters()))
 
 board = q("leaderboard_table", prompt_lang=prompt_lang, score=score, family=family, models=models)
 if board.empty:
-    empty_state(f"No {bench} results with the {prompt_lang.replace('en', 'English')} prompt pass the filters.",
+    empty_state(f"No {bench} results with the {prompt} prompt pass the filters.",
                 "Clear the model filters, switch the prompt language, or add results on the Upload page "
                 "(or `python -m evaluator ingest FILE --model NAME`).")
 else:
-    st.subheader(f"{bench} · {'normalized' if score == 'normalized' else 'raw'} scores")
+    st.subheader(f"{bench} · {score_name.lower()} scores · {prompt} prompt")
     st.caption("Rank counts evaluated and uploaded models only; demo baselines are reference points. "
                "Averages: per language the mean of competency means, overall the mean over languages, over the "
                f"cells a model has (coverage). Hover a heatmap cell for its 95% interval and n.")

@@ -1,0 +1,58 @@
+"""The leaderboard page on the embedded default database (Streamlit AppTest), with hand-checked numbers."""
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from evaluator.demo import build_default_db
+from store.db import connect
+from tests.conftest import REPO
+
+MAJ, RND = "Baseline · majority class (demo)", "Baseline · random choice, seed 0 (demo)"
+
+
+@pytest.fixture(scope="module")
+def demo_db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("demo") / "tanaw.duckdb"
+    con = connect(path)
+    build_default_db(con)
+    con.close()
+    return path
+
+
+def _run(demo_db, monkeypatch, **params) -> AppTest:
+    monkeypatch.setenv("TANAW_DB", str(demo_db))
+    at = AppTest.from_file(str(REPO / "pages" / "leaderboard.py"), default_timeout=120)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_bhasa_normalized_english(demo_db, monkeypatch):
+    at = _run(demo_db, monkeypatch)
+    board = at.dataframe[0].value.set_index("model")
+    assert set(board.index) == {MAJ, RND}
+    assert board["rank"].isna().all()  # demo baselines are never ranked
+    # majority class on the six demo Indonesian sentiment items (3 positive, 2 negative, 1 neutral): always
+    # "positive" → macro-F1 = (2/3 + 0 + 0) / 3 = 22.2, normalized (22.2 − 33.3) / 66.7 = −16.7
+    assert board.loc[MAJ, "sentiment · id"] == pytest.approx(-100 / 6, abs=0.01)
+    # both option orders: "A" every time is right exactly once per item → 50% = chance → 0
+    assert board.loc[MAJ, "causal · id"] == pytest.approx(0.0)
+    reported = at.dataframe[-1].value.set_index("system")
+    assert reported.loc["gpt-4-0314", "causal · id"] == pytest.approx((96.8 - 50) / 50 * 100)
+
+
+def test_raw_scores_and_native_prompt_from_the_url(demo_db, monkeypatch):
+    at = _run(demo_db, monkeypatch, bench="BHASA", prompt="Native", score="Raw")
+    board = at.dataframe[0].value.set_index("model")
+    assert board.loc[MAJ, "sentiment · id"] == pytest.approx(200 / 9, abs=0.01)
+    assert board.loc[MAJ, "sentiment · ta"] == pytest.approx(60.0)  # 3 of 5 positive, accuracy headline
+    assert any("BHASA · raw scores · Native prompt" in h.value for h in at.subheader)
+
+
+def test_pacute_and_empty_state(demo_db, monkeypatch):
+    at = _run(demo_db, monkeypatch, bench="PACUTE", score="Raw")
+    board = at.dataframe[0].value.set_index("model")
+    assert board.loc[MAJ, "pacute-hierarchical-mcq · tl"] == pytest.approx(0.0)  # first option, never the gold
+    at = _run(demo_db, monkeypatch, bench="LINDSEA", search="no such model")
+    assert any("pass the filters" in i.value for i in at.info)
