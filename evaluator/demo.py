@@ -14,10 +14,12 @@ from pathlib import Path
 import duckdb
 
 from evaluator.datasets import available_cells, load_items
-from evaluator.pipeline import ingest_predictions
+from evaluator.pipeline import ingest_predictions, task_rows
 from evaluator.registry import TASKS
 from evaluator.spec import Item, Prediction
+from store.db import transaction
 from store.reference import load_reported
+from store.writer import sync_tasks
 
 DEMO_DIR = Path(__file__).resolve().parents[1] / "data" / "demo"
 SEED = 0
@@ -96,7 +98,10 @@ def build_default_db(con: duckdb.DuckDBPyConnection, data_dir: Path = DEMO_DIR) 
 
 
 def ensure_default_db(con: duckdb.DuckDBPyConnection) -> bool:
-    """Build the demo content when the store has no models and no reported rows yet; True when it built."""
+    """Mirror the registry into the store, and build the demo content when the store has no models and no
+    reported rows yet; True when it built."""
+    with transaction(con):
+        sync_tasks(con, task_rows())
     has = con.execute("SELECT (SELECT count(*) FROM models) + (SELECT count(*) FROM reported)").fetchone()[0]
     if has:
         return False
