@@ -1,0 +1,103 @@
+"""In-process GGUF backend through llama-cpp-python (optional: `pip install -r requirements-llama.txt`).
+
+For developers without a GPU server. Generation uses the model's chat template; option log-likelihoods come from one
+forward pass with `logits_all=True` and a log-softmax in numpy over the rows that predict the option's tokens (the
+llama.cpp HTTP server's echoed log-probabilities give the same numbers, much more slowly). Options of one item share
+the prompt, so only the tokens after the longest common prefix with the previous evaluation are evaluated again.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from typing import Any, Mapping
+
+import numpy as np
+
+from evaluator.clients import Completion, OptionScore
+
+try:
+    import llama_cpp
+except ImportError as exc:  # pragma: no cover - exercised only where the extra is missing
+    raise ImportError("the llamacpp backend needs llama-cpp-python: pip install -r requirements-llama.txt "
+                      "(or scripts/install_llama.sh)") from exc
+
+
+def log_softmax(logits: np.ndarray) -> np.ndarray:
+    """log-softmax over the last axis, computed stably in float64."""
+    x = logits.astype(np.float64)
+    m = x.max(axis=-1, keepdims=True)
+    return x - m - np.log(np.exp(x - m).sum(axis=-1, keepdims=True))
+
+
+class LlamaCppBackend:
+    """A GGUF model loaded in this process; calls are serialised on one worker thread."""
+
+    def __init__(self, model_path: str, *, n_ctx: int = 4096, chat_format: str | None = None, seed: int = 0,
+                 n_threads: int | None = None, verbose: bool = False):
+        self.model_path = model_path
+        self.llm = llama_cpp.Llama(model_path=model_path, n_ctx=n_ctx, logits_all=True, seed=seed,
+                                   chat_format=chat_format, n_threads=n_threads, verbose=verbose)
+        self.tokenizer_name = f"model tokenizer ({os.path.basename(model_path)})"
+        self._lock = asyncio.Lock()
+
+    # ---- synchronous core ----------------------------------------------------------------------------------
+    def count_tokens(self, text: str) -> int:
+        """Tokens of `text` in the model's own vocabulary (no BOS)."""
+        return len(self.llm.tokenize(text.encode("utf-8"), add_bos=False))
+
+    def _eval(self, tokens: list[int]) -> np.ndarray:
+        """Logit rows for `tokens` (row i predicts token i + 1), reusing the cached common prefix."""
+        llm = self.llm
+        cached = llm.input_ids[: llm.n_tokens].tolist()
+        keep = 0
+        while keep < min(len(cached), len(tokens) - 1) and cached[keep] == tokens[keep]:
+            keep += 1
+        llm.n_tokens = keep
+        llm.eval(tokens[keep:])
+        return llm.scores[: len(tokens)]
+
+    def option_logprob_sync(self, prompt: str, option: str) -> OptionScore:
+        """log P(option | prompt): sum over the tokens whose bytes overlap the option's bytes."""
+        t0 = time.monotonic()
+        text = (prompt + option).encode("utf-8")
+        tokens = self.llm.tokenize(text, add_bos=True)
+        # byte end of each token = length of the decoded prefix (decoding prefixes keeps SentencePiece spaces right)
+        start, picked = len(prompt.encode("utf-8")), []
+        for i in range(1, len(tokens)):
+            if len(self.llm.detokenize(tokens[1:i + 1])) > start:
+                picked.append(i)
+        if not picked:
+            raise ValueError(f"option {option!r} has no tokens of its own after the prompt")
+        rows = self._eval(tokens)
+        lp = log_softmax(rows[[i - 1 for i in picked]])
+        total = float(sum(lp[k, tokens[i]] for k, i in enumerate(picked)))
+        return OptionScore(logprob=total, n_tokens=len(picked), tokens_in=len(tokens),
+                           latency_s=time.monotonic() - t0)
+
+    def chat_sync(self, messages: list[dict], *, temperature: float, top_p: float, max_tokens: int) -> Completion:
+        """One chat completion with the model's chat template."""
+        t0 = time.monotonic()
+        r = self.llm.create_chat_completion(messages=messages, temperature=temperature, top_p=top_p,
+                                            max_tokens=max_tokens)
+        choice, usage = r["choices"][0], r.get("usage") or {}
+        return Completion(text=choice["message"].get("content") or "", reasoning=None,
+                          tokens_in=usage.get("prompt_tokens"), tokens_out=usage.get("completion_tokens"),
+                          latency_s=time.monotonic() - t0, finish_reason=choice.get("finish_reason"))
+
+    # ---- the runner's async interface ----------------------------------------------------------------------
+    async def chat(self, messages: list[dict], *, temperature: float = 0.0, top_p: float = 1.0,
+                   max_tokens: int = 256, extra_body: Mapping[str, Any] | None = None) -> Completion:
+        """Generate on the worker thread (`extra_body` has no meaning in-process and is ignored)."""
+        async with self._lock:
+            return await asyncio.to_thread(self.chat_sync, messages, temperature=temperature, top_p=top_p,
+                                           max_tokens=max_tokens)
+
+    async def option_logprob(self, prompt: str, option: str) -> OptionScore:
+        """Score one option on the worker thread."""
+        async with self._lock:
+            return await asyncio.to_thread(self.option_logprob_sync, prompt, option)
+
+    async def close(self) -> None:
+        """Free the model."""
+        self.llm.close()
