@@ -111,8 +111,10 @@ def _check(where: str, name: str, value: Any) -> Any:
         kind = float
     if name in ("thinking",):
         kind = bool
-    if kind is bool and not isinstance(value, bool):
-        raise ConfigError(f"{where}: {name}: expected true or false, got {value!r}")
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where}: {name}: expected true or false, got {value!r}")
+        return value
     if kind in (int, float):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind is int and value != int(value)):
             raise ConfigError(f"{where}: {name}: expected a number, got {value!r}")
