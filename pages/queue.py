@@ -30,6 +30,8 @@ st.title("Evaluation queue")
 st.caption("Ask for a model to be evaluated on BHASA, LINDSEA, the cultural probes and PACUTE. A worker "
            "(`python -m evaluator worker`) takes requests in order; results appear on the leaderboard.")
 
+if "queued" in st.session_state:
+    st.success(st.session_state.pop("queued"), icon=":material/check:")
 counts = cached.q("submission_counts")
 for col, row in zip(st.columns(len(counts)), counts.itertuples()):
     col.metric(row.status.title(), int(row.n))
@@ -78,10 +80,10 @@ with st.expander("Request an evaluation", icon=":material/add_circle:"):
             st.error(f"Not queued, the store is busy: {e}")
         else:
             cached.clear()
-            if created:
-                st.success(f"Queued as request {stored.request_id}.")
-            else:
-                st.info(f"The same request is already {stored.status} (request {stored.request_id}).")
+            st.session_state["queued"] = (f"Queued as request {stored.request_id}." if created else
+                                          f"The same request is already {stored.status} "
+                                          f"(request {stored.request_id}).")
+            st.rerun()  # redraw the counts above with the new request
 
 status = st.segmented_control("Show", ["ALL", *queue.STATUSES], default="ALL", key="status",
                               bind="query-params")
