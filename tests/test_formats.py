@@ -179,3 +179,14 @@ def test_pretty_printed_summary_detected_by_content(index):
     doc = json.dumps(json.loads(U.seahelm_results()), indent=2).encode()
     up = read_upload(doc, "scores.json", index=index)
     assert up.ok and up.formats == ["seahelm-summary"]
+
+
+def test_seahelm_binary_choice_with_swapped_options_is_order_ba(index):
+    items = load_items("lindsea-mp", "id", limit=2, data_dir=U.DATA)
+    rows = [{"id": it.item_id, "label": label, "prompts": [{"correct": it.inputs["correct"], "wrong": it.inputs["wrong"]}],
+             "responses": [f"Jawaban: {label}"], "individual_scores": {"accuracy": 1}}
+            for it, label in zip(items, ("A", "B"))]
+    up = read_upload(U.jsonl(rows), "m_mp-r_id.jsonl", index=index)
+    assert up.ok, up.errors
+    assert [(p.task, p.order) for p in up.predictions] == [("lindsea-mp", "ab"), ("lindsea-mp", "ba")]
+    assert _mean(up.predictions, "accuracy") == 1.0  # both answered the correct sentence

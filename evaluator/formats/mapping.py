@@ -123,12 +123,16 @@ def map_rows(parsed: ParsedRows, index: ItemIndex) -> list[Prediction]:
                                         "(no id or input text matches ours); row not imported")
             continue
         prompt_lang = "native" if fld in NATIVE_FIELDS else pred.prompt_lang
-        pred = dataclasses.replace(pred, item_id=item_id, prompt_lang=prompt_lang, line=row.line)
-        aligned = _align(dataclasses.replace(row, prediction=pred), cell.items[item_id])
+        item = cell.items[item_id]
+        order = pred.order
+        if row.label and get_task(pred.task).both_orders and item.gold in ("A", "B") and row.label != item.gold:
+            order = "ba"  # the file presented the options swapped (its gold letter is the other one)
+        pred = dataclasses.replace(pred, item_id=item_id, prompt_lang=prompt_lang, line=row.line, order=order)
+        aligned = _align(dataclasses.replace(row, prediction=pred), item)
         if isinstance(aligned, str):
             parsed.warn(row.line, "arguments", f"item {item_id!r}: {aligned}; row not imported")
             continue
-        key = (pred.task, pred.lang, prompt_lang, item_id, pred.run, pred.order)
+        key = (pred.task, pred.lang, prompt_lang, item_id, pred.run, order)
         if key in seen:
             first, first_pred = seen[key]
             same = (first_pred.output, first_pred.option_logprobs) == (aligned.output, aligned.option_logprobs)

@@ -21,6 +21,9 @@ class Row:
     """Task name exactly as the file gives it (shown when it is unknown)."""
     choices: tuple[str, ...] | None = None
     """Option texts in the file's order for log-probability rows, to align them with our options."""
+    label: str | None = None
+    """The file's gold letter for binary-choice rows ("A"/"B"): when it differs from ours, the options were
+    presented swapped, so the row is filed under order "ba"."""
 
 
 @dataclass(frozen=True)

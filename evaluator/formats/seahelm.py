@@ -111,7 +111,10 @@ def parse_inference(data: bytes, file: str, *, run: int = 1, limits: L.Limits = 
         pred = Prediction(task=task, lang=lang, item_id=item_id, prompt_lang="native", output=output, run=run,
                           reasoning=reasoning, tokens_in=tokens_in, tokens_out=tokens_out,
                           finish_reason=finish, self_reported=scores)
-        return Row(pred, line, texts=_texts(obj), file_task=seahelm_task)
+        label = obj.get("label")
+        return Row(pred, line, texts=_texts(obj), file_task=seahelm_task,
+                   label=label.strip().upper() if isinstance(label, str) and label.strip().upper() in ("A", "B")
+                   else None)
 
     each_row(out, data, limits, row)
     return out
