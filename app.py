@@ -33,6 +33,7 @@ PAGES = {
         st.Page("pages/queue.py", title="Evaluation queue", icon=":material/queue:"),
     ],
     "About": [
+        st.Page("pages/methodology.py", title="Methodology", icon=":material/menu_book:"),
     ],
 }
 
