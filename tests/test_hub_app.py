@@ -1,5 +1,6 @@
-"""The app against a local Hub stand-in (HF_ENDPOINT): pulls the results repo on start, pushes a change made in
-the UI as a commit, and keeps serving its last good data with a warning when the stand-in goes down."""
+"""The app against a local Hub stand-in (HF_ENDPOINT): pulls the results repo on start, pushes a queued request
+and an accepted upload as commits, and keeps serving its last good data with a warning when the stand-in goes
+down."""
 from __future__ import annotations
 
 import json
@@ -8,6 +9,7 @@ import time
 import pytest
 
 from store import db, hub
+from tests import upload_files as U
 from tests.browser import chromium_available, chromium_page, screenshot, serve_app
 from tests.hub_standin import HubStandin
 from tests.test_spaces_start import wait_for_page
@@ -36,9 +38,11 @@ def test_app_pulls_pushes_and_survives_the_hub_going_down(tmp_path):
         local = db.connect(tmp_path / "space.duckdb")  # a store from an earlier life of the Space (no demo build)
         local.execute("INSERT INTO models (model_id, origin) VALUES ('stale-local-model', 'demo')")
         local.close()
+        upload = tmp_path / "hub-upload-model_sentiment_id.jsonl"
+        upload.write_bytes(U.jsonl(U.seahelm_sentiment_rows(6, wrong=(2,))))
         env = {"TANAW_RESULTS_REPO": REPO, "HF_TOKEN": "write-token", "HF_ENDPOINT": standin.url,
-               "TANAW_HOME": str(tmp_path / "home"), "TANAW_HUB_PULL_EVERY_S": "2"}
-        with serve_app(tmp_path / "space.duckdb", env=env) as url, chromium_page() as page:
+               "TANAW_HOME": str(tmp_path / "home"), "TANAW_HUB_PULL_EVERY_S": "2", "TANAW_DATA_DIR": str(U.DATA)}
+        with serve_app(tmp_path / "space.duckdb", env=env) as url, chromium_page(height=2400) as page:
             page.goto(url)  # the entry page first: a first request for /queue would skip app.py
             wait_for_page(page)
             page.goto(f"{url}/queue")
@@ -61,6 +65,21 @@ def test_app_pulls_pushes_and_survives_the_hub_going_down(tmp_path):
             assert manifest["tables"]["submissions"]["rows"] == 2
             screenshot(page, "hub_app_queued")
 
+            page.goto(f"{url}/upload")  # an accepted upload is pushed as a commit too
+            page.locator('input[type="file"]').set_input_files(str(upload))
+            page.get_by_text("First rows").wait_for(timeout=60000)
+            page.get_by_label("Model name").fill("hub-upload-model")
+            page.get_by_role("button", name="Score and import").click()
+            page.get_by_text("imported 6 predictions").wait_for(timeout=60000)
+            deadline = time.monotonic() + 30
+            while len(standin.commit_log) < 3 and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert len(standin.commit_log) == 3
+            _, _, touched = standin.commit_log[-1]
+            assert any(p.startswith("predictions/model_id=hub-upload-model/task=sentiment/") for p in touched)
+            manifest = json.loads(standin.files(REPO)["manifest.json"])
+            assert manifest["tables"]["predictions"]["rows"] == 6
+
             standin.down = True
             time.sleep(2.5)  # the next page view is due to pull
             page.goto(f"{url}/queue")
@@ -72,4 +91,5 @@ def test_app_pulls_pushes_and_survives_the_hub_going_down(tmp_path):
     con = db.connect(tmp_path / "space.duckdb")
     log = con.execute("SELECT action, ok FROM hub_sync ORDER BY rowid").fetchall()
     assert log[0] == ("pull", True) and ("push", True) in log and log[-1] == ("pull", False)
-    assert con.execute("SELECT count(*) FROM models").fetchone()[0] == 0  # the Hub's data replaced the stale store
+    models = con.execute("SELECT model_id FROM models").fetchall()
+    assert models == [("hub-upload-model",)]  # the pull replaced the stale local store; the upload came after
