@@ -57,7 +57,7 @@ def _tokens(text: str, lang: str | None) -> list[str]:
         from pythainlp.tokenize import word_tokenize
 
         return word_tokenize(text, keep_whitespace=True)
-    return re.findall(r"\w+|[^\w\s]|\s+", text)
+    return re.findall(r"\S+|\s+", text)  # words with their punctuation; \w would split Tamil vowel signs
 
 
 def _highlight(chunk: str, colour: str) -> str:
