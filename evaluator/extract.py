@@ -9,6 +9,7 @@ reasoning trace), prefer an `<answer>…</answer>` block, then the text after an
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -41,9 +42,10 @@ LABEL_WORDS: dict[str, dict[str, str]] = {
            "non-toxic": "non-toxic", "nontoxic": "non-toxic", "not toxic": "non-toxic", "toxic": "toxic"},
     "id": {"positif": "positive", "negatif": "negative", "netral": "neutral",
            "bersih": "clean", "kasar": "abusive", "benci": "hate"},
-    "vi": {"tích cực": "positive", "tiêu cực": "negative", "trung lập": "neutral",
+    "vi": {"tích cực": "positive", "tiêu cực": "negative", "trung lập": "neutral", "trung tính": "neutral",
            "sạch": "clean", "công kích": "offensive", "thù ghét": "hate"},
-    "th": {"แง่บวก": "positive", "แง่ลบ": "negative", "เฉยๆ": "neutral", "เฉย ๆ": "neutral"},
+    "th": {"แง่บวก": "positive", "แง่ลบ": "negative", "เฉยๆ": "neutral", "เฉย ๆ": "neutral",
+           "เชิงบวก": "positive", "เชิงลบ": "negative", "เป็นกลาง": "neutral"},
     "ta": {"நேர்மறை": "positive", "எதிர்மறை": "negative"},
 }
 """Label words per language (SEA-HELM prompt packs): sentiment and toxicity answers in each language."""
@@ -73,7 +75,7 @@ def split_reasoning(raw: str | None) -> tuple[str, str | None]:
 
     A dangling `</think>` (the opening tag was part of the prompt) makes everything before it reasoning.
     """
-    text = raw or ""
+    text = unicodedata.normalize("NFC", raw or "")  # decomposed Vietnamese/Tamil marks compare equal
     traces: list[str] = []
     if "</think>" in text.lower() and "<think>" not in text.lower():
         cut = text.lower().index("</think>")
@@ -127,7 +129,7 @@ def _fail(reasoning: str | None, why: str, **extras: Any) -> Extraction:
 
 def _word_re(word: str) -> re.Pattern[str]:
     # \b is unreliable for Thai/Tamil (no spaces, combining marks): require non-letters only around Latin words.
-    if re.search(r"[a-zà-ỹ]", word):
+    if all(not ch.isalpha() or ord(ch) < 0x250 or 0x1E00 <= ord(ch) <= 0x1EFF for ch in word):  # Latin script
         return re.compile(r"(?<![\w-])" + re.escape(word) + r"(?![\w-])", re.I)
     return re.compile(re.escape(word))
 

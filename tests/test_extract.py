@@ -1,5 +1,6 @@
 """Answer extraction on hand-written outputs in every language (reasoning blocks, tags, label words, letters)."""
 import os
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -45,6 +46,9 @@ def test_think_and_reflection_are_split_off_and_kept():
     ("ta", "எதிர்மறை", "negative"),
     ("ta", "Answer: Negative", "negative"),
     ("id", "<think>Positif atau negatif?</think>Jawaban: Negatif", "negative"),
+    ("vi", unicodedata.normalize("NFD", "Câu trả lời: Tiêu cực"), "negative"),  # decomposed diacritics
+    ("th", "ประโยคนี้มีความรู้สึกเชิงบวก", "positive"),
+    ("ta", "இந்த வாக்கியம் எதிர்மறை உணர்வை வெளிப்படுத்துகிறது.", "negative"),  # label word inside a sentence
 ])
 def test_sentiment_label_words(lang, raw, expected):
     ex = run("sentiment", lang, raw)
@@ -91,6 +95,7 @@ def test_letter_failures(raw):
     ("id", "Benar", "True", "true"), ("id", "Salah.", "True", "false"), ("ta", "உண்மை", "False", "true"),
     ("ta", "பதில்: பொய்", "False", "false"), ("id", "Ya", "Yes", "yes"), ("id", "True", "Yes", "yes"),
     ("id", "Tidak", "No", "no"), ("id", "Jawaban: **FALSE**", "True", "false"),
+    ("ta", "இந்த கூற்று பொய்.", "True", "false"), ("id", "Pernyataan itu benar.", "False", "true"),
 ])
 def test_true_false(lang, raw, gold, expected):
     ex = run("lindsea-pragmatic-single", lang, raw, gold=gold)
