@@ -61,15 +61,17 @@ def _finite_float(s: str) -> float:
 
 def _depth(obj: Any, limit: int) -> int:
     """Nesting depth of a parsed JSON value, stopping early once past `limit` (iterative: no recursion)."""
+    if not isinstance(obj, (dict, list)):
+        return 0
     stack = [(obj, 1)]
     deepest = 0
     while stack:
         cur, d = stack.pop()
-        if isinstance(cur, (dict, list)):
-            deepest = max(deepest, d)
-            if deepest > limit:
-                return deepest
-            stack.extend((v, d + 1) for v in (cur.values() if isinstance(cur, dict) else cur))
+        deepest = max(deepest, d)
+        if deepest > limit:
+            return deepest
+        stack.extend((v, d + 1) for v in (cur.values() if isinstance(cur, dict) else cur)
+                     if isinstance(v, (dict, list)))
     return deepest
 
 
@@ -79,7 +81,8 @@ def loads(text: str | bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
         value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
     except RecursionError:
         raise ValueError(f"JSON nested deeper than {limits.max_depth} levels") from None
-    if _depth(value, limits.max_depth) > limits.max_depth:
+    brackets = text.count("[") + text.count("{") if isinstance(text, str) else text.count(b"[") + text.count(b"{")
+    if brackets > limits.max_depth and _depth(value, limits.max_depth) > limits.max_depth:
         raise ValueError(f"JSON nested deeper than {limits.max_depth} levels")
     return value
 
