@@ -1,5 +1,6 @@
 """Classification and choice metrics against hand computations (scikit-learn definitions)."""
 import math
+import unicodedata
 
 from evaluator.metrics import METRICS
 from evaluator.metrics.choice import mcq_norm_acc_item, order_consistency, phenomenon_macro
@@ -65,3 +66,6 @@ def test_pacute_normalisation():
     assert exact_match_item("mag-aral", "mag-aral") == 1.0 and exact_match_item("magaral", "mag-aral") == 0.0
     assert contains_match_item("ang sagot ay uminom", "uminom") == 1.0
     assert contains_match_item(None, "uminom") == 0.0 and exact_match_item("", "x") == 0.0
+    assert contains_match_item("yak", "-ak") == 0.0  # hyphens are kept for containment
+    decomposed = unicodedata.normalize("NFD", "hulí")
+    assert decomposed != "hulí" and exact_match_item(decomposed, "hulí") == 1.0

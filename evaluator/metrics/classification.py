@@ -6,6 +6,7 @@ added as a class of its own, so macro-F1 averages over the labels seen in the go
 """
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from typing import Any, Sequence
 
@@ -13,7 +14,7 @@ from evaluator.metrics.base import MetricSpec, register
 
 
 def _norm(x: Any) -> str:
-    return str(x).strip().casefold()
+    return unicodedata.normalize("NFC", str(x)).strip().casefold()
 
 
 def same(answer: str | None, gold: Any) -> bool:

@@ -1,19 +1,24 @@
 """String-match metrics for generative answers: PACUTE exact and contains match, LINDSEA open coreference.
 
 Normalisation (PACUTE paper §5): case, surrounding whitespace, and leading/trailing hyphens of affix strings
-(`-um-` ≡ `um`). pacute-bench's released result files did not strip hyphens; `evaluator.pacute_compat`
+(`-um-` ≡ `um`); text is NFC-normalised first so composed and decomposed diacritics (`í` vs `i` + U+0301) agree. pacute-bench's released result files did not strip hyphens; `evaluator.pacute_compat`
 counts where that changes a score.
 """
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from evaluator.metrics.base import MetricSpec, register
 
 
 def normalize(s: Any) -> str:
-    """Lower-case, trim whitespace, then trim leading/trailing hyphens (and whitespace they exposed)."""
-    return str(s).strip().lower().strip("-").strip()
+    """NFC, lower-case, trim whitespace, then trim leading/trailing hyphens (and whitespace they exposed)."""
+    return unicodedata.normalize("NFC", str(s)).strip().lower().strip("-").strip()
+
+
+def _plain(s: Any) -> str:
+    return unicodedata.normalize("NFC", str(s)).strip().lower()
 
 
 def _golds(gold: Any) -> list[str]:
@@ -37,9 +42,9 @@ def contains_match_item(answer: str | None, gold: Any, *, lang: str = "", item: 
         return 0.0
     if exact_match_item(answer, gold):
         return 1.0
-    a = str(answer).strip().lower()
+    a = _plain(answer)
     golds = gold if isinstance(gold, (list, tuple)) else (gold,)
-    return float(any(g is not None and str(g).strip().lower() and str(g).strip().lower() in a for g in golds))
+    return float(any(g is not None and _plain(g) and _plain(g) in a for g in golds))
 
 
 EXACT_MATCH = register(MetricSpec(

@@ -3,12 +3,14 @@
 pacute-bench (the release the sample results came from) reads the answer after `<answer>` (else the first line)
 without removing an unclosed `<reflection>` block, and compares `answer == ground_truth.strip().lower()` and
 `ground_truth in answer` without trimming hyphens. We follow the PACUTE paper (§5: case, whitespace and
-leading/trailing hyphens of affix strings) and count an output whose `<reflection>` never closes as unparsed.
+leading/trailing hyphens of affix strings), compare text after Unicode NFC, and count an output whose
+`<reflection>` never closes as unparsed.
 `compare` re-scores a pacute-bench inference file with our extraction and names the reason of each difference.
 """
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +23,8 @@ REASONS = {
     "hyphen": "affix hyphens trimmed before comparing (PACUTE paper §5); pacute-bench compared them verbatim",
     "unclosed_reflection": "the <reflection> block never closes (truncated output): ours is unparsed, "
                            "pacute-bench took the reflection's first line as the answer",
+    "unicode": "composed and decomposed diacritics (e.g. í vs i + U+0301) compared after Unicode NFC; "
+               "pacute-bench compared code points",
     "other": "other extraction difference",
 }
 """Why a per-item flag differs, by reason key."""
@@ -47,6 +51,9 @@ def _reason(response: str, answer: str | None, theirs_answer: str, gold: str) ->
     plain = (answer or "").strip().lower()
     if plain == theirs_answer.strip().lower() and ("-" in gold or "-" in plain):
         return "hyphen"
+    nfc = unicodedata.normalize
+    if nfc("NFC", theirs_answer) != theirs_answer or nfc("NFC", gold) != gold:
+        return "unicode"
     return "other"
 
 

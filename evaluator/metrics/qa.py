@@ -1,7 +1,7 @@
 """Extractive QA: SQuAD v1.1 F1 and exact match, max over gold answers; Thai also after newmm retokenisation.
 
-Normalisation is the official SQuAD script's: lower-case, drop ASCII punctuation, drop English articles,
-collapse whitespace; tokens are whitespace-separated. Thai has no spaces between words, so whitespace F1 is
+Normalisation is the official SQuAD script's (lower-case, drop ASCII punctuation, drop English articles, collapse
+whitespace; whitespace tokens) after Unicode NFC, which the official script lacks. Thai has no spaces between words, so whitespace F1 is
 nearly sentence-level; `squad_f1_newmm` first segments prediction and gold with PyThaiNLP newmm (BHASA paper
 §3.6.2 reports both). An empty gold list marks an unanswerable question (IndicQA): it scores 1 only when the
 model gives no answer or says so.
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import string
+import unicodedata
 from collections import Counter
 from typing import Any
 
@@ -22,8 +23,8 @@ NO_ANSWER = {"", "no answer", "unanswerable", "none", "n/a", "tidak ada jawaban"
 
 
 def normalize_answer(s: str) -> str:
-    """SQuAD v1.1 normalisation."""
-    s = "".join(ch for ch in s.lower() if ch not in _PUNCT)
+    """SQuAD v1.1 normalisation, after Unicode NFC (composed and decomposed diacritics compare equal)."""
+    s = "".join(ch for ch in unicodedata.normalize("NFC", s).lower() if ch not in _PUNCT)
     s = re.sub(r"\b(a|an|the)\b", " ", s)
     return " ".join(s.split())
 
