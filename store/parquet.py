@@ -3,12 +3,11 @@
 Layout of an export folder (also the layout of the results dataset repo on the Hub):
 
     manifest.json                          format, schema version, per table: rows, checksum, partition keys
-    <table>/model_id=<m>/task=<t>/data_0.parquet   tables with model and task (runs, aggregates)
-    <table>/model_id=<m>/...               tables with a model only (models, submissions)
-    <table>/task=<t>/...                   tables with a task only (items, tasks, reported)
-    <table>/model_id=<m>/task=<t>/...      per-run tables (predictions, scores, self_reported): model and task
-                                           come from `runs` and are not written into the files
-    <table>/data_0.parquet                 everything else (ingests, audit, ...)
+    <table>/model_id=<m>/task=<t>/data_0.parquet   per-item tables (predictions, scores, self_reported): model
+                                           and task come from the row's run and are not written into the files
+    <table>/model_id=<m>/data_0.parquet    tables with a model column (models, runs, aggregates, submissions, ...)
+    <table>/task=<t>/data_0.parquet        tables with a task but no model column (items, tasks, reported)
+    <table>/data_0.parquet                 everything else
 
 Partition values are URL-encoded by DuckDB ("meta/llama 3" -> "meta%2Fllama%203"). A checksum is the order-independent
 sum of DuckDB's `hash()` of every row, so an import that reproduces the same rows reproduces the same checksum.
@@ -77,16 +76,20 @@ def checksum(con: duckdb.DuckDBPyConnection, table: str) -> tuple[int, str]:
 
 
 def partitioning(con: duckdb.DuckDBPyConnection, table: str) -> tuple[tuple[str, ...], bool]:
-    """(partition keys, derived from runs?) for a table, chosen from its columns."""
+    """(partition keys, derived from runs?) for a table, chosen from its columns.
+
+    Per-item tables (a run_id, no model column) are split by the model and task of their run: they hold nearly
+    all the rows, and a new run only touches its own files. Per-model tables (runs, aggregates, models, ...) are
+    split by model only, per-task tables (items, tasks) by task: finer splits would only add thousands of tiny
+    files that every reader has to open.
+    """
     cols = set(columns(con, table))
-    if {"model_id", "task"} <= cols:
-        return ("model_id", "task"), False
+    if "run_id" in cols and "model_id" not in cols and table != "runs" and "runs" in tables(con):
+        return ("model_id", "task"), True
     if "model_id" in cols:
         return ("model_id",), False
     if "task" in cols:
         return ("task",), False
-    if "run_id" in cols and table != "runs" and "runs" in tables(con):
-        return ("model_id", "task"), True
     return (), False
 
 

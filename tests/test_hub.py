@@ -34,7 +34,7 @@ def test_push_then_pull_into_a_fresh_store(standin, tmp_path):
     status = hub.push(src, "results for 3 models", _config(standin, tmp_path))
     assert status.ok and status.pr_url is None, status.message
     files = standin.files(REPO)
-    assert "manifest.json" in files and "runs/model_id=meta%2Fllama%203/task=qa/data_0.parquet" in files
+    assert "manifest.json" in files and "runs/model_id=meta%2Fllama%203/data_0.parquet" in files
     assert json.loads(files["manifest.json"])["tables"]["predictions"]["rows"] == 21
 
     dst = db.connect(tmp_path / "space.duckdb")
@@ -55,7 +55,7 @@ def test_push_sends_only_changed_partitions_and_deletes_stale(standin, tmp_path)
     assert status.ok
     ref, summary, touched = standin.commit_log[-1]
     assert (ref, summary) == ("main", "second")
-    assert sorted(touched) == ["aggregates/model_id=org%2Fm%3D2/task=qa/data_0.parquet", "manifest.json",
+    assert sorted(touched) == ["aggregates/model_id=org%2Fm%3D2/data_0.parquet", "manifest.json",
                                "scores/model_id=sea-lion/task=qa/data_0.parquet"]
     assert "scores/model_id=sea-lion/task=qa/data_0.parquet" not in standin.files(REPO)  # deleted on the Hub
     dst = db.connect(":memory:")

@@ -38,7 +38,7 @@ def test_partitioned_by_model_and_task(tmp_path):
     con.execute("INSERT INTO notes VALUES ('one file')")
     export_store(con, tmp_path / "x")
     root = tmp_path / "x"
-    assert (root / "runs" / "model_id=meta%2Fllama%203" / "task=sentiment").is_dir()
+    assert (root / "runs" / "model_id=meta%2Fllama%203" / "data_0.parquet").is_file()
     assert (root / "models" / "model_id=org%2Fm%3D2").is_dir()
     assert (root / "items" / "task=qa").is_dir()
     pred = root / "predictions" / "model_id=sea-lion" / "task=qa"
