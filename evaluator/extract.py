@@ -35,6 +35,15 @@ ANSWER_TAGS: dict[str, str] = {
 }
 """Native answer tags, as in the SEA-HELM configs' `fewshot_label` ("Jawaban: {label}"); a test checks them."""
 
+OUTPUT_TAGS: dict[str, dict[str, str]] = {
+    "translation": {"en": "Translation", "id": "Terjemahan", "vi": "Bản dịch", "th": "คำแปล",
+                    "ta": "மொழிபெயர்ப்பு", "tl": "Salin"},
+    "abssum": {"en": "Summary", "id": "Rangkuman", "vi": "Bản tóm tắt", "th": "บทสรุป", "ta": "சுருக்கம்",
+               "tl": "Buod"},
+}
+"""Output tags of generation tasks (the English prompts' `Translation:`/`Summary:` and the SEA-HELM configs'
+`fewshot_label` per language); the text after the last one is the answer. A test checks them against the configs."""
+
 LABEL_WORDS: dict[str, dict[str, str]] = {
     # word (case-folded) → canonical English label; English words are accepted in every language.
     "en": {"positive": "positive", "negative": "negative", "neutral": "neutral", "clean": "clean",
@@ -227,8 +236,16 @@ def extract_true_false(raw: str | None, *, task: TaskSpec, lang: str, item: Item
 
 def extract_free_text(raw: str | None, *, task: TaskSpec, lang: str, item: Item | None = None,
                       pred: Prediction | None = None) -> Extraction:
-    """The whole answer region (translation, summary, open answers); empty output = not parsed."""
+    """The whole answer region (translation, summary, open answers) after any `Translation:`/`Terjemahan:`-style
+    output tag; empty output = not parsed."""
     region, via, reasoning = _prepare(raw)
+    family = "translation" if task.name.startswith(("translation", "lindsea-translation")) else task.name
+    tags = OUTPUT_TAGS.get(family)
+    if tags:
+        found = list(re.finditer(r"(?:\*\*)?(?:" + "|".join(re.escape(t) for t in tags.values())
+                                 + r")(?:\*\*)?\s*[:：]", region, re.I))
+        if found:
+            region, via = region[found[-1].end():], "output_tag"
     if not region.strip():
         return _fail(reasoning, "empty output")
     return Extraction(region.strip(), True, reasoning, {"via": via})

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evaluator.extract import ANSWER_TAGS, EXTRACTORS, split_reasoning
+from evaluator.extract import ANSWER_TAGS, EXTRACTORS, OUTPUT_TAGS, split_reasoning
 from evaluator.registry import get_task
 from evaluator.spec import Item, Prediction
 
@@ -130,3 +130,28 @@ def test_answer_tags_match_seahelm_fewshot_labels():
                 label = conf["prompt_template"].get("fewshot_label", "")
                 if lang in ANSWER_TAGS and label:
                     assert label.split(":")[0] == ANSWER_TAGS[lang], (path.name, lang, label)
+
+
+@pytest.mark.parametrize("task,lang,raw,expected", [
+    ("translation-en-xx", "id", "Terjemahan: Saya makan nasi.", "Saya makan nasi."),
+    ("translation-xx-en", "th", "Translation: I eat rice.", "I eat rice."),
+    ("translation-en-xx", "ta", "மொழிபெயர்ப்பு: நான் சாப்பிடுகிறேன்", "நான் சாப்பிடுகிறேன்"),
+    ("abssum", "vi", "Bản tóm tắt: Giá gạo tăng.", "Giá gạo tăng."),
+    ("abssum", "id", "<think>ringkas</think>\nRangkuman:\nHarga beras naik.", "Harga beras naik."),
+    ("abssum", "th", "ราคาข้าวสูงขึ้น", "ราคาข้าวสูงขึ้น"),
+])
+def test_generation_output_tags(task, lang, raw, expected):
+    ex = run(task, lang, raw)
+    assert (ex.answer, ex.parsed) == (expected, True)
+
+
+@pytest.mark.skipif(not (DATA / "seahelm-configs").exists(), reason="shared data not present")
+@pytest.mark.parametrize("family,config", [("translation", "nlg_translation.yaml"),
+                                          ("abssum", "nlg_abstractive_summarization.yaml")])
+def test_output_tags_match_seahelm_fewshot_labels(family, config):
+    doc = yaml.safe_load((DATA / "seahelm-configs" / config).read_text(encoding="utf-8"))
+    for task in doc.values():
+        for lang, conf in task["languages"].items():
+            label = conf["prompt_template"].get("fewshot_label", "")
+            if lang in OUTPUT_TAGS[family] and label:
+                assert label.split(":")[0] == OUTPUT_TAGS[family][lang], (config, lang, label)
