@@ -39,11 +39,11 @@ class HubConfig:
     """Local folder for downloaded snapshots and export staging."""
     tables: tuple[str, ...] | None = None
     """Pull only these tables ($TANAW_PULL_TABLES, comma list); None = all. A Space serving a large store pulls
-    the small tables and reads per-item rows from hf:// through store.scale. Pushes always send every table."""
+    the small tables and reads per-item rows from hf:// through store.scale; such a partial store never pushes."""
 
     @classmethod
     def from_env(cls, env: dict | None = None) -> "HubConfig":
-        """Read TANAW_RESULTS_REPO, HF_TOKEN, HF_ENDPOINT, TANAW_RESULTS_REVISION and TANAW_HOME."""
+        """Read TANAW_RESULTS_REPO, HF_TOKEN, HF_ENDPOINT, TANAW_RESULTS_REVISION, TANAW_PULL_TABLES, TANAW_HOME."""
         env = os.environ if env is None else env
         home = Path(env.get("TANAW_HOME") or Path.home() / ".tanaw")
         return cls(repo_id=env.get("TANAW_RESULTS_REPO") or None, token=env.get("HF_TOKEN") or None,
@@ -143,16 +143,15 @@ def push(con: duckdb.DuckDBPyConnection, message: str, config: HubConfig | None 
                           "(TANAW_PULL_TABLES), and a push would drop the others; push from a full store "
                           "(a worker or `python -m evaluator export --hub`).", repo)
     try:
-        for attempt in (1, 2):
-            try:
-                return _push_once(con, message, config)
-            except HfHubHTTPError as e:
-                if attempt == 2 or e.response is None or e.response.status_code not in (409, 412):
-                    raise
+        try:
+            return _push_once(con, message, config)
+        except HfHubHTTPError as e:
+            if e.response is None or e.response.status_code not in (409, 412):
+                raise
+            return _push_once(con, message, config)  # lost a race to another writer: rebuild on the new head
     except Exception as e:
         return _log(con, SyncStatus("push", False, f"Could not push to {repo} ({_reason(e)}); "
                                     "the results are kept locally.", repo))
-    raise AssertionError("unreachable")
 
 
 def _push_once(con: duckdb.DuckDBPyConnection, message: str, config: HubConfig) -> SyncStatus:
