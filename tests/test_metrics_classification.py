@@ -69,3 +69,14 @@ def test_pacute_normalisation():
     assert contains_match_item("yak", "-ak") == 0.0  # hyphens are kept for containment
     decomposed = unicodedata.normalize("NFD", "hulí")
     assert decomposed != "hulí" and exact_match_item(decomposed, "hulí") == 1.0
+
+
+def test_lindsea_referent_alternatives():
+    from evaluator.metrics.match import referent_alternatives
+    assert referent_alternatives("Tini or Tono or Tina (least preferred)") == ["Tini", "Tono", "Tina"]
+    assert referent_alternatives("Tono membaca buku Tina (Tono read Tina's book)") == ["Tono membaca buku Tina"]
+    coref = Item(task="lindsea-coref-open", lang="id", item_id="1", inputs={}, gold="Tono or Tina (least preferred)")
+    assert contains_match_item("Yang dimaksud adalah Tina.", coref.gold, item=coref) == 1.0
+    assert contains_match_item("Tini", coref.gold, item=coref) == 0.0
+    cute = Item(task="pacute-cute-gen", lang="tl", item_id="2", inputs={}, gold="the mushroom or the squirrel")
+    assert contains_match_item("the squirrel", cute.gold, item=cute) == 0.0  # no splitting outside LINDSEA

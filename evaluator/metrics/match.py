@@ -6,6 +6,7 @@ counts where that changes a score.
 """
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import Any
 
@@ -33,13 +34,26 @@ def exact_match_item(answer: str | None, gold: Any, *, lang: str = "", item: Any
     return float(any(a == g for g in _golds(gold)))
 
 
+_GLOSS = re.compile(r"\s*\([^()]*\)\s*$")
+
+
+def referent_alternatives(gold: str) -> list[str]:
+    """LINDSEA open-coreference gold → acceptable referents: "Tono or Tina (least preferred)" → ["Tono", "Tina"];
+    a trailing parenthesis (preference note or English gloss) is dropped."""
+    text = _GLOSS.sub("", gold).strip()
+    return [part.strip() for part in re.split(r"\s+or\s+", text) if part.strip()] or [gold]
+
+
 def contains_match_item(answer: str | None, gold: Any, *, lang: str = "", item: Any = None) -> float:
     """1.0 when the answer matches exactly (hyphen-normalised) or contains a gold (case and whitespace only).
 
     Hyphens are not trimmed for containment: a trimmed suffix `-ak` would otherwise be "found" in `yak`.
+    LINDSEA golds listing alternatives ("Tono or Tina (least preferred)") accept any of them.
     """
     if answer is None:
         return 0.0
+    if isinstance(gold, str) and str(getattr(item, "task", "")).startswith("lindsea-"):
+        gold = referent_alternatives(gold)
     if exact_match_item(answer, gold):
         return 1.0
     a = _plain(answer)
@@ -54,5 +68,6 @@ EXACT_MATCH = register(MetricSpec(
 CONTAINS_MATCH = register(MetricSpec(
     name="contains_match", display="Contains match", item=contains_match_item, binary=True,
     description="Exact match, or the gold (lower-cased, trimmed) occurs inside the lower-cased answer; affix "
-                "hyphens are kept for containment so `-ak` is not found in `yak`.",
+                "hyphens are kept for containment so `-ak` is not found in `yak`. LINDSEA open coreference: a gold "
+                "such as \"Tono or Tina (least preferred)\" accepts either referent.",
     reference="PACUTE paper §5; pacute-bench contains_match"))
