@@ -9,7 +9,6 @@ tagged NER sentences, titles as summaries, ...) through `score_prediction`, then
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
