@@ -195,7 +195,8 @@ def _lone_letters(text: str, letters: tuple[str, ...]) -> set[str]:
 
 def extract_letter(raw: str | None, *, task: TaskSpec, lang: str, item: Item | None = None,
                    pred: Prediction | None = None) -> Extraction:
-    """A choice letter ("A", "B", "C"): leading letter, `(B)`, `**C**`, `Option A`, or one lone capital letter."""
+    """A choice letter ("A", "B", "C"): leading letter, `(B)`, `**C**`, `Option A`, or one lone capital letter;
+    failing those, an answer that repeats one option's text verbatim (in the order the options were shown)."""
     region, via, reasoning = _prepare(raw)
     letters = _letters(task, lang, item)
     line = _first_line(region)
@@ -205,6 +206,11 @@ def extract_letter(raw: str | None, *, task: TaskSpec, lang: str, item: Item | N
     lone = _lone_letters(region, letters)
     if len(lone) == 1:
         return Extraction(lone.pop(), True, reasoning, {"via": via + "+search"})
+    if not lone and item is not None and item.options:
+        shown = list(item.options)[::-1] if pred is not None and pred.order == "ba" else list(item.options)
+        folded = [clean(str(o)) for o in shown]
+        if clean(line) in folded and folded.count(clean(line)) == 1:
+            return Extraction(letters[folded.index(clean(line))], True, reasoning, {"via": via + "+option_text"})
     return _fail(reasoning, "several letters" if lone else "no letter")
 
 

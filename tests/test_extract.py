@@ -155,3 +155,12 @@ def test_output_tags_match_seahelm_fewshot_labels(family, config):
             label = conf["prompt_template"].get("fewshot_label", "")
             if lang in OUTPUT_TAGS[family] and label:
                 assert label.split(":")[0] == OUTPUT_TAGS[family][lang], (config, lang, label)
+
+
+def test_letter_from_repeated_option_text_respects_order():
+    opts = ("Dia pergi ke dokter.", "Dia makan siang.")
+    assert run("causal", "id", "Dia makan siang.", gold="B", options=opts).answer == "B"
+    ba = Prediction(task="causal", lang="id", item_id="1", prompt_lang="en", output=None, order="ba")
+    ex = run("causal", "id", "dia makan siang", gold="B", options=opts, pred=ba)
+    assert (ex.answer, ex.extras["via"]) == ("A", "whole+option_text")  # shown first when swapped
+    assert run("causal", "id", "Dia tidur.", gold="B", options=opts).parsed is False
