@@ -3,18 +3,21 @@
 With a fixed server latency L and at most C requests in flight, no client can exceed C/L requests per second.
 For C in {1, 8, 32, 128} this prints Tanaw's achieved rate and its ratio to that limit, for
   * `tanaw`        — the runner's request loop (`evaluator.run.bounded`: C workers, one request each, via ModelClient)
+  * `tanaw+store`  — with --full: the whole runner, each answer scored and committed to DuckDB before its slot frees
   * `pacute-bench` — a re-implementation of pacute-bench's MCQ loop as documented in its vLLM evaluator:
                      an asyncio.Semaphore(C) per item, and inside it one echo+logprobs completion request per
                      option (4 options) gathered at once, on a default AsyncOpenAI client; its in-flight cap is 4C.
 The stand-in runs in its own process so the client's CPU time is measured on its own.
 
-    python benchmarks/bench_throughput.py [--latency 0.5] [--per-slot 10]
+    python benchmarks/bench_throughput.py [--latency 0.5] [--per-slot 10] [--full]
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import socket
+import tempfile
 import subprocess
 import sys
 import time
@@ -65,6 +68,26 @@ async def tanaw_loop(url: str, concurrency: int, n: int) -> float:
         return time.perf_counter() - t0
 
 
+async def tanaw_run(url: str, concurrency: int, n: int, db: Path) -> tuple[int, float]:
+    """(answers, seconds) for the full runner: render, ask, score and store each answer in DuckDB as it lands."""
+    from evaluator.cli.run import StoreSink
+    from evaluator.run import RunOptions, run
+    from store.db import connect
+
+    limit = max(1, math.ceil(n / 16))  # sentiment + NLI: 8 (lang, prompt language) cells each
+    con = connect(db)
+    try:
+        async with ModelClient(url, "standin", concurrency=concurrency) as client:
+            t0 = time.perf_counter()
+            statuses = await run(client, StoreSink(con, f"bench-c{concurrency}"),
+                                 RunOptions(tasks="sentiment,nli", limit=limit, concurrency=concurrency,
+                                            progress=False))
+            elapsed = time.perf_counter() - t0
+    finally:
+        con.close()
+    return sum(s.asked for s in statuses), elapsed
+
+
 async def pacute_bench_loop(url: str, concurrency: int, n_items: int) -> float:
     """Seconds for n_items MCQ items scored the pacute-bench way (semaphore per item, one request per option)."""
     client = AsyncOpenAI(base_url=url, api_key="EMPTY")
@@ -92,6 +115,8 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.5, help="server latency L in seconds")
     parser.add_argument("--per-slot", type=int, default=10, help="requests per concurrency slot (run length)")
     parser.add_argument("--concurrency", default="1,8,32,128")
+    parser.add_argument("--full", action="store_true",
+                        help="also time the whole runner (render, score, one DuckDB transaction per answer)")
     args = parser.parse_args()
     proc, url = start_standin(args.latency)
     try:
@@ -104,6 +129,11 @@ def main() -> None:
             limit = c / args.latency
             print(f"{'tanaw':<13}{c:>5}{c:>10}{n:>9}{secs:>9.2f}{n / secs:>9.1f}{limit:>9.1f}"
                   f"{n / secs / limit:>7.0%}")
+            if args.full:
+                with tempfile.TemporaryDirectory() as tmp:
+                    done, secs = asyncio.run(tanaw_run(url, c, n, Path(tmp) / "bench.duckdb"))
+                print(f"{'tanaw+store':<13}{c:>5}{c:>10}{done:>9}{secs:>9.2f}{done / secs:>9.1f}{limit:>9.1f}"
+                      f"{done / secs / limit:>7.0%}")
             items = max(c * args.per_slot // OPTIONS, 1)
             secs = asyncio.run(pacute_bench_loop(url, c, items))
             limit = OPTIONS * c / args.latency

@@ -46,8 +46,8 @@ class Sink(Protocol):
     def stored(self, cell: "Cell") -> set[tuple[str, str]]:
         """(item_id, order) pairs already stored for this cell and run."""
 
-    def save(self, cell: "Cell", settings: Mapping[str, Any], item: Item, result: ItemResult) -> None:
-        """Persist one scored result (committed before returning)."""
+    def save_many(self, rows: Sequence[tuple["Cell", Mapping[str, Any], Item, ItemResult]]) -> None:
+        """Persist scored results (cell, run settings, item, result) in one transaction, committed on return."""
 
     def refresh(self, cell: "Cell") -> Any:
         """Recompute the cell's aggregates; may return its headline score (0-100) for the summary."""
@@ -134,6 +134,56 @@ async def bounded(jobs: Iterable[Any], fn: Callable[[Any], Awaitable[None]], con
             await fn(job)
 
     await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
+
+
+class GroupWriter:
+    """Scores and stores answers on one writer thread; answers that arrive while a commit runs share the next one.
+
+    `save` returns only once its answer is committed, so a request's concurrency slot is held until then.
+    """
+
+    def __init__(self, sink: Sink, settings: Mapping[tuple, Mapping[str, Any]]):
+        self.sink, self.settings = sink, settings
+        self.thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="tanaw-writer")
+        self._pending: list[tuple[Job, Prediction, dict, asyncio.Future]] = []
+        self._flushing = False
+
+    def _commit(self, batch: Sequence[tuple[Job, Prediction, dict]]) -> None:
+        rows = []
+        for job, pred, extras in batch:
+            result = score_prediction(job.cell.task, job.item, pred)
+            result = dataclasses.replace(result, extras={**result.extras, **extras})
+            rows.append((job.cell, self.settings[job.cell.key], job.item, result))
+        self.sink.save_many(rows)
+
+    async def save(self, job: Job, pred: Prediction, extras: dict) -> None:
+        """Score and store one answer; returns when it is committed (raises what the commit raised)."""
+        done = asyncio.get_running_loop().create_future()
+        self._pending.append((job, pred, extras, done))
+        if not self._flushing:
+            self._flushing = True
+            asyncio.get_running_loop().create_task(self._flush())
+        await done
+
+    async def _flush(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while self._pending:
+                batch, self._pending = self._pending, []
+                try:
+                    await loop.run_in_executor(self.thread, self._commit, [b[:3] for b in batch])
+                except Exception as exc:  # noqa: BLE001 - handed to every waiting answer
+                    for *_, fut in batch:
+                        fut.set_exception(exc)
+                else:
+                    for *_, fut in batch:
+                        fut.set_result(None)
+        finally:
+            self._flushing = False
+
+    async def call(self, fn: Callable, *args: Any) -> Any:
+        """Run a sink call on the writer thread (the sink's connection is used from that thread only)."""
+        return await asyncio.get_running_loop().run_in_executor(self.thread, fn, *args)
 
 
 def approx_tokens(text: str) -> int:
@@ -260,26 +310,20 @@ async def run(backend: Backend, sink: Sink, opts: RunOptions, *, count_tokens: C
     """Ask everything not yet stored, store each scored answer as it lands, refresh aggregates per cell."""
     statuses, jobs = plan(opts, count_tokens)
     by_key = {s.cell.key: s for s in statuses}
-    writer = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="tanaw-writer")
-    loop = asyncio.get_running_loop()
+    settings = {s.cell.key: settings_for(s.cell, opts, tokenizer if count_tokens else APPROX_TOKENIZER)
+                for s in statuses}
+    writer = GroupWriter(sink, settings)
     todo: list[Job] = []
     for s in statuses:
         cell_jobs = jobs.get(s.cell.key, [])
         if cell_jobs and not opts.rerun:
-            done = await loop.run_in_executor(writer, sink.stored, s.cell)
+            done = await writer.call(sink.stored, s.cell)
             kept = [j for j in cell_jobs if (j.item.item_id, j.order) not in done]
             s.resumed = len(cell_jobs) - len(kept)
             cell_jobs = kept
         todo.extend(cell_jobs)
     bars = _progress(statuses, opts.progress)
     remaining = {s.cell.key: s.total - s.resumed for s in statuses}
-    settings = {s.cell.key: settings_for(s.cell, opts, tokenizer if count_tokens else APPROX_TOKENIZER)
-                for s in statuses}
-
-    def store(job: Job, pred: Prediction, extras: dict) -> None:
-        result = score_prediction(job.cell.task, job.item, pred)
-        result = dataclasses.replace(result, extras={**result.extras, **extras})
-        sink.save(job.cell, settings[job.cell.key], job.item, result)
 
     async def one(job: Job) -> None:
         status = by_key[job.cell.key]
@@ -288,7 +332,7 @@ async def run(backend: Backend, sink: Sink, opts: RunOptions, *, count_tokens: C
         else:
             try:
                 pred, extras = await ask(backend, job, opts)
-                await loop.run_in_executor(writer, store, job, pred, extras)
+                await writer.save(job, pred, extras)
                 status.asked += 1
             except LogprobsUnsupported as exc:
                 status.error, status.failed = f"log-probabilities unavailable: {exc}", status.failed + 1
@@ -299,14 +343,14 @@ async def run(backend: Backend, sink: Sink, opts: RunOptions, *, count_tokens: C
                 bars[job.cell.task.name].update(1)
         remaining[job.cell.key] -= 1
         if remaining[job.cell.key] == 0 and status.asked:
-            status.score = await loop.run_in_executor(writer, sink.refresh, job.cell)
+            status.score = await writer.call(sink.refresh, job.cell)
 
     try:
         await bounded(todo, one, opts.concurrency)
     finally:
         for bar in bars.values():
             bar.close()
-        writer.shutdown(wait=True)
+        writer.thread.shutdown(wait=True)
     return statuses
 
 

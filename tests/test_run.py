@@ -26,8 +26,9 @@ class ListSink:
     def stored(self, cell):
         return {(k[4], k[5]) for k in self.rows if k[:4] == cell.key}
 
-    def save(self, cell, settings, item, result):
-        self.rows[(*cell.key, item.item_id, result.prediction.order)] = (settings, item, result)
+    def save_many(self, rows):
+        for cell, settings, item, result in rows:
+            self.rows[(*cell.key, item.item_id, result.prediction.order)] = (settings, item, result)
 
     def refresh(self, cell):
         self.refreshed.append(cell.key)

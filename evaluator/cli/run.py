@@ -5,7 +5,7 @@ import argparse
 import asyncio
 import os
 import sys
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from evaluator import pipeline, runconfig
 from evaluator.clients import ModelClient, RetryPolicy
@@ -22,7 +22,7 @@ Interrupted runs resume: run the same command again (answers already stored are 
 
 
 class StoreSink:
-    """Results into DuckDB, one small transaction per answer (the same writes as `pipeline.save_result`).
+    """Results into DuckDB, one small transaction per group of answers (the writes of `pipeline.save_result`).
 
     It calls `store.writer` itself because `pipeline.save_result` leaves a DuckDB 2.0 result pending (fetchone)
     before `register`, which fails from the second answer of a run on; the rows written are the same.
@@ -41,24 +41,29 @@ class StoreSink:
 
         return writer.stored_keys(self.con, self._run_id(cell))
 
-    def save(self, cell: Cell, settings: Mapping[str, Any], item: Item, result: ItemResult) -> None:
-        """Store one scored answer (committed on return)."""
+    def save_many(self, rows: Sequence[tuple[Cell, Mapping[str, Any], Item, ItemResult]]) -> None:
+        """Store scored answers (cell, settings, item, result) in one transaction (committed on return)."""
         from store import writer
         from store.db import transaction
 
-        rid = self._run_id(cell)
+        by_run: dict[str, list] = {}
+        for cell, settings, item, result in rows:
+            by_run.setdefault(self._run_id(cell), []).append((cell, settings, item, result))
         with transaction(self.con):
-            if rid not in self._runs:
-                if not self._runs:  # the registry's task rows, so pages can group this model's cells by family
-                    writer.sync_tasks(self.con, pipeline.task_rows())
-                writer.upsert_model(self.con, {"model_id": self.model_id, "origin": "evaluated", **self.model_info})
-                writer.upsert_run(self.con, {"run_id": rid, "model_id": self.model_id, "task": cell.task.name,
-                                             "lang": cell.lang, "prompt_lang": cell.prompt_lang,
-                                             "run_no": cell.run_no, "settings": dict(settings),
-                                             "source": "evaluated", "harness": "tanaw"})
-            writer.upsert_items(self.con, [item], pipeline.content_hash)
-            writer.save_results(self.con, rid, [result])
-        self._runs.add(rid)
+            for rid, group in by_run.items():
+                cell, settings = group[0][0], group[0][1]
+                if rid not in self._runs:
+                    if not self._runs:  # the registry's task rows, so pages can group this model's cells by family
+                        writer.sync_tasks(self.con, pipeline.task_rows())
+                    writer.upsert_model(self.con, {"model_id": self.model_id, "origin": "evaluated",
+                                                   **self.model_info})
+                    writer.upsert_run(self.con, {"run_id": rid, "model_id": self.model_id, "task": cell.task.name,
+                                                 "lang": cell.lang, "prompt_lang": cell.prompt_lang,
+                                                 "run_no": cell.run_no, "settings": dict(settings),
+                                                 "source": "evaluated", "harness": "tanaw"})
+                writer.upsert_items(self.con, [g[2] for g in group], pipeline.content_hash)
+                writer.save_results(self.con, rid, [g[3] for g in group])
+        self._runs.update(by_run)
 
     def refresh(self, cell: Cell) -> float | None:
         """Recompute the cell's aggregates; returns its headline value (0-100) when scored."""
