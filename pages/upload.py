@@ -12,6 +12,7 @@ from pathlib import Path
 import streamlit as st
 
 from evaluator.cli import upload_flow
+from evaluator.formats.limits import DEFAULT_LIMITS, MB
 from evaluator.formats.read import read_upload
 from pages._ui import md_escape
 from store import cached, db
@@ -67,8 +68,11 @@ if st.query_params.get("format") in FORMATS and "fmt" not in st.session_state:
 fmt = st.selectbox("Format", list(FORMATS), format_func=FORMATS.get, key="fmt")
 st.query_params["format"] = fmt
 file = st.file_uploader("Result file", type=["jsonl", "json", "zip"], key="file",
-                        help="Up to 200 MB. A .zip may hold several files; run_1/, run_2/ folders give run numbers.")
+                        help=f"Up to {DEFAULT_LIMITS.max_bytes // MB} MB. A .zip may hold several files; "
+                             "run_1/, run_2/ folders give run numbers.")
 if file is None:
+    with st.expander("Recent uploads"):
+        st.dataframe(cached.q("uploads", limit=20), hide_index=True, use_container_width=True)
     st.stop()
 
 upload = _read(file.getvalue(), file.name, fmt)
