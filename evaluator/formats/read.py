@@ -126,8 +126,11 @@ def read_upload(source: bytes | str | Path, name: str | None = None, *, fmt: str
         if isinstance(source, (str, Path)):
             path = Path(source)
             name = name or path.name
-            size = path.stat().st_size
-            err = check_size(size, name, limits)
+            if not path.is_file():
+                up = Upload(name, "")
+                up.errors.append(FormatError(str(path), None, None, "no such file or folder"))
+                return up
+            err = check_size(path.stat().st_size, name, limits)
             data = b"" if err else path.read_bytes()
         else:
             data = bytes(source)
