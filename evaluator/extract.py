@@ -84,7 +84,7 @@ def split_reasoning(raw: str | None) -> tuple[str, str | None]:
 
     A dangling `</think>` (the opening tag was part of the prompt) makes everything before it reasoning.
     """
-    text = unicodedata.normalize("NFC", raw or "")  # decomposed Vietnamese/Tamil marks compare equal
+    text = raw or ""
     traces: list[str] = []
     if "</think>" in text.lower() and "<think>" not in text.lower():
         cut = text.lower().index("</think>")
@@ -123,8 +123,10 @@ def _first_line(s: str) -> str:
     return ""
 
 
-def _prepare(raw: str | None) -> tuple[str, str, str | None]:
-    text, reasoning = split_reasoning(raw)
+def _prepare(raw: str | None, nfc: bool = False) -> tuple[str, str, str | None]:
+    """(answer region, how it was found, reasoning); `nfc` composes diacritics for word matching only, so free
+    text reaches chrF/ROUGE exactly as the model wrote it."""
+    text, reasoning = split_reasoning(unicodedata.normalize("NFC", raw) if nfc and raw else raw)
     region, via = answer_region(text)
     return region, via, reasoning
 
@@ -153,7 +155,7 @@ def label_words(task: TaskSpec, lang: str) -> dict[str, str]:
 def extract_label(raw: str | None, *, task: TaskSpec, lang: str, item: Item | None = None,
                   pred: Prediction | None = None) -> Extraction:
     """A closed-set label (sentiment, toxicity): canonical English name such as "positive" or "non-toxic"."""
-    region, via, reasoning = _prepare(raw)
+    region, via, reasoning = _prepare(raw, nfc=True)
     words = label_words(task, lang)
     single = {k: v for k, v in SINGLE_LETTER_LABELS.get(lang, {}).items() if v in words.values()}
     line = clean(_first_line(region))
@@ -223,7 +225,7 @@ def extract_true_false(raw: str | None, *, task: TaskSpec, lang: str, item: Item
 
     A "True" answer to a yes/no item is read as "yes" (and vice versa): the polarity is what is asked.
     """
-    region, via, reasoning = _prepare(raw)
+    region, via, reasoning = _prepare(raw, nfc=True)
     gold = str(item.gold).casefold() if item is not None else "true"
     vocab = ("yes", "no") if gold in ("yes", "no") else ("true", "false")
     line = clean(_first_line(region))

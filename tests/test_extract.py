@@ -164,3 +164,9 @@ def test_letter_from_repeated_option_text_respects_order():
     ex = run("causal", "id", "dia makan siang", gold="B", options=opts, pred=ba)
     assert (ex.answer, ex.extras["via"]) == ("A", "whole+option_text")  # shown first when swapped
     assert run("causal", "id", "Dia tidur.", gold="B", options=opts).parsed is False
+
+
+def test_free_text_is_passed_on_unchanged_for_reference_metrics():
+    """chrF++/ROUGE must see the model's own code points (a non-NFC reference stays comparable)."""
+    decomposed = unicodedata.normalize("NFD", "Tổ bay trên một chuyến bay")
+    assert run("abssum", "vi", decomposed).answer == decomposed
