@@ -38,6 +38,33 @@ def _problems(rows, kind: str, tail: str = "") -> None:
                  hide_index=True, use_container_width=True)
 
 
+def _admin() -> None:
+    """Hide, show again or delete an upload, and read the audit trail (admin token only)."""
+    with st.expander("Admin: hide or delete an upload"):
+        admin = st.text_input("Admin token", type="password", key="admin_token")
+        if not admin or not _token_ok("TANAW_ADMIN_TOKEN", admin):
+            return
+        if "admin_done" in st.session_state:
+            st.success(md_escape(st.session_state.pop("admin_done")))
+        uploads = cached.q("uploads", include_hidden=True)
+        st.dataframe(uploads, hide_index=True, use_container_width=True)
+        if len(uploads):
+            models = dict(zip(uploads["source_hash"], uploads["model_id"]))
+            target = st.selectbox("Upload", list(models), key="admin_target",
+                                  format_func=lambda h: f"{models[h]} · {h[:12]}…")
+            sure = st.checkbox("Deleting removes the upload's runs, predictions and scores for good")
+            a1, a2, a3 = st.columns(3)
+            clicked = {"hide": a1.button("Hide"), "unhide": a2.button("Show again"),
+                       "delete": a3.button("Delete", type="primary", disabled=not sure)}
+            action = next((a for a, on in clicked.items() if on), None)
+            if action:
+                st.session_state["admin_done"] = upload_flow.admin_action(db.db_path(), target, action,
+                                                                           actor="admin")
+                cached.clear()
+                st.rerun()
+        st.dataframe(cached.q("audit_log", limit=100), hide_index=True, use_container_width=True)
+
+
 @st.cache_data(max_entries=4, show_spinner="Reading and checking the file…")
 def _read(data: bytes, name: str, fmt: str):
     return read_upload(data, name, fmt=fmt)
@@ -55,6 +82,9 @@ if queued:
     cached.clear()
     st.info(md_escape("Imported files queued from the command line: " +
                       "; ".join(f"{o.model_id}: {o.message}" for o in queued)))
+
+if os.environ.get("TANAW_ADMIN_TOKEN"):
+    _admin()
 
 token = ""
 if os.environ.get("TANAW_UPLOAD_TOKEN"):
@@ -150,21 +180,3 @@ if submitted:
                          query_params={"model": outcome.model_id})
         except Exception:  # the model page is not in the navigation (yet)
             pass
-
-if os.environ.get("TANAW_ADMIN_TOKEN"):
-    with st.expander("Admin: hide or delete an upload"):
-        admin = st.text_input("Admin token", type="password", key="admin_token")
-        if admin and _token_ok("TANAW_ADMIN_TOKEN", admin):
-            uploads = cached.q("uploads", include_hidden=True)
-            st.dataframe(uploads, hide_index=True, use_container_width=True)
-            target = st.selectbox("Upload", list(uploads["source_hash"]), key="admin_target",
-                                  format_func=lambda h: f"{h[:12]}… "
-                                  f"{uploads.loc[uploads.source_hash == h, 'model_id'].iloc[0]}")
-            a1, a2, a3 = st.columns(3)
-            action = ("hide" if a1.button("Hide") else "unhide" if a2.button("Show again") else
-                      "delete" if a3.button("Delete", type="primary") else None)
-            if action and target:
-                msg = upload_flow.admin_action(db.db_path(), target, action, actor="admin")
-                cached.clear()
-                st.success(md_escape(msg))
-            st.dataframe(cached.q("audit_log", limit=100), hide_index=True, use_container_width=True)

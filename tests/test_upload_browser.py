@@ -32,7 +32,7 @@ def test_upload_page_shows_payloads_as_text_and_scores(tmp_path):
     bad = tmp_path / "broken_sentiment_id.jsonl"
     bad.write_bytes(U.jsonl(U.seahelm_sentiment_rows(2)) + b'{"id": "x", "responses": [NaN]}\n')
     dialogs: list[str] = []
-    env = {"TANAW_DATA_DIR": str(U.DATA), "TANAW_UPLOAD_TOKEN": "s3cret-token"}
+    env = {"TANAW_DATA_DIR": str(U.DATA), "TANAW_UPLOAD_TOKEN": "s3cret-token", "TANAW_ADMIN_TOKEN": "adm-token"}
     with serve_app(db, env=env) as url, chromium_page(height=2600) as page:
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
         page.goto(f"{url}/upload")
@@ -64,11 +64,19 @@ def test_upload_page_shows_payloads_as_text_and_scores(tmp_path):
         assert dialogs == []
         with urllib.request.urlopen(f"{url}/_stcore/health", timeout=5) as r:
             assert r.status == 200
+        # the admin hides the upload: audited, and the model leaves the leaderboards
+        page.get_by_text("Admin: hide or delete an upload").click()
+        token = page.get_by_label("Admin token", exact=True).and_(page.locator("input"))
+        token.fill("adm-token")
+        token.press("Enter")
+        page.get_by_role("button", name="Hide", exact=True).click()
+        page.get_by_text("xss-model <b>bold</b>: hidden").wait_for(timeout=30000)
     assert shot.exists()
     con = connect(db, read_only=True)
     outputs = [o for (o,) in con.execute("SELECT p.output FROM predictions p JOIN runs r USING (run_id) "
                                          "WHERE r.model_id = 'xss-model <b>bold</b>'").fetchall()]
     assert len(outputs) == 6 and sum(SCRIPT in o for o in outputs) == 3  # stored verbatim, shown as text
-    assert con.execute("SELECT action, actor FROM audit ORDER BY happened_at").fetchall()[-1] == \
-        ("upload", "web:tester (token)")
+    assert con.execute("SELECT action, actor FROM audit ORDER BY happened_at").fetchall()[-2:] == \
+        [("upload", "web:tester (token)"), ("hide", "admin")]
+    assert con.execute("SELECT hidden FROM models WHERE model_id = 'xss-model <b>bold</b>'").fetchone() == (True,)
     con.close()

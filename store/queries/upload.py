@@ -9,10 +9,10 @@ from store.queries import query
 
 @query
 def uploads(con: duckdb.DuckDBPyConnection, *, include_hidden: bool = False, limit: int = 200) -> pd.DataFrame:
-    """Accepted uploads, newest first: hash, model, file, formats, status, counts, who, when."""
+    """Accepted uploads, newest first: model, file, formats, status, counts, who, when, hash."""
     return con.execute(
-        """SELECT source_hash, model_id, file_name, formats, status, n_predictions, n_summary, n_warnings, actor,
-                  created_at FROM uploads WHERE ? OR status = 'visible' ORDER BY created_at DESC LIMIT ?""",
+        """SELECT model_id, file_name, formats, status, n_predictions, n_summary, n_warnings, actor, created_at,
+                  source_hash FROM uploads WHERE ? OR status = 'visible' ORDER BY created_at DESC LIMIT ?""",
         [include_hidden, limit]).df()
 
 
