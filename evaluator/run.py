@@ -50,7 +50,10 @@ class Sink(Protocol):
         """Persist scored results (cell, run settings, item, result) in one transaction, committed on return."""
 
     def refresh(self, cell: "Cell") -> Any:
-        """Recompute the cell's aggregates; may return its headline score (0-100) for the summary."""
+        """Recompute the cell's aggregates; may return its headline score (0-100) for the summary.
+
+        Called from a second thread while answers of other cells are still being saved (use a separate cursor).
+        """
 
 
 @dataclass(frozen=True)
@@ -145,6 +148,7 @@ class GroupWriter:
     def __init__(self, sink: Sink, settings: Mapping[tuple, Mapping[str, Any]]):
         self.sink, self.settings = sink, settings
         self.thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="tanaw-writer")
+        self.refresher = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="tanaw-refresh")
         self._pending: list[tuple[Job, Prediction, dict, asyncio.Future]] = []
         self._flushing = False
 
@@ -184,6 +188,16 @@ class GroupWriter:
     async def call(self, fn: Callable, *args: Any) -> Any:
         """Run a sink call on the writer thread (the sink's connection is used from that thread only)."""
         return await asyncio.get_running_loop().run_in_executor(self.thread, fn, *args)
+
+    async def refresh(self, status: "CellStatus") -> None:
+        """Recompute a finished cell's aggregates off the writer thread, so commits never wait for it."""
+        status.score = await asyncio.get_running_loop().run_in_executor(self.refresher, self.sink.refresh,
+                                                                        status.cell)
+
+    def close(self) -> None:
+        """Wait for the writer and refresher threads."""
+        self.thread.shutdown(wait=True)
+        self.refresher.shutdown(wait=True)
 
 
 def approx_tokens(text: str) -> int:
@@ -324,6 +338,7 @@ async def run(backend: Backend, sink: Sink, opts: RunOptions, *, count_tokens: C
         todo.extend(cell_jobs)
     bars = _progress(statuses, opts.progress)
     remaining = {s.cell.key: s.total - s.resumed for s in statuses}
+    refreshes: list[asyncio.Task] = []
 
     async def one(job: Job) -> None:
         status = by_key[job.cell.key]
@@ -343,14 +358,18 @@ async def run(backend: Backend, sink: Sink, opts: RunOptions, *, count_tokens: C
                 bars[job.cell.task.name].update(1)
         remaining[job.cell.key] -= 1
         if remaining[job.cell.key] == 0 and status.asked:
-            status.score = await writer.call(sink.refresh, job.cell)
+            refreshes.append(asyncio.create_task(writer.refresh(status)))
 
     try:
         await bounded(todo, one, opts.concurrency)
+        # cells resumed in full: their aggregates may predate a killed run, so they are recomputed too
+        refreshes.extend(asyncio.create_task(writer.refresh(s)) for s in statuses
+                         if s.resumed and not s.asked and s.resumed == s.total)
+        await asyncio.gather(*refreshes)
     finally:
         for bar in bars.values():
             bar.close()
-        writer.thread.shutdown(wait=True)
+        writer.close()
     return statuses
 
 

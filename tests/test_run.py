@@ -106,9 +106,11 @@ def test_resume_asks_nothing_twice_and_rerun_asks_again():
     with StandinServer() as server:
         go(server.base_url, sink, tasks="nli", langs="id,th", limit=3, concurrency=3)
         first = server.requests
+        sink.refreshed.clear()
         statuses = go(server.base_url, sink, tasks="nli", langs="id,th", limit=3)
         assert server.requests == first == 12
         assert sum(s.resumed for s in statuses) == 12 and sum(s.asked for s in statuses) == 0
+        assert len(sink.refreshed) == 4 and all(s.score is not None for s in statuses)  # recomputed, not re-asked
         go(server.base_url, sink, tasks="nli", langs="id", limit=3, rerun=True)
         assert server.requests == 18
     assert len(sink.rows) == 12

@@ -67,7 +67,11 @@ class StoreSink:
 
     def refresh(self, cell: Cell) -> float | None:
         """Recompute the cell's aggregates; returns its headline value (0-100) when scored."""
-        cells = pipeline.refresh_aggregates(self.con, self.model_id, [(cell.task.name, cell.lang, cell.prompt_lang)])
+        cur = self.con.cursor()  # its own connection: runs on the refresh thread beside the writer
+        try:
+            cells = pipeline.refresh_aggregates(cur, self.model_id, [(cell.task.name, cell.lang, cell.prompt_lang)])
+        finally:
+            cur.close()
         return cells[0].value if cells else None
 
 
