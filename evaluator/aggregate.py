@@ -232,6 +232,10 @@ def _score(spec: MetricSpec, task: TaskSpec, lang: str, rows: list[_Row], items:
 
 def _finish(spec: MetricSpec, task: TaskSpec, lang: str, rows: list[_Row], items: list[Item], n_runs: int,
             fail: float, value: float, lo: float, hi: float, notes: list[str]) -> CellScore:
+    if spec.detail is not None:
+        detail = spec.detail(_triples(_by_run(rows)[0]))
+        if detail:
+            notes.append(detail + (" (run 1)" if n_runs > 1 else ""))
     if n_runs > 1:
         se = _clustered_se(spec, rows)
         notes.append(f"mean of {n_runs} runs" + (f"; clustered SE by item {100 * se:.2f}" if se is not None else ""))

@@ -122,6 +122,7 @@ def test_ner_cell_micro_f1():
     assert res.extras["ner_counts"] == {"PERSON": [1, 1, 0], "PLACE": [0, 0, 1]}
     (c,) = aggregate_cell(task, "id", [(item, res)])
     assert c.metric == "ner_f1" and c.value == 50.0 and c.chance == 0.0
+    assert "F1 by type: PERSON 66.7 (n=1), PLACE 0.0 (n=1)" in c.note
 
 
 @pytest.mark.parametrize("empty", [[]])

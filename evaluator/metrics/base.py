@@ -36,6 +36,8 @@ class MetricSpec:
     BootstrapAggregator, sacrebleu's bootstrap); replaces the generic mean/corpus value and interval."""
     langs: tuple[str, ...] = ()
     """Languages the metric applies to; empty = all (e.g. Thai-only newmm variants)."""
+    detail: Callable[[Sequence[Any]], str] | None = None
+    """A short breakdown from one run's corpus rows, appended to the cell note (e.g. NER F1 per entity type)."""
 
 
 METRICS: dict[str, MetricSpec] = {}

@@ -168,8 +168,15 @@ def ner_item_f1(answer: str | None, gold: Any, *, lang: str = "", item: Any = No
     return _f1(tp, fp, fn)
 
 
+def per_label_text(rows: Sequence[tuple]) -> str:
+    """"F1 by type: PERSON 80.0 (n=10), PLACE 50.0 (n=4)" for a cell note ("?" = untyped or unaligned)."""
+    parts = [f"{label} {100 * v['f1']:.1f} (n={v['support']})" for label, v in per_label(rows).items()]
+    return "F1 by type: " + ", ".join(parts) if parts else ""
+
+
 NER_F1 = register(MetricSpec(
     name="ner_f1", display="Strict NER F1", item=ner_item_f1, corpus=ner_micro_f1, chance="zero",
+    detail=per_label_text,
     description="Entities read from `@@TYPE@@span##` (or `@@span##`, untyped: never a match) and aligned to the "
                 "gold sentence ignoring whitespace; an entity counts only with the exact type and boundaries. "
                 "Micro F1 over all entities of the cell; per-label P/R/F1 are kept per item.",
