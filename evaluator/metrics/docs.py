@@ -123,7 +123,7 @@ def aggregation_notes() -> list[str]:
         "into competencies (NLU, NLG, NLR, LD, ...) per language, competencies into a language score, and "
         "languages into the overall score; a mean covers only the cells present.",
         "**Comparing two models** on the same items: exact McNemar test when scores are 0/1, paired bootstrap "
-        f"({aggregate.BOOTSTRAP_SEED} seed) otherwise; the difference comes with a paired-bootstrap 95% interval.",
+        f"(seed {aggregate.BOOTSTRAP_SEED}) otherwise; the difference comes with a paired-bootstrap 95% interval.",
         "**Breakdowns** (e.g. PACUTE levels): *micro* = mean over the group's items; *macro* = mean over its "
         "subcategories, each weighted equally, always shown with n.",
     ]
