@@ -110,5 +110,14 @@ class Joined:
             return self
         return self._con.execute(sql, *args, **kwargs)
 
+    def begin(self):
+        return self
+
+    def commit(self):
+        return self
+
+    def rollback(self):  # the callee re-raises after rolling back; the caller's transaction rolls back then
+        return self
+
     def __getattr__(self, name: str):
         return getattr(self._con, name)
