@@ -2,6 +2,7 @@
 (unpack, parse, map onto our items) and ingesting (score, write, aggregate) into a fresh store.
 
     /work/venv/bin/python benchmarks/bench_ingest.py [--items 100000] [--formats native,pacute-bench,seahelm,lm-eval]
+                                                     [--read-only]
 
 Run numbers make the item count: a cell of n items is repeated in run_1 … run_k folders (or `run` fields).
 Prints one line per format with items/second for each phase.
@@ -94,6 +95,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--items", type=int, default=100_000)
     ap.add_argument("--formats", default=",".join(BUILDERS))
+    ap.add_argument("--read-only", action="store_true", help="time reading (unpack, parse, map) only")
     args = ap.parse_args()
     limits = Limits(max_members=5000)
     print(f"{'format':<13} {'items':>8} {'MB':>6} {'read s':>7} {'read it/s':>10} {'ingest s':>8} "
@@ -106,6 +108,10 @@ def main() -> None:
             t1 = time.perf_counter()
             if not up.ok:
                 print(f"{fmt}: refused: {up.errors[:3]}")
+                continue
+            if args.read_only:
+                n = len(up.predictions)
+                print(f"{fmt:<13} {n:>8} {len(data) / 1e6:>6.1f} {t1 - t0:>7.1f} {n / (t1 - t0):>10.0f}", flush=True)
                 continue
             out = ingest_upload(Path(tmp) / "bench.duckdb", up, model={"model_id": f"bench-{fmt}"}, actor="bench")
             t2 = time.perf_counter()
