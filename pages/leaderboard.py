@@ -4,10 +4,12 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
+from pages._entry import ensure_app
 from pages._filters import filtered_models, model_filters
 from pages._ui import empty_state, table
 from store.cached import q
 
+ensure_app()
 FAMILIES = {"BHASA": "bhasa", "LINDSEA": "lindsea", "PACUTE": "pacute"}
 
 st.title("Tanaw leaderboard")

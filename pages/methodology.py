@@ -4,6 +4,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from pages._entry import ensure_app
+
+ensure_app()
+
 from evaluator.datasets import default_data_dir
 from evaluator.metrics import docs
 
