@@ -49,8 +49,8 @@ c4, c5 = st.columns([1, 2])
 slice_ = c4.selectbox("Show items", SLICES, key="slice", bind="query-params",
                       help="; ".join(f"{k}: {v}" for k, v in SLICE_NAMES.items()))
 search = c5.text_input("Search inputs and outputs", key="q", bind="query-params")
-sliced = q("compare_slice", task=task, lang=lang, systems=chosen, metric=metric, slice=slice_,
-           search=search.strip() or None)
+answered = q("compare_items", task=task, lang=lang, systems=chosen, metric=metric)
+sliced = q("compare_slice", items=answered, slice=slice_, search=search.strip() or None)
 st.markdown(f"**{len(sliced)} items** ({md_escape(SLICE_NAMES[slice_])}) · " + " · ".join(
     f"{label} = {md_escape(s)}" for label, s in zip(LABELS, chosen)))
 table(sliced, f"compare_{task}_{lang}_{slice_}", height=240)
@@ -67,8 +67,7 @@ if sliced.empty:
     empty_state("No item matches.", "Widen the item filter or clear the search.")
     st.stop()
 
-failing = q("compare_slice", task=task, lang=lang, systems=chosen, metric=metric, slice="any_wrong",
-            search=search.strip() or None)["item_id"].tolist()
+failing = q("compare_slice", items=answered, slice="any_wrong", search=search.strip() or None)["item_id"].tolist()
 ids = sliced["item_id"].tolist()
 
 

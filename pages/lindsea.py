@@ -36,7 +36,8 @@ table(cells[["branch", "task", "prompt_lang", "metric", "value", "ci_low", "ci_h
              "below_chance", "parse_fail_pct"]], f"lindsea_{model}_{lang}_tasks")
 
 st.subheader("Where it breaks")
-nodes = q("lindsea_tree", model=model, lang=lang, prompt_lang=prompt_lang)
+facts = q("lindsea_facts", model=model, lang=lang)
+nodes = q("lindsea_tree", facts=facts, prompt_lang=prompt_lang)
 fig = go.Figure(go.Treemap(
     ids=nodes["id"], parents=nodes["parent"], labels=nodes["label"], values=nodes["n"], branchvalues="total",
     customdata=nodes["value"], maxdepth=4, texttemplate="%{label}<br>%{customdata:.0f}% · n=%{value}",
@@ -49,7 +50,7 @@ st.caption(f"Area = items, colour = accuracy with the {PROMPT_NAMES[prompt_lang]
            "Click a box to zoom in; pick a branch and phenomenon below for the numbers and the items.")
 
 c4, c5 = st.columns(2)
-tree = q("lindsea_drill", model=model, lang=lang, depth=1)
+tree = q("lindsea_drill", facts=facts, depth=1)
 branches = sorted(tree["branch"].unique())
 branch = c4.selectbox("Branch", ("all", *branches), key="branch", bind="query-params")
 level = {"branch": None, "phenomenon": None, "category": None}
@@ -60,7 +61,7 @@ if branch != "all":
     phen = c5.selectbox("Phenomenon", ("all", *phenomena), key="phenomenon", bind="query-params")
     if phen != "all":
         level["phenomenon"], depth = phen, 2
-bars = q("lindsea_drill", model=model, lang=lang, depth=depth, **level)
+bars = q("lindsea_drill", facts=facts, depth=depth, **level)
 key = ("branch", "phenomenon", "category")[depth]
 fig = px.bar(bars, y="label", x="value", color="prompt_lang", barmode="group", orientation="h",
              error_x=bars["ci_high"] - bars["value"], error_x_minus=bars["value"] - bars["ci_low"], range_x=(0, 100),
@@ -69,32 +70,37 @@ fig = px.bar(bars, y="label", x="value", color="prompt_lang", barmode="group", o
              color_discrete_map={"en": "#3b6fb6", "native": "#e08a2c"})
 fig.add_vline(x=50, line_dash="dash", line_color="#555", annotation_text="chance 50%", annotation_position="top")
 fig.update_layout(height=max(240, 44 * len(bars) + 90), margin=dict(t=30, l=0, r=10, b=0),
-                  yaxis=dict(automargin=True, autorange="reversed"), legend=dict(orientation="h", y=1.0, x=1, xanchor="right", yanchor="bottom", title=""))
+                  yaxis=dict(automargin=True, autorange="reversed"),
+                  legend=dict(orientation="h", y=1.0, x=1, xanchor="right", yanchor="bottom", title=""))
 st.plotly_chart(fig, key="bars")
 table(bars.drop(columns=["label"]), f"lindsea_{model}_{lang}_{key}")
 
 st.subheader("Items")
 node = level["phenomenon"] or level["branch"] or "all items"
-items = q("lindsea_items", model=model, lang=lang, prompt_lang=prompt_lang, **level)
+items = q("lindsea_items", facts=facts, prompt_lang=prompt_lang, **level)
 wrong = items[~items["right_all"].fillna(False)]
 st.write(f"{len(items)} items under **{md_escape(node)}** with the {PROMPT_NAMES[prompt_lang].lower()}: "
          f"{len(wrong)} answered wrongly in at least one option order (listed first).")
-table(items.drop(columns=["gold"]), f"lindsea_{model}_{lang}_items",
+table(items, f"lindsea_{model}_{lang}_items",
       columns={"right_ab": st.column_config.CheckboxColumn("right (A=correct)"),
                "right_ba": st.column_config.CheckboxColumn("right (swapped)"),
-               "right_all": st.column_config.CheckboxColumn("right in all orders"),
-               "unparsed": st.column_config.CheckboxColumn("unparsed")}, height=300)
+               "right_all": st.column_config.CheckboxColumn("right in all orders")}, height=300)
 
 pairs = wrong[wrong["correct_sentence"].notna()].head(10)
 if not pairs.empty:
     st.markdown("**Minimal pairs answered wrongly**: the words that differ are highlighted "
-                "(red: acceptable sentence, green: unacceptable one).")
+                "(red: acceptable sentence, green: unacceptable one). As asked, the acceptable sentence is A; "
+                "swapped, it is B.")
+    answers = q("lindsea_answers", model=model, lang=lang, prompt_lang=prompt_lang,
+                items=tuple(zip(pairs["task"], pairs["item_id"])))
     for row in pairs.itertuples():
         good, bad = word_diff(row.correct_sentence, row.wrong_sentence, lang)
+        said = {o: answers.loc[(answers["item_id"] == row.item_id) & (answers["ord"] == o), "answer"]
+                for o in ("ab", "ba")}
         with st.container(border=True):
             st.markdown(f"{md_code(row.item_id)} · as asked: {mark(row.right_ab)} "
-                        f"(answer: {answer_text(row.answer_ab)}) · swapped: {mark(row.right_ba)} "
-                        f"(answer: {answer_text(row.answer_ba)})")
+                        f"(answer: {answer_text(next(iter(said['ab']), None))}) · swapped: {mark(row.right_ba)} "
+                        f"(answer: {answer_text(next(iter(said['ba']), None))})")
             st.markdown(f"✓ {good}")
             st.markdown(f"✗ {bad}")
 overall = [f"{r.task} ({r.prompt_lang}) {score_text(r.value, r.ci_low, r.ci_high, r.n, r.chance)}"

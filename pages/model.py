@@ -55,7 +55,8 @@ else:
                 "delta", format="%+.1f"), "field_median": st.column_config.NumberColumn("median", format="%.1f")})
 
 st.subheader("Instruction-following failures")
-fails = q("model_parse_failures", model=model)
+runs = q("model_runs", model=model)
+fails = q("model_parse_failures", runs=runs)
 if fails.empty:
     empty_state("No answers stored.", "")
 else:
@@ -79,4 +80,4 @@ else:
     table(flags, f"model_{model}_flags")
 
 st.subheader("Provenance")
-table(q("model_provenance", model=model), f"model_{model}_runs", height=280)
+table(runs, f"model_{model}_runs", height=280)

@@ -38,7 +38,8 @@ if not models:
 chosen = tuple(models)
 chance = 25.0 if fmt == "mcq" else None
 
-levels = q("pacute_levels", models=chosen, fmt=fmt, metric=metric, prompt_lang=prompt_lang)
+facts = q("pacute_facts", models=chosen, fmt=fmt, metric=metric, prompt_lang=prompt_lang)
+levels = q("pacute_levels", facts=facts, fmt=fmt)
 ceiling = q("pacute_ceiling", models=chosen, fmt=fmt, metric=metric)
 st.subheader(f"Hierarchy L0-L5 ({fmt.upper()}, {METRIC_NAMES[metric]})")
 if levels.empty:
@@ -69,8 +70,9 @@ else:
     table(levels, f"pacute_levels_{fmt}_{metric}_{prompt_lang}")
 
 st.subheader("Diagnostic read-out (MCQ, chance 25%)")
-diag_metric = metric if fmt == "mcq" else "mcq_acc"
-diag = q("pacute_diagnosis", models=chosen, metric=diag_metric, prompt_lang=prompt_lang)
+mcq_levels = levels if fmt == "mcq" else q(
+    "pacute_levels", facts=q("pacute_facts", models=chosen, fmt="mcq", metric="mcq_acc", prompt_lang=prompt_lang))
+diag = q("pacute_diagnosis", levels=mcq_levels)
 if diag.empty or diag["l2_value"].isna().all():
     empty_state("No MCQ hierarchy results to read.", "The read-out needs pacute-hierarchical-mcq scores.")
 for row in diag.dropna(subset=["l2_value"]).itertuples():
@@ -86,7 +88,7 @@ for row in diag.dropna(subset=["l2_value"]).itertuples():
 
 st.subheader("Level means")
 st.caption("Micro: all hierarchy items pooled. Macro: the mean of the six level means (each level weighs the same).")
-table(q("pacute_level_means", models=chosen, fmt=fmt, metric=metric, prompt_lang=prompt_lang),
+table(q("pacute_level_means", facts=facts),
       f"pacute_level_means_{fmt}_{metric}", columns={"micro": st.column_config.NumberColumn(format="%.1f"),
                                                       "macro": st.column_config.NumberColumn(format="%.1f")})
 

@@ -65,12 +65,16 @@ def test_items_list_minimal_pairs_with_both_orders_and_highlighted_difference(db
     items = _frame(at, "task", "item_id").set_index("item_id")
     # item 13 (index 13 of the cell) is one of Gemma's unparseable answers: wrong in both orders
     assert items.loc["morphology-13", "right_all"] == False  # noqa: E712
-    assert items.loc["morphology-13", "unparsed"] == True  # noqa: E712
     # index 0: 0 % 10 < 5 right as asked; (0 + 3) % 10 < 5 right swapped
     assert items.loc["morphology-0", "right_ab"] == True  # noqa: E712
     assert items.loc["morphology-0", "right_ba"] == True  # noqa: E712
     texts = [m.value for m in at.markdown]
-    assert any("morphology\\-13" in t or "morphology-13" in t for t in texts)
+    # the unparseable answers are named as such in both orders
+    assert any(t.startswith("`morphology-13` · as asked: ✗ wrong (answer: unparseable) · swapped: ✗ wrong "
+                            "(answer: unparseable)") for t in texts)
+    # index 2: right as asked (A), wrong swapped ((2 + 3) % 10 = 5 is not < 5): answered A again
+    assert any(t.startswith("`morphology-12` · as asked: ✓ right (answer: A) · swapped: ✗ wrong (answer: A)")
+               for t in texts)
     # difference of a pair in markdown, escaped and highlighted
     assert any(":red-background[" in t and t.startswith("✓") for t in texts)
     assert any(":green-background[" in t and t.startswith("✗") for t in texts)

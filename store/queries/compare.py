@@ -42,15 +42,16 @@ def compare_systems(con, *, task: str, lang: str) -> pd.DataFrame:
 
 @query
 def compare_metrics(con, *, task: str, lang: str) -> pd.DataFrame:
-    """Metrics scored for a cell, headline first: metric, is_headline, binary."""
+    """Per-item metrics of a cell (read from one of its runs), headline first: metric, is_headline, binary."""
+    run = con.execute("SELECT run_id FROM runs WHERE task = ? AND lang = ? AND NOT superseded LIMIT 1",
+                      [task, lang]).fetchone()
     return con.execute("""
-        SELECT s.metric, bool_or(coalesce(a.is_headline, false)) AS is_headline,
-               list_contains(?, s.metric) AS binary
-        FROM (SELECT DISTINCT s.metric FROM runs r JOIN scores s ON s.run_id = r.run_id
-              WHERE r.task = ? AND r.lang = ? AND NOT r.superseded) s
-        LEFT JOIN aggregates a ON a.task = ? AND a.lang = ? AND a.metric = s.metric
-        GROUP BY s.metric ORDER BY is_headline DESC, s.metric""",
-                       [list(BINARY_METRICS), task, lang, task, lang]).df()
+        WITH m AS (SELECT DISTINCT metric FROM scores WHERE run_id = ?)
+        SELECT m.metric, coalesce(bool_or(a.is_headline), false) AS is_headline,
+               list_contains(?, m.metric) AS binary
+        FROM m LEFT JOIN aggregates a ON a.task = ? AND a.lang = ? AND a.metric = m.metric
+        GROUP BY m.metric ORDER BY is_headline DESC, m.metric""",
+                       [run[0] if run else None, list(BINARY_METRICS), task, lang]).df()
 
 
 def _system_rows(systems: tuple[str, ...]) -> tuple[str, list]:
@@ -62,68 +63,79 @@ def _system_rows(systems: tuple[str, ...]) -> tuple[str, list]:
 
 
 @query
-def compare_slice(con, *, task: str, lang: str, systems: tuple[str, ...], metric: str, slice: str = "all",
-                  search: str | None = None, limit: int = 500) -> pd.DataFrame:
-    """Items of a cell answered by every system, one column set per system label A-D, filtered by `slice`.
+def compare_items(con, *, task: str, lang: str, systems: tuple[str, ...], metric: str) -> pd.DataFrame:
+    """Items of a cell answered by every system (one scan of the per-item tables), one column set per label A-D.
 
     Columns: item_id, then for each label X: score_X (0-1), right_X (NULL for non-binary metrics), parsed_X;
-    last input (the item's input fields, first 200 characters). `search` matches inputs, gold and the systems' outputs.
+    prompt_disagree (some chosen model is right with one prompt language and wrong with the other), input (the
+    item's input fields, first 200 characters) and search_text (inputs, gold and the systems' outputs).
     """
     if not 1 <= len(systems) <= len(LABELS):
         raise ValueError(f"choose 1-{len(LABELS)} systems, not {len(systems)}")
-    if slice not in SLICES:
-        raise ValueError(f"unknown slice {slice!r}; one of {', '.join(SLICES)}")
     sys_sql, params = _system_rows(systems)
     labels = LABELS[:len(systems)]
     binary = metric in BINARY_METRICS
     cols = ", ".join(
-        f"avg(value) FILTER (WHERE label = '{x}') AS score_{x}, "
-        + (f"bool_and(value >= 1) FILTER (WHERE label = '{x}')" if binary else "NULL::BOOLEAN") + f" AS right_{x}, "
-        f"bool_and(parsed) FILTER (WHERE label = '{x}') AS parsed_{x}" for x in labels)
-    conds = [f"score_{x} IS NOT NULL" for x in labels]
-    if slice == "a_right_b_wrong":
-        conds.append("right_A AND NOT right_B" if len(labels) > 1 else "false")
-    elif slice == "a_wrong_b_right":
-        conds.append("NOT right_A AND right_B" if len(labels) > 1 else "false")
-    elif slice == "all_wrong":
-        conds.append(" AND ".join(f"NOT right_{x}" for x in labels))
-    elif slice == "any_wrong":
-        conds.append(" OR ".join(f"NOT right_{x}" for x in labels))
-    elif slice == "unparseable":
-        conds.append(" OR ".join(f"NOT parsed_{x}" for x in labels))
-    elif slice == "prompt_disagree":
-        conds.append("wide.item_id IN (SELECT item_id FROM disagree)")
-    search_sql = ""
-    search_params: list = []
-    if search:
-        search_sql = """AND (array_to_string(json_extract_string(i.inputs, '$.*'), ' ') ILIKE ?
-                            OR json_extract_string(i.gold, '$') ILIKE ?
-                            OR wide.item_id IN (SELECT item_id FROM rows WHERE output ILIKE ?))"""
-        search_params = [f"%{search}%"] * 3
-    sql = f"""
+        f"any_value(sc.value) FILTER (WHERE sc.label = '{x}') AS score_{x}, "
+        + (f"any_value(sc.ok) FILTER (WHERE sc.label = '{x}')" if binary else "NULL::BOOLEAN") + f" AS right_{x}, "
+        f"any_value(pr.parsed) FILTER (WHERE sc.label = '{x}') AS parsed_{x}" for x in labels)
+    answered = " AND ".join(f"score_{x} IS NOT NULL" for x in labels)
+    return con.execute(f"""
         WITH sys AS ({sys_sql}),
-        rows AS (
-            SELECT sys.label, r.model_id, r.prompt_lang, s.item_id, s.value, p.parsed, p.output
-            FROM sys JOIN runs r ON r.model_id = sys.model_id AND r.prompt_lang = sys.prompt_lang
-            JOIN scores s ON s.run_id = r.run_id AND s.metric = ?
-            JOIN predictions p ON p.run_id = s.run_id AND p.item_id = s.item_id AND p.ord = s.ord
-            WHERE r.task = ? AND r.lang = ? AND NOT r.superseded),
+        cell_runs AS (
+            SELECT r.run_id, r.model_id, r.prompt_lang, sys.label
+            FROM runs r LEFT JOIN sys ON sys.model_id = r.model_id AND sys.prompt_lang = r.prompt_lang
+            WHERE r.task = ? AND r.lang = ? AND NOT r.superseded AND r.model_id IN (SELECT model_id FROM sys)),
+        sc AS (
+            SELECT c.label, c.model_id, c.prompt_lang, s.item_id, avg(s.value) AS value, bool_and(s.value >= 1) AS ok
+            FROM cell_runs c JOIN scores s ON s.run_id = c.run_id AND s.metric = ?
+            GROUP BY c.label, c.model_id, c.prompt_lang, s.item_id),
+        pr AS (
+            SELECT c.label, p.item_id, bool_and(p.parsed) AS parsed, string_agg(p.output, ' ') AS outputs
+            FROM cell_runs c JOIN predictions p ON p.run_id = c.run_id
+            WHERE c.label IS NOT NULL GROUP BY c.label, p.item_id),
         disagree AS (
-            SELECT s.item_id FROM runs r JOIN scores s ON s.run_id = r.run_id AND s.metric = ?
-            WHERE r.task = ? AND r.lang = ? AND NOT r.superseded
-              AND r.model_id IN (SELECT model_id FROM sys)
-            GROUP BY s.item_id, r.model_id
-            HAVING count(DISTINCT r.prompt_lang) = 2
-               AND bool_and(s.value >= 1) FILTER (WHERE r.prompt_lang = 'en')
-                   <> bool_and(s.value >= 1) FILTER (WHERE r.prompt_lang = 'native')),
-        wide AS (SELECT item_id, {cols} FROM rows GROUP BY item_id)
-        SELECT wide.item_id, wide.* EXCLUDE (item_id),
-               left(array_to_string(json_extract_string(i.inputs, '$.*'), ' | '), 200) AS input
+            SELECT DISTINCT item_id FROM sc GROUP BY item_id, model_id
+            HAVING count(DISTINCT prompt_lang) = 2 AND bool_and(ok) FILTER (WHERE prompt_lang = 'en')
+                   <> bool_and(ok) FILTER (WHERE prompt_lang = 'native')),
+        wide AS (
+            SELECT sc.item_id, {cols}, string_agg(pr.outputs, ' ') AS outputs
+            FROM sc LEFT JOIN pr ON pr.label = sc.label AND pr.item_id = sc.item_id
+            WHERE sc.label IS NOT NULL GROUP BY sc.item_id)
+        SELECT wide.item_id, wide.* EXCLUDE (item_id, outputs),
+               wide.item_id IN (SELECT item_id FROM disagree) AS prompt_disagree,
+               left(array_to_string(json_extract_string(i.inputs, '$.*'), ' | '), 200) AS input,
+               concat_ws(' ', array_to_string(json_extract_string(i.inputs, '$.*'), ' '),
+                         json_extract_string(i.gold, '$'), wide.outputs) AS search_text
         FROM wide JOIN items i ON i.task = ? AND i.lang = ? AND i.item_id = wide.item_id
-        WHERE {' AND '.join(conds)} {search_sql}
-        ORDER BY wide.item_id LIMIT ?"""
-    all_params = [*params, metric, task, lang, metric, task, lang, task, lang, *search_params, limit]
-    return con.execute(sql, all_params).df()
+        WHERE {answered} ORDER BY wide.item_id""", [*params, task, lang, metric, task, lang]).df()
+
+
+@query
+def compare_slice(con, *, items: pd.DataFrame, slice: str = "all", search: str | None = None,
+                  limit: int = 500) -> pd.DataFrame:
+    """Rows of `compare_items` in a slice (see SLICES), optionally matching `search`; search columns dropped."""
+    if slice not in SLICES:
+        raise ValueError(f"unknown slice {slice!r}; one of {', '.join(SLICES)}")
+    labels = [c.removeprefix("score_") for c in items.columns if c.startswith("score_")]
+    two = len(labels) > 1
+    cond = {
+        "all": "true",
+        "a_right_b_wrong": "right_A AND NOT right_B" if two else "false",
+        "a_wrong_b_right": "NOT right_A AND right_B" if two else "false",
+        "all_wrong": " AND ".join(f"NOT right_{x}" for x in labels),
+        "any_wrong": " OR ".join(f"NOT right_{x}" for x in labels),
+        "unparseable": " OR ".join(f"NOT parsed_{x}" for x in labels),
+        "prompt_disagree": "prompt_disagree",
+    }[slice]
+    params: list = []
+    if search:
+        cond = f"({cond}) AND search_text ILIKE ?"
+        params.append(f"%{search}%")
+    answered = items  # noqa: F841  (read by DuckDB by name; `items` is also a table)
+    return con.execute(f"""
+        SELECT * EXCLUDE (prompt_disagree, search_text) FROM answered WHERE {cond} ORDER BY item_id LIMIT ?""",
+                       [*params, limit]).df()
 
 
 @query

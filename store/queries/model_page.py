@@ -12,15 +12,16 @@ _FIELD = """
         SELECT a.* FROM aggregates a JOIN models m ON m.model_id = a.model_id
         WHERE a.is_headline AND a.status = 'ok' AND a.value IS NOT NULL AND NOT coalesce(m.hidden, false)),
     ranked AS (
-        SELECT c.task, c.lang, c.prompt_lang, c.metric, c.model_id, c.value, c.ci_low, c.ci_high, c.n, c.chance,
-               c.parse_fail_rate,
-               1 + (SELECT count(*) FROM cell o WHERE o.task = c.task AND o.lang = c.lang
-                    AND o.prompt_lang = c.prompt_lang AND o.metric = c.metric AND o.ci_low > c.ci_high) AS rank_best,
-               (SELECT count(*) FROM cell o WHERE o.task = c.task AND o.lang = c.lang
-                    AND o.prompt_lang = c.prompt_lang AND o.metric = c.metric AND o.ci_high >= c.ci_low) AS rank_worst,
-               count(*) OVER w AS n_models, median(c.value) OVER w AS field_median
-        FROM cell c
-        WINDOW w AS (PARTITION BY c.task, c.lang, c.prompt_lang, c.metric))"""
+        SELECT c.task, c.lang, c.prompt_lang, c.metric, any_value(c.value) AS value,
+               any_value(c.ci_low) AS ci_low, any_value(c.ci_high) AS ci_high, any_value(c.n) AS n,
+               any_value(c.chance) AS chance, any_value(c.parse_fail_rate) AS parse_fail_rate,
+               1 + count(*) FILTER (WHERE o.ci_low > c.ci_high) AS rank_best,
+               count(*) FILTER (WHERE o.ci_high >= c.ci_low) AS rank_worst,
+               count(*) AS n_models, median(o.value) AS field_median
+        FROM cell c JOIN cell o ON o.task = c.task AND o.lang = c.lang AND o.prompt_lang = c.prompt_lang
+                                AND o.metric = c.metric
+        WHERE c.model_id = ?
+        GROUP BY c.task, c.lang, c.prompt_lang, c.metric)"""
 
 
 @query
@@ -31,7 +32,7 @@ def model_cells(con, *, model: str) -> pd.DataFrame:
         SELECT task, lang, prompt_lang, value, ci_low, ci_high, n, rank_best, rank_worst, n_models, field_median,
                value - field_median AS delta, chance, value < chance AS below_chance, metric,
                100 * parse_fail_rate AS parse_fail_pct
-        FROM ranked WHERE model_id = ? ORDER BY task, lang, prompt_lang""", [model]).df()
+        FROM ranked ORDER BY task, lang, prompt_lang""", [model]).df()
 
 
 @query
@@ -43,20 +44,33 @@ def model_extremes(con, *, model: str, side: str = "strength", k: int = 5) -> pd
     return con.execute(f"""{_FIELD}
         SELECT task || ' · ' || lang || ' · ' || prompt_lang AS cell, value, field_median,
                value - field_median AS delta, n
-        FROM ranked WHERE model_id = ? AND n_models > 1 AND value - field_median {sign} 0
+        FROM ranked WHERE n_models > 1 AND value - field_median {sign} 0
         ORDER BY delta {order}, task LIMIT ?""", [model, k]).df()
 
 
 @query
-def model_parse_failures(con, *, model: str) -> pd.DataFrame:
-    """Instruction-following failures per language and prompt language: answers, unparsed, fail_pct, share."""
+def model_runs(con, *, model: str) -> pd.DataFrame:
+    """Runs of a model (provenance): task, lang, prompt_lang, run_no, source, harness, source_file, settings,
+    superseded, answers, unparsed (outputs that could not be parsed), created_at."""
     return con.execute("""
-        SELECT r.lang, r.prompt_lang, count(*) AS answers, count(*) FILTER (WHERE NOT p.parsed) AS unparsed,
-               100.0 * count(*) FILTER (WHERE NOT p.parsed) / count(*) AS fail_pct,
-               (count(*) FILTER (WHERE NOT p.parsed))::VARCHAR || '/' || count(*)::VARCHAR AS share
-        FROM runs r JOIN predictions p ON p.run_id = r.run_id
-        WHERE r.model_id = ? AND NOT r.superseded AND r.task NOT LIKE 'cultural-%'
-        GROUP BY ALL ORDER BY r.lang, r.prompt_lang""", [model]).df()
+        SELECT r.task, r.lang, r.prompt_lang, r.run_no, r.source, r.harness, r.source_file,
+               r.settings::VARCHAR AS settings, r.superseded, count(p.item_id) AS answers,
+               count(*) FILTER (WHERE NOT p.parsed) AS unparsed, r.created_at
+        FROM runs r LEFT JOIN predictions p ON p.run_id = r.run_id
+        WHERE r.model_id = ? GROUP BY ALL ORDER BY r.task, r.lang, r.prompt_lang, r.run_no""", [model]).df()
+
+
+@query
+def model_parse_failures(con, *, runs: pd.DataFrame) -> pd.DataFrame:
+    """Instruction-following failures per language and prompt language from `model_runs` (current runs, open-ended
+    tasks left out): lang, prompt_lang, answers, unparsed, fail_pct, share ("12/100")."""
+    per_run = runs  # noqa: F841  (read by DuckDB by name; `runs` is also a table)
+    return con.execute("""
+        SELECT lang, prompt_lang, sum(answers)::BIGINT AS answers, sum(unparsed)::BIGINT AS unparsed,
+               100.0 * sum(unparsed) / sum(answers) AS fail_pct,
+               sum(unparsed)::BIGINT::VARCHAR || '/' || sum(answers)::BIGINT::VARCHAR AS share
+        FROM per_run WHERE NOT superseded AND task NOT LIKE 'cultural-%' AND answers > 0
+        GROUP BY ALL ORDER BY lang, prompt_lang""").df()
 
 
 @query
@@ -70,16 +84,6 @@ def model_failed_flags(con, *, model: str) -> pd.DataFrame:
         SELECT flag, count(*) AS failed_items, string_agg(DISTINCT f.task || '/' || f.lang, ', ') AS cells
         FROM failed f JOIN items i USING (task, lang, item_id), unnest(i.warnings) AS u(flag)
         GROUP BY flag ORDER BY failed_items DESC, flag""", [model, list(BINARY_METRICS)]).df()
-
-
-@query
-def model_provenance(con, *, model: str) -> pd.DataFrame:
-    """Runs of a model: task, lang, prompt_lang, run_no, source, harness, source_file, settings, answers, created."""
-    return con.execute("""
-        SELECT r.task, r.lang, r.prompt_lang, r.run_no, r.source, r.harness, r.source_file,
-               r.settings::VARCHAR AS settings, r.superseded,
-               (SELECT count(*) FROM predictions p WHERE p.run_id = r.run_id) AS answers, r.created_at
-        FROM runs r WHERE r.model_id = ? ORDER BY r.task, r.lang, r.prompt_lang, r.run_no""", [model]).df()
 
 
 @query

@@ -17,58 +17,59 @@ LEVEL_NAMES = {0: "L0 character recognition", 1: "L1 character manipulation", 2:
 """Hierarchy levels as named in the PACUTE paper."""
 
 
-def _level_rows(fmt: str) -> str:
-    return f"""
-        SELECT r.model_id, i.level, s.value
-        FROM runs r
-        JOIN scores s ON s.run_id = r.run_id
-        JOIN items i ON i.task = r.task AND i.lang = r.lang AND i.item_id = s.item_id
-        WHERE r.task = 'pacute-hierarchical-{fmt}' AND NOT r.superseded AND list_contains(?, r.model_id)
-          AND s.metric = ? AND r.prompt_lang = ?"""
+@query
+def pacute_facts(con, *, models: tuple[str, ...], fmt: str = "mcq", metric: str = "mcq_acc",
+                 prompt_lang: str = "en") -> pd.DataFrame:
+    """Hierarchy items answered by the chosen models: model_id, level, item_id, value (0-1, mean over runs)."""
+    if fmt not in ("mcq", "gen"):
+        raise ValueError(f"fmt must be mcq or gen, not {fmt!r}")
+    task = f"pacute-hierarchical-{fmt}"
+    return con.execute("""
+        WITH scored AS (
+            SELECT r.model_id, s.item_id, avg(s.value) AS value
+            FROM runs r JOIN scores s ON s.run_id = r.run_id
+            WHERE r.task = ? AND NOT r.superseded AND list_contains(?, r.model_id) AND s.metric = ?
+              AND r.prompt_lang = ?
+            GROUP BY r.model_id, s.item_id)
+        SELECT x.model_id, i.level, x.item_id, x.value
+        FROM scored x JOIN items i ON i.task = ? AND i.lang = 'tl' AND i.item_id = x.item_id""",
+                       [task, list(models), metric, prompt_lang, task]).df()
 
 
 @query
-def pacute_levels(con, *, models: tuple[str, ...], fmt: str = "mcq", metric: str = "mcq_acc",
-                  prompt_lang: str = "en") -> pd.DataFrame:
-    """Per model and level: n, correct, value (0-100), 95% Wilson ci_low/ci_high, chance, level_name and
-    level_label ("L2 (n=10)", the range of n over models when it differs)."""
-    if fmt not in ("mcq", "gen"):
-        raise ValueError(f"fmt must be mcq or gen, not {fmt!r}")
+def pacute_levels(con, *, facts: pd.DataFrame, fmt: str = "mcq") -> pd.DataFrame:
+    """Per model and level: n, correct, value (0-100), 95% Wilson ci_low/ci_high, chance, below_chance,
+    level_name and level_label ("L2 (n=10)", the range of n over models when it differs)."""
     chance = MCQ_CHANCE if fmt == "mcq" else 0.0
     names = "CASE level " + " ".join(f"WHEN {k} THEN '{v}'" for k, v in LEVEL_NAMES.items()) + " END"
     return con.execute(f"""
-        WITH rows AS ({_level_rows(fmt)})
         SELECT model_id, level, {names} AS level_name, count(*) AS n, sum(value) AS correct,
                100 * avg(value) AS value, {wilson_sql('sum(value)', 'count(*)')}, {chance} AS chance,
                100 * avg(value) < {chance} AS below_chance,
                'L' || level || ' (n=' || CASE WHEN min(count(*)) OVER w = max(count(*)) OVER w
                    THEN (min(count(*)) OVER w)::VARCHAR
                    ELSE min(count(*)) OVER w || '-' || max(count(*)) OVER w END || ')' AS level_label
-        FROM rows GROUP BY model_id, level WINDOW w AS (PARTITION BY level) ORDER BY model_id, level""",
-                       [list(models), metric, prompt_lang]).df()
+        FROM facts GROUP BY model_id, level WINDOW w AS (PARTITION BY level) ORDER BY model_id, level""").df()
 
 
 @query
-def pacute_level_means(con, *, models: tuple[str, ...], fmt: str = "mcq", metric: str = "mcq_acc",
-                       prompt_lang: str = "en") -> pd.DataFrame:
-    """Per model: micro mean (all hierarchy items pooled) and macro mean (mean of the six level means), n."""
-    return con.execute(f"""
-        WITH rows AS ({_level_rows(fmt)}),
-             lv AS (SELECT model_id, level, avg(value) AS v, count(*) AS n FROM rows GROUP BY ALL)
+def pacute_level_means(con, *, facts: pd.DataFrame) -> pd.DataFrame:
+    """Per model: micro mean (all hierarchy items pooled) and macro mean (mean of the level means), n, levels."""
+    return con.execute("""
+        WITH lv AS (SELECT model_id, level, avg(value) AS v, count(*) AS n FROM facts GROUP BY ALL)
         SELECT model_id, 100 * sum(v * n) / sum(n) AS micro, 100 * avg(v) AS macro, sum(n) AS n,
                count(*) AS n_levels
-        FROM lv GROUP BY model_id ORDER BY model_id""", [list(models), metric, prompt_lang]).df()
+        FROM lv GROUP BY model_id ORDER BY model_id""").df()
 
 
 @query
-def pacute_diagnosis(con, *, models: tuple[str, ...], metric: str = "mcq_acc",
-                     prompt_lang: str = "en") -> pd.DataFrame:
-    """The paper's MCQ read-out per model: is L2 at chance (its interval reaches 25%), and do L3-L5 collapse too?
+def pacute_diagnosis(con, *, levels: pd.DataFrame) -> pd.DataFrame:
+    """The paper's MCQ read-out per model from `pacute_levels` (MCQ): is L2 at chance (its interval reaches 25%),
+    and do L3-L5 collapse too?
 
     Columns: model_id, l2_value, l2_ci_low, l2_ci_high, l2_n, l2_at_chance, l3_5_at_chance (all of L3-L5 reach
     chance), l3_5_max (best of L3-L5), flag (L2 at chance and L3-L5 collapse, as the paper predicts).
     """
-    lv = pacute_levels(con, models=models, fmt="mcq", metric=metric, prompt_lang=prompt_lang)
     return con.execute(f"""
         SELECT model_id,
                max(value) FILTER (WHERE level = 2) AS l2_value, max(ci_low) FILTER (WHERE level = 2) AS l2_ci_low,
@@ -77,7 +78,7 @@ def pacute_diagnosis(con, *, models: tuple[str, ...], metric: str = "mcq_acc",
                bool_and(ci_low <= {MCQ_CHANCE}) FILTER (WHERE level >= 3) AS l3_5_at_chance,
                max(value) FILTER (WHERE level >= 3) AS l3_5_max,
                coalesce(l2_at_chance AND l3_5_at_chance, false) AS flag
-        FROM lv GROUP BY model_id ORDER BY model_id""").df()
+        FROM levels GROUP BY model_id ORDER BY model_id""").df()
 
 
 @query

@@ -1,0 +1,176 @@
+"""Explorer page queries on a 5,000,000-row per-item store: generate it, warm up, print the time per page.
+
+    python benchmarks/bench_pages.py [--db PATH] [--models 100] [--repeat 5]
+
+The store has the real schema (`store.schema`); rows are synthetic: `--models` models × 2 prompt languages ×
+25,000 answers (LINDSEA minimal pairs in both orders, pragmatics, the PACUTE hierarchy, suite and controls,
+Thai sentiment) = 5,000,000 predictions and as many score rows, written run by run as ingest does. Each page's
+queries run once to warm DuckDB up, then `--repeat` times; the median per query and the page total are printed
+(the Streamlit cache, which makes repeat views free, is bypassed).
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from store import db  # noqa: E402
+from store.queries import QUERIES  # noqa: E402
+
+CELLS = (
+    # task, lang, items, option orders, metric, chance (0-100)
+    ("lindsea-mp", "id", 2000, 2, "accuracy", 50.0),
+    ("lindsea-mp", "ta", 2000, 2, "accuracy", 50.0),
+    ("lindsea-pragmatic-pair", "id", 1000, 1, "accuracy", 50.0),
+    ("pacute-hierarchical-mcq", "tl", 6000, 1, "mcq_acc", 25.0),
+    ("pacute-hierarchical-gen", "tl", 4000, 1, "exact_match", 0.0),
+    ("pacute-affixation-mcq", "tl", 2000, 1, "mcq_acc", 25.0),
+    ("pacute-langgame-mcq", "tl", 1000, 1, "mcq_acc", 25.0),
+    ("pacute-mda-mcq", "tl", 1000, 1, "mcq_acc", 25.0),
+    ("sentiment", "th", 2000, 1, "accuracy", 33.3),
+)
+"""Answers per (model, prompt language): 25,000."""
+
+
+def generate(con, n_models: int) -> int:
+    """Fill an empty store with synthetic models, items, runs, predictions, scores and aggregates."""
+    con.execute("CREATE TEMP TABLE cellspec (task VARCHAR, lang VARCHAR, n INTEGER, orders INTEGER, metric VARCHAR,"
+                " chance DOUBLE)")
+    con.executemany("INSERT INTO cellspec VALUES (?, ?, ?, ?, ?, ?)", CELLS)
+    con.execute("""
+        INSERT INTO models (model_id, family, organisation, params_b, model_type, origin, weights, sea_tuned)
+        SELECT 'model-' || lpad(i::VARCHAR, 3, '0'), 'family-' || (i % 7), 'org-' || (i % 5),
+               [1.0, 3.0, 8.0, 27.0, 70.0, 405.0][1 + i % 6], ['base', 'instruct', 'reasoning'][1 + i % 3], 'demo',
+               CASE WHEN i % 4 = 0 THEN 'closed' ELSE 'open' END, i % 5 = 0
+        FROM range(?) t(i)""", [n_models])
+    con.execute("""
+        INSERT INTO items (task, lang, item_id, inputs, gold, options, metadata, warnings, phenomenon, category,
+                           subcategory, level, content_hash)
+        SELECT c.task, c.lang, c.task || '-' || i,
+               json_object('correct', 'kalimat benar nomor ' || i, 'wrong', 'kalimat salah nomor ' || i,
+                           'text', 'teks ' || i), '"A"', NULL, '{}',
+               CASE WHEN i % 97 = 0 THEN ['duplicate-options'] ELSE [] END,
+               ['morphology', 'argument_structure', 'filler-gap_dependencies', 'NPIs_and_negation'][1 + i % 4],
+               'category-' || (i % 23), CASE WHEN i % 3 = 0 THEN 'sub-' || (i % 2) END,
+               CASE WHEN c.task LIKE 'pacute-hierarchical%' THEN i % 6 END, md5(c.task || i)
+        FROM cellspec c, range(c.n) t(i)""")
+    con.execute("""
+        CREATE TEMP TABLE bench_runs AS
+        SELECT md5(m.model_id || c.task || c.lang || p.prompt_lang) AS run_id, m.model_id, c.*, p.prompt_lang,
+               row_number() OVER () AS seq, 0.35 + 0.6 * ((hash(m.model_id) % 1000) / 1000.0) AS skill
+        FROM models m, cellspec c, (VALUES ('en'), ('native')) p(prompt_lang)""")
+    con.execute("""
+        INSERT INTO runs (run_id, model_id, task, lang, prompt_lang, run_no, settings, source, harness, source_file)
+        SELECT run_id, model_id, task, lang, prompt_lang, 1, '{"temperature": 0}', 'demo', 'bench',
+               model_id || '.jsonl' FROM bench_runs ORDER BY seq""")
+    con.execute("""
+        CREATE TEMP TABLE bench_rows AS
+        SELECT r.seq, r.run_id, r.task || '-' || i AS item_id, CASE WHEN o = 0 THEN 'ab' ELSE 'ba' END AS ord,
+               r.metric, (hash(r.run_id, i, o) % 10000) / 10000.0 < r.skill AS ok,
+               hash(r.run_id, i, o) % 25 <> 0 AS parsed
+        FROM bench_runs r, range(r.n) t(i), range(r.orders) u(o)""")
+    con.execute("""
+        INSERT INTO predictions (run_id, item_id, ord, prompt, output, answer, parsed)
+        SELECT run_id, item_id, ord, 'prompt for ' || item_id, CASE WHEN parsed THEN 'A' ELSE 'unsure' END,
+               CASE WHEN parsed THEN 'A' END, parsed
+        FROM bench_rows ORDER BY seq, item_id, ord""")
+    con.execute("""
+        INSERT INTO scores (run_id, item_id, ord, metric, value)
+        SELECT run_id, item_id, ord, metric, (ok AND parsed)::DOUBLE FROM bench_rows ORDER BY seq, item_id, ord""")
+    con.execute("""
+        INSERT INTO aggregates (model_id, task, lang, prompt_lang, metric, value, ci_low, ci_high, n, n_runs,
+                                parse_fail_rate, chance, normalized, is_headline, status, note)
+        SELECT r.model_id, r.task, r.lang, r.prompt_lang, r.metric, 100 * avg(s.value), 100 * avg(s.value) - 3,
+               100 * avg(s.value) + 3, r.n, 1, 0.04, r.chance, NULL, true, 'ok', 'bench'
+        FROM bench_runs r JOIN scores s USING (run_id) GROUP BY ALL""")
+    return con.execute("SELECT count(*) FROM predictions").fetchone()[0]
+
+
+def pages(models: list[str]) -> dict[str, list[tuple[str, dict]]]:
+    """The queries each page issues for a typical view, in order. A parameter given as "@name" is the result of
+    the earlier query `name` on the same page (pages pass a model's per-item frame on to the small queries)."""
+    m, four = models[1], tuple(models[:4])
+    systems = (f"{models[0]}|en", f"{models[1]}|en")
+    return {
+        "lindsea": [("explore_models", {"task_prefix": "lindsea-"}), ("lindsea_cells", {"model": m, "lang": "id"}),
+                    ("lindsea_facts", {"model": m, "lang": "id"}),
+                    ("lindsea_tree", {"facts": "@lindsea_facts", "prompt_lang": "en"}),
+                    ("lindsea_drill", {"facts": "@lindsea_facts", "depth": 1}),
+                    ("lindsea_drill", {"facts": "@lindsea_facts", "depth": 2, "branch": "syntax",
+                                       "phenomenon": "morphology"}),
+                    ("lindsea_items", {"facts": "@lindsea_facts", "prompt_lang": "en", "branch": "syntax",
+                                       "phenomenon": "morphology"}),
+                    ("lindsea_answers", {"model": m, "lang": "id", "prompt_lang": "en",
+                                         "items": tuple(("lindsea-mp", f"lindsea-mp-{i}") for i in range(10))})],
+        "pacute": [("explore_models", {"task_prefix": "pacute-"}),
+                   ("pacute_facts", {"models": four, "fmt": "mcq", "metric": "mcq_acc", "prompt_lang": "en"}),
+                   ("pacute_levels", {"facts": "@pacute_facts", "fmt": "mcq"}),
+                   ("pacute_ceiling", {"models": four, "fmt": "mcq", "metric": "mcq_acc"}),
+                   ("pacute_diagnosis", {"levels": "@pacute_levels"}),
+                   ("pacute_level_means", {"facts": "@pacute_facts"}),
+                   ("pacute_suite", {"models": four, "fmt": "mcq", "metric": "mcq_acc", "prompt_lang": "en"})],
+        "cultural": [("explore_models", {"task_prefix": "cultural-"}), ("cultural_items", {"lang": "id"}),
+                     ("cultural_responses", {"lang": "id", "item_id": "0", "models": four}),
+                     ("cultural_rating_summary", {"lang": "id"}),
+                     ("cultural_item_ratings", {"lang": "id", "item_id": "0"})],
+        "compare": [("explore_models", {}), ("compare_cells", {}),
+                    ("compare_metrics", {"task": "lindsea-mp", "lang": "id"}),
+                    ("compare_systems", {"task": "lindsea-mp", "lang": "id"}),
+                    ("compare_items", {"task": "lindsea-mp", "lang": "id", "systems": systems, "metric": "accuracy"}),
+                    ("compare_slice", {"items": "@compare_items", "slice": "a_right_b_wrong"}),
+                    ("compare_slice", {"items": "@compare_items", "slice": "any_wrong"}),
+                    ("compare_item", {"task": "lindsea-mp", "lang": "id", "item_id": "lindsea-mp-7"}),
+                    ("compare_outputs", {"task": "lindsea-mp", "lang": "id", "item_id": "lindsea-mp-7",
+                                         "systems": systems, "metric": "accuracy"})],
+        "model": [("explore_models", {}), ("model_info", {"model": m}), ("model_cells", {"model": m}),
+                  ("model_extremes", {"model": m, "side": "strength"}),
+                  ("model_extremes", {"model": m, "side": "weakness"}), ("model_runs", {"model": m}),
+                  ("model_parse_failures", {"runs": "@model_runs"}), ("model_failed_flags", {"model": m})],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--db", help="store to create (default: a temporary file)")
+    ap.add_argument("--models", type=int, default=100, help="models (× 50,000 answers each)")
+    ap.add_argument("--repeat", type=int, default=5)
+    args = ap.parse_args(argv)
+    path = Path(args.db) if args.db else Path(tempfile.mkdtemp(prefix="tanaw-bench-")) / "bench.duckdb"
+    con = db.connect(path)
+    if not con.execute("SELECT count(*) FROM predictions").fetchone()[0]:
+        t = time.perf_counter()
+        n = generate(con, args.models)
+        print(f"generated {n:,} predictions and as many scores in {time.perf_counter() - t:.0f} s → {path}")
+    con.execute("CHECKPOINT")
+    models = [r[0] for r in con.execute("SELECT model_id FROM models ORDER BY model_id").fetchall()]
+    print(f"{con.execute('SELECT count(*) FROM scores').fetchone()[0]:,} score rows, {len(models)} models\n")
+    worst = 0.0
+    for page, calls in pages(models).items():
+        total = 0.0
+        lines = []
+        results: dict = {}
+        for name, params in calls:
+            params = {k: results[v[1:]] if isinstance(v, str) and v.startswith("@") else v for k, v in params.items()}
+            results[name] = QUERIES[name](con.cursor(), **params)  # warm-up
+            times = []
+            for _ in range(args.repeat):
+                t = time.perf_counter()
+                QUERIES[name](con.cursor(), **params)
+                times.append(1000 * (time.perf_counter() - t))
+            ms = statistics.median(times)
+            total += ms
+            lines.append(f"    {name:<26} {ms:8.1f} ms")
+        worst = max(worst, total)
+        print(f"{page:<18} {total:8.1f} ms  {'ok' if total < 200 else 'over 200 ms'}")
+        print("\n".join(lines))
+    print(f"\nslowest page: {worst:.1f} ms (target < 200 ms per page after warm-up)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
