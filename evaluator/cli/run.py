@@ -31,6 +31,7 @@ class StoreSink:
     def __init__(self, con: Any, model_id: str, model_info: Mapping[str, Any] | None = None):
         self.con, self.model_id, self.model_info = con, model_id, dict(model_info or {})
         self._runs: set[str] = set()
+        self._items: set[tuple[str, str, str]] = set()
 
     def _run_id(self, cell: Cell) -> str:
         return pipeline.run_id(self.model_id, cell.task.name, cell.lang, cell.prompt_lang, cell.run_no, "evaluated")
@@ -61,9 +62,13 @@ class StoreSink:
                                                  "lang": cell.lang, "prompt_lang": cell.prompt_lang,
                                                  "run_no": cell.run_no, "settings": dict(settings),
                                                  "source": "evaluated", "harness": "tanaw"})
-                writer.upsert_items(self.con, [g[2] for g in group], pipeline.content_hash)
+                new = {(i.task, i.lang, i.item_id): i for _, _, i, _ in group
+                       if (i.task, i.lang, i.item_id) not in self._items}  # the "ba" order reuses the "ab" item
+                if new:
+                    writer.upsert_items(self.con, list(new.values()), pipeline.content_hash)
                 writer.save_results(self.con, rid, [g[3] for g in group])
         self._runs.update(by_run)
+        self._items.update((i.task, i.lang, i.item_id) for _, _, i, _ in rows)
 
     def refresh(self, cell: Cell) -> float | None:
         """Recompute the cell's aggregates; returns its headline value (0-100) when scored."""
