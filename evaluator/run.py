@@ -260,17 +260,17 @@ def plan(opts: RunOptions, count: Callable[[str], int] | None = None
             err = None
         except Exception as exc:  # noqa: BLE001 - a missing dataset skips the cell with its reason
             items, err = [], f"no data: {exc}"
+        trimmed = [(item, *trim_item(task, item, count)) for item in items]
         for prompt_lang in opts.prompt_langs:
             for run_no in range(1, opts.runs + 1):
                 cell = Cell(task, lang, prompt_lang, run_no)
                 status = CellStatus(cell, error=err)
                 statuses.append(status)
                 cell_jobs: list[Job] = []
-                for item in items:
-                    trimmed, cut = trim_item(task, item, count)
+                for item, short, cut in trimmed:
                     for order in (("ab", "ba") if task.both_orders else ("ab",)):
                         try:
-                            rendered = prompts.render(task, trimmed, prompt_lang, order, data_dir=opts.data_dir)
+                            rendered = prompts.render(task, short, prompt_lang, order, data_dir=opts.data_dir)
                         except prompts.NoNativePrompt as exc:
                             status.error = f"no prompt: {exc}"
                             break
