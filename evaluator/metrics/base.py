@@ -38,6 +38,9 @@ class MetricSpec:
     """Languages the metric applies to; empty = all (e.g. Thai-only newmm variants)."""
     detail: Callable[[Sequence[Any]], str] | None = None
     """A short breakdown from one run's corpus rows, appended to the cell note (e.g. NER F1 per entity type)."""
+    resample: Callable[[Sequence[Any], Any], Any] | None = None
+    """Vectorised bootstrap of the corpus metric: `(rows, draws) -> stats`, where `draws` is an (n_boot, n) index
+    array into one run's rows and the result has one value per resample, equal to `corpus` on each resample."""
 
 
 METRICS: dict[str, MetricSpec] = {}

@@ -10,6 +10,8 @@ import unicodedata
 from collections import Counter
 from typing import Any, Sequence
 
+import numpy as np
+
 from evaluator.metrics.base import MetricSpec, register
 
 
@@ -65,16 +67,49 @@ def balanced_accuracy(rows: Sequence[tuple]) -> float:
     return sum(hit[g] / total[g] for g in total) / len(total)
 
 
+def _resampled_counts(rows: Sequence[tuple], draws: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per resample and label: true positives, predicted counts and gold counts, each of shape (n_boot, K)."""
+    pairs = _pairs(rows)
+    labels = sorted({g for _, g in pairs} | {a for a, _ in pairs if a is not None})
+    code = {lab: i for i, lab in enumerate(labels)}
+    k = len(labels)  # index k collects unparseable answers, dropped below
+    gold = np.array([code[g] for _, g in pairs])[draws]
+    pred = np.array([k if a is None else code[a] for a, _ in pairs])[draws]
+    offset = np.arange(draws.shape[0])[:, None] * (k + 1)
+    size = draws.shape[0] * (k + 1)
+
+    def count(codes: np.ndarray) -> np.ndarray:
+        return np.bincount(codes.ravel(), minlength=size).reshape(-1, k + 1)[:, :k]
+
+    return count((offset + gold)[gold == pred]), count(offset + pred), count(offset + gold)
+
+
+def macro_f1_resample(rows: Sequence[tuple], draws: np.ndarray) -> np.ndarray:
+    """`macro_f1` on every resample at once (labels present in each resample's gold or parsed answers)."""
+    tp, pred_n, gold_n = _resampled_counts(rows, draws)
+    denom = pred_n + gold_n
+    f1 = np.where(denom > 0, 2 * tp / np.maximum(denom, 1), 0.0)
+    return f1.sum(axis=1) / np.maximum((denom > 0).sum(axis=1), 1)
+
+
+def balanced_accuracy_resample(rows: Sequence[tuple], draws: np.ndarray) -> np.ndarray:
+    """`balanced_accuracy` on every resample at once (mean recall over the gold classes present)."""
+    tp, _, gold_n = _resampled_counts(rows, draws)
+    recall = np.where(gold_n > 0, tp / np.maximum(gold_n, 1), 0.0)
+    return recall.sum(axis=1) / np.maximum((gold_n > 0).sum(axis=1), 1)
+
+
 ACCURACY = register(MetricSpec(
     name="accuracy", display="Accuracy", item=accuracy_item, binary=True,
     description="Share of items whose extracted answer equals the gold; unparseable answers count as wrong.",
     reference="BHASA paper §3.5.1 (NLI, causal, LINDSEA)"))
 MACRO_F1 = register(MetricSpec(
-    name="macro_f1", display="Macro-F1", item=None, corpus=macro_f1,
+    name="macro_f1", display="Macro-F1", item=None, corpus=macro_f1, resample=macro_f1_resample,
     description="Unweighted mean of per-class F1 over the classes in gold or in parsed answers; "
                 "unparseable answers are wrong predictions, not an extra class.",
     reference="scikit-learn f1_score(average='macro'); BHASA paper §3.5.1 (sentiment, toxicity)"))
 BALANCED_ACCURACY = register(MetricSpec(
     name="balanced_accuracy", display="Balanced accuracy", item=None, corpus=balanced_accuracy,
+    resample=balanced_accuracy_resample,
     description="Mean recall over gold classes; robust to class imbalance (e.g. rare neutral in UIT-VSFC).",
     reference="scikit-learn balanced_accuracy_score"))
