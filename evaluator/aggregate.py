@@ -144,9 +144,9 @@ def _bootstrap(spec: MetricSpec, rows: Sequence[_Row], n_boot: int, seed: int) -
         # Item metrics: the run-mean of run-means equals the mean of per-item means when runs cover the same items.
         means = np.array([np.mean([_item_score(spec, r) for r in by_item[i]]) for i in ids])
         stats = means[draws].mean(axis=1)
-    elif spec.resample is not None and all(len(by_item[i]) == 1 for i in ids):
-        # One row per item (a single run and order): the metric's own vectorised resampling, same draws.
-        stats = np.asarray(spec.resample(_triples([by_item[i][0] for i in ids]), draws), dtype=float)
+    elif spec.resample is not None and len({r.result.prediction.run for r in rows}) == 1:
+        # A single run: the metric's own vectorised resampling over the same draws (equal values, much faster).
+        stats = np.asarray(spec.resample([_triples(by_item[i]) for i in ids], draws), dtype=float)
         stats = stats[~np.isnan(stats)]
     else:
         triples = {i: [(r.result.prediction.run, t) for r, t in zip(by_item[i], _triples(by_item[i]))] for i in ids}

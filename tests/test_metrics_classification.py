@@ -95,4 +95,4 @@ def test_vectorised_resampling_equals_the_corpus_metric_on_every_resample():
     draws = rng.integers(0, len(rows), size=(200, len(rows)))
     for vectorised, scalar in ((macro_f1_resample, macro_f1), (balanced_accuracy_resample, balanced_accuracy)):
         expected = np.array([scalar([rows[j] for j in d]) for d in draws])
-        assert np.allclose(vectorised(rows, draws), expected, atol=1e-12)
+        assert np.allclose(vectorised([[r] for r in rows], draws), expected, atol=1e-12)

@@ -38,9 +38,29 @@ class MetricSpec:
     """Languages the metric applies to; empty = all (e.g. Thai-only newmm variants)."""
     detail: Callable[[Sequence[Any]], str] | None = None
     """A short breakdown from one run's corpus rows, appended to the cell note (e.g. NER F1 per entity type)."""
-    resample: Callable[[Sequence[Any], Any], Any] | None = None
-    """Vectorised bootstrap of the corpus metric: `(rows, draws) -> stats`, where `draws` is an (n_boot, n) index
-    array into one run's rows and the result has one value per resample, equal to `corpus` on each resample."""
+    resample: Callable[[Sequence[Sequence[Any]], Any], Any] | None = None
+    """Vectorised bootstrap of the corpus metric over one run: `(groups, draws) -> stats`, where `groups` holds each
+    item's rows, `draws` is an (n_boot, n_items) index array, and stats[b] equals `corpus` on the rows of the items
+    drawn in resample b."""
+
+
+def resample_sums(per_item: Any, draws: Any, chunk: int = 32) -> Any:
+    """Column sums of `per_item` (n_items × m) over each resample's drawn items: an (n_boot × m) array.
+
+    Additive per-item statistics (counts of hits, predictions, golds) make any corpus metric built from their sums
+    resamplable at once; the multiplicity matrix is built in chunks to bound memory on large cells.
+    """
+    import numpy as np
+
+    per_item = np.asarray(per_item, dtype=float)
+    n_boot, n = draws.shape
+    out = np.empty((n_boot, per_item.shape[1]))
+    for start in range(0, n_boot, chunk):
+        d = draws[start:start + chunk]
+        b = d.shape[0]
+        weights = np.bincount((np.arange(b)[:, None] * n + d).ravel(), minlength=b * n).reshape(b, n)
+        out[start:start + b] = weights @ per_item
+    return out
 
 
 METRICS: dict[str, MetricSpec] = {}

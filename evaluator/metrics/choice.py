@@ -8,7 +8,9 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Sequence
 
-from evaluator.metrics.base import MetricSpec, register
+import numpy as np
+
+from evaluator.metrics.base import MetricSpec, register, resample_sums
 from evaluator.metrics.classification import same
 
 FLIP = {"A": "B", "B": "A"}
@@ -59,6 +61,32 @@ def phenomenon_macro(rows: Sequence[tuple]) -> float:
     return sum(sum(v) / len(v) for v in hits.values()) / len(hits)
 
 
+def order_consistency_resample(groups: Sequence[Sequence[tuple]], draws: np.ndarray) -> np.ndarray:
+    """`order_consistency` on every resample at once: per item (consistent pairs, pairs), summed over draws."""
+    per_item = []
+    for rows in groups:
+        value = order_consistency(rows)
+        n_pairs = min(sum(e.get("order") == "ba" for *_, e in rows), sum(e.get("order") != "ba" for *_, e in rows))
+        per_item.append((0.0 if np.isnan(value) else value * n_pairs, n_pairs))
+    ok, n = resample_sums(per_item, draws).T
+    return np.where(n > 0, ok / np.maximum(n, 1), np.nan)
+
+
+def phenomenon_macro_resample(groups: Sequence[Sequence[tuple]], draws: np.ndarray) -> np.ndarray:
+    """`phenomenon_macro` on every resample at once: per item and phenomenon (hits, rows), summed over draws."""
+    phens = sorted({str((e.get("metadata") or {}).get("phenomenon", "?")) for rows in groups for *_, e in rows})
+    code = {p: i for i, p in enumerate(phens)}
+    hits, count = np.zeros((len(groups), len(phens))), np.zeros((len(groups), len(phens)))
+    for i, rows in enumerate(groups):
+        for answer, gold, extras in rows:
+            j = code[str((extras.get("metadata") or {}).get("phenomenon", "?"))]
+            hits[i, j] += same(answer, gold)
+            count[i, j] += 1
+    h, c = resample_sums(hits, draws), resample_sums(count, draws)
+    acc = np.where(c > 0, h / np.maximum(c, 1), 0.0)
+    return acc.sum(axis=1) / np.maximum((c > 0).sum(axis=1), 1)
+
+
 MCQ_ACC = register(MetricSpec(
     name="mcq_acc", display="MCQ accuracy", item=mcq_acc_item, binary=True,
     description="Option with the highest summed log-probability given the prompt (no length normalisation; "
@@ -71,10 +99,12 @@ MCQ_NORM_ACC = register(MetricSpec(
     reference="PACUTE paper §5 normalized accuracy"))
 ORDER_CONSISTENCY = register(MetricSpec(
     name="order_consistency", display="Order consistency", item=None, corpus=order_consistency, chance="none",
+    resample=order_consistency_resample,
     description="Binary choices asked in both option orders: share of items where the model picks the same "
                 "option both times (position-bias control). Needs runs with both orders.",
     reference="Tanaw (position-bias control; position bias: BHASA paper §3.5.3)"))
 PHENOMENON_MACRO = register(MetricSpec(
     name="phenomenon_macro", display="Macro over phenomena", item=None, corpus=phenomenon_macro,
+    resample=phenomenon_macro_resample,
     description="Accuracy per linguistic phenomenon, averaged without weighting by phenomenon size.",
     reference="BHASA paper §4 (LINDSEA)"))

@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from evaluator.metrics.base import MetricSpec, register
+from evaluator.metrics.base import MetricSpec, register, resample_sums
 
 
 def _norm(x: Any) -> str:
@@ -67,34 +67,32 @@ def balanced_accuracy(rows: Sequence[tuple]) -> float:
     return sum(hit[g] / total[g] for g in total) / len(total)
 
 
-def _resampled_counts(rows: Sequence[tuple], draws: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per resample and label: true positives, predicted counts and gold counts, each of shape (n_boot, K)."""
-    pairs = _pairs(rows)
-    labels = sorted({g for _, g in pairs} | {a for a, _ in pairs if a is not None})
+def _item_counts(groups: Sequence[Sequence[tuple]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per item and label (labels in gold ∪ parsed answers): true positives, predictions and golds, (n × K) each."""
+    labels = sorted({x for rows in groups for a, g in _pairs(rows) for x in (a, g) if x is not None})
     code = {lab: i for i, lab in enumerate(labels)}
-    k = len(labels)  # index k collects unparseable answers, dropped below
-    gold = np.array([code[g] for _, g in pairs])[draws]
-    pred = np.array([k if a is None else code[a] for a, _ in pairs])[draws]
-    offset = np.arange(draws.shape[0])[:, None] * (k + 1)
-    size = draws.shape[0] * (k + 1)
-
-    def count(codes: np.ndarray) -> np.ndarray:
-        return np.bincount(codes.ravel(), minlength=size).reshape(-1, k + 1)[:, :k]
-
-    return count((offset + gold)[gold == pred]), count(offset + pred), count(offset + gold)
+    tp, pred_n, gold_n = (np.zeros((len(groups), len(labels))) for _ in range(3))
+    for i, rows in enumerate(groups):
+        for a, g in _pairs(rows):
+            gold_n[i, code[g]] += 1
+            if a is not None:
+                pred_n[i, code[a]] += 1
+                tp[i, code[a]] += a == g
+    return tp, pred_n, gold_n
 
 
-def macro_f1_resample(rows: Sequence[tuple], draws: np.ndarray) -> np.ndarray:
-    """`macro_f1` on every resample at once (labels present in each resample's gold or parsed answers)."""
-    tp, pred_n, gold_n = _resampled_counts(rows, draws)
+def macro_f1_resample(groups: Sequence[Sequence[tuple]], draws: np.ndarray) -> np.ndarray:
+    """`macro_f1` on every resample at once (over the labels present in each resample's gold or answers)."""
+    tp, pred_n, gold_n = (resample_sums(m, draws) for m in _item_counts(groups))
     denom = pred_n + gold_n
     f1 = np.where(denom > 0, 2 * tp / np.maximum(denom, 1), 0.0)
     return f1.sum(axis=1) / np.maximum((denom > 0).sum(axis=1), 1)
 
 
-def balanced_accuracy_resample(rows: Sequence[tuple], draws: np.ndarray) -> np.ndarray:
+def balanced_accuracy_resample(groups: Sequence[Sequence[tuple]], draws: np.ndarray) -> np.ndarray:
     """`balanced_accuracy` on every resample at once (mean recall over the gold classes present)."""
-    tp, _, gold_n = _resampled_counts(rows, draws)
+    counts = _item_counts(groups)
+    tp, gold_n = resample_sums(counts[0], draws), resample_sums(counts[2], draws)
     recall = np.where(gold_n > 0, tp / np.maximum(gold_n, 1), 0.0)
     return recall.sum(axis=1) / np.maximum((gold_n > 0).sum(axis=1), 1)
 
