@@ -148,20 +148,6 @@ def test_two_writers_merge_instead_of_overwriting(standin, tmp_path, monkeypatch
     assert final.execute("SELECT status FROM submissions").fetchall() == [("PENDING",)]
 
 
-def test_failed_push_then_pull_keeps_local_upload(standin, tmp_path):
-    con = db.connect(":memory:")
-    hub.push(filled_store(), "seed", _config(standin, tmp_path / "seed"))
-    assert hub.pull(con, _config(standin, tmp_path / "a")).ok
-    con.execute("INSERT INTO models (model_id, origin) VALUES ('uploaded-offline', 'uploaded')")
-    standin.down = True
-    assert not hub.push(con, "upload", _config(standin, tmp_path / "a")).ok
-    standin.down = False
-    hub.push(filled_store(), "someone else", _config(standin, tmp_path / "other"))
-    status = hub.pull(con, _config(standin, tmp_path / "a"))
-    assert status.ok and status.message.startswith("Merged")
-    assert con.execute("SELECT count(*) FROM models WHERE model_id = 'uploaded-offline'").fetchone()[0] == 1
-
-
 def test_partial_pull_for_a_large_store(standin, tmp_path):
     src = filled_store()
     hub.push(src, "full", _config(standin, tmp_path / "full"))

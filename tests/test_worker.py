@@ -42,18 +42,6 @@ def _status(db_path, rid):
         con.close()
 
 
-def test_worker_runs_an_endpoint_request(tmp_path, monkeypatch):
-    monkeypatch.delenv("TANAW_RESULTS_REPO", raising=False)
-    path = tmp_path / "w.duckdb"
-    with StandinServer() as server:
-        rid = _queue(path, model_id="endpoint-model", backend="openai", base_url=server.base_url)
-        assert worker.cmd_worker(_args(path)) == 0
-    done = _status(path, rid)
-    assert done.status == "FINISHED", done.error
-    assert done.n_results == 2 and done.worker == "test-worker"
-    assert worker.cmd_worker(_args(path)) == 0  # --once on an empty queue: nothing to do
-
-
 def test_worker_serves_a_hub_model_and_fails_cleanly_without_a_server(tmp_path, monkeypatch):
     monkeypatch.delenv("TANAW_RESULTS_REPO", raising=False)
     path = tmp_path / "w.duckdb"
@@ -70,7 +58,7 @@ def test_worker_serves_a_hub_model_and_fails_cleanly_without_a_server(tmp_path, 
     assert done.n_results == 2
 
 
-def test_worker_pushes_status_changes_to_the_hub(tmp_path, monkeypatch):
+def test_worker_runs_an_endpoint_request_and_pushes_its_statuses(tmp_path, monkeypatch):
     path = tmp_path / "w.duckdb"
     with HubStandin() as hub_server, StandinServer() as server:
         hub_server.create_repo("tanaw/results")
@@ -79,6 +67,10 @@ def test_worker_pushes_status_changes_to_the_hub(tmp_path, monkeypatch):
             monkeypatch.setenv(k, v)
         rid = _queue(path, model_id="synced-model", backend="openai", base_url=server.base_url)
         assert worker.cmd_worker(_args(path)) == 0
+        done = _status(path, rid)
+        assert done.status == "FINISHED", done.error
+        assert done.n_results == 2 and done.worker == "test-worker"
+        assert worker.cmd_worker(_args(path)) == 0  # --once on an empty queue: nothing to do
         summaries = [c[1] for c in hub_server.commit_log]
         assert summaries == [f"Queue: synced-model RUNNING ({rid})", f"Queue: synced-model FINISHED ({rid})"]
         manifest = json.loads(hub_server.files("tanaw/results")["manifest.json"])
