@@ -7,8 +7,10 @@ for option order "ba" the shift is 3. Every 7th answer of "Gemma-2B" is unparsea
 """
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
+from typing import Iterator
 
 from evaluator.datasets import load_items
 from evaluator.registry import get_task
@@ -160,13 +162,24 @@ def fixture_db() -> Path:
     return _BUILT[0]
 
 
-def use_store(path: Path, monkeypatch) -> None:
-    """Point the app at `path` (TANAW_DB) and drop the app's cached connection and query results."""
+@contextlib.contextmanager
+def pages_on(path: Path) -> Iterator[Path]:
+    """Point the app at `path` (TANAW_DB) with fresh cached connection and query results; restored on exit."""
     from store import cached
 
-    monkeypatch.setenv("TANAW_DB", str(path))
+    old = os.environ.get("TANAW_DB")
+    os.environ["TANAW_DB"] = str(path)
     cached.connection.clear()
     cached.q.clear()
+    try:
+        yield path
+    finally:
+        if old is None:
+            os.environ.pop("TANAW_DB", None)
+        else:
+            os.environ["TANAW_DB"] = old
+        cached.connection.clear()  # the next test module opens its own store
+        cached.q.clear()
 
 
 def app_test(page: str, **params):

@@ -24,8 +24,6 @@ VIEWS = [
     # (screenshot name, url path, query params, texts that must be visible)
     ("lindsea", "lindsea", {"model": "Gemma-2B", "lang": "id", "branch": "syntax", "phenomenon": "morphology"},
      ["LINDSEA linguistic diagnostics", "Where it breaks", "chance 50%", "Minimal pairs answered wrongly"]),
-    ("lindsea_tamil", "lindsea", {"model": "Closed-XL", "lang": "ta", "prompt": "native"},
-     ["LINDSEA linguistic diagnostics", "Task scores"]),
     ("pacute", "pacute", {}, ["Hierarchy L0-L5", "chance 25%", "Gemma-2B: L2 20.0%", "Main suite and controls"]),
     ("cultural", "cultural", {"lang": "ta", "item": "0"},
      ["Cultural probes", "அளவுக்கு மிஞ்சினால்", "<script>alert('x')</script>", "No ratings uploaded yet"]),

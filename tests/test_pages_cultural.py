@@ -5,7 +5,7 @@ import pytest
 
 from store import db as store_db, ratings
 from store.schema import row_counts
-from tests.fixtures_store import UNSAFE_OUTPUT, app_test, fixture_db, use_store
+from tests.fixtures_store import UNSAFE_OUTPUT, app_test, fixture_db, pages_on
 
 
 @pytest.fixture(scope="module")
@@ -19,10 +19,8 @@ def rated_db(tmp_path_factory):
     summary = ratings.ingest_ratings(con, csv, "ratings.csv")
     assert (summary.n_rows, summary.n_items, summary.n_models, summary.n_raters) == (7, 2, 2, 2)
     con.close()
-    mp = pytest.MonkeyPatch()
-    use_store(path, mp)
-    yield path
-    mp.undo()
+    with pages_on(path):
+        yield path
 
 
 def test_responses_side_by_side_as_text(rated_db):

@@ -3,15 +3,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fixtures_store import CELLS, app_test, cell_items, fixture_db, is_right, is_unparsed, use_store
+from tests.fixtures_store import CELLS, app_test, cell_items, fixture_db, is_right, is_unparsed, pages_on
 
 
 @pytest.fixture(scope="module")
 def db():
-    mp = pytest.MonkeyPatch()
-    use_store(fixture_db(), mp)
-    yield
-    mp.undo()
+    with pages_on(fixture_db()) as path:
+        yield path
 
 
 def _frame(at, first_column: str, *more: str):

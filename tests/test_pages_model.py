@@ -3,15 +3,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fixtures_store import app_test, fixture_db, use_store
+from tests.fixtures_store import app_test, fixture_db, pages_on
 
 
 @pytest.fixture(scope="module")
 def db():
-    mp = pytest.MonkeyPatch()
-    use_store(fixture_db(), mp)
-    yield
-    mp.undo()
+    with pages_on(fixture_db()) as path:
+        yield path
 
 
 def _frame(at, *columns: str):
