@@ -30,7 +30,7 @@ prompt_lang = c3.radio("Prompt", ("en", "native"), key="prompt", bind="query-par
 st.subheader("Task scores, English vs native prompt")
 cells = q("lindsea_cells", model=model, lang=lang)
 if cells.empty:
-    empty_state(f"{model} has no LINDSEA scores in {LANG_NAMES[lang]}.", "Pick another language or model.")
+    empty_state(f"{md_escape(model)} has no LINDSEA scores in {LANG_NAMES[lang]}.", "Pick another language or model.")
     st.stop()
 table(cells[["branch", "task", "prompt_lang", "metric", "value", "ci_low", "ci_high", "n", "chance",
              "below_chance", "parse_fail_pct"]], f"lindsea_{model}_{lang}_tasks")

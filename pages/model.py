@@ -25,7 +25,7 @@ st.markdown(" · ".join(md_escape(x) for x in (
 cells = q("model_cells", model=model)
 st.subheader("Every cell")
 if cells.empty:
-    empty_state(f"{model} has no scored cells yet.", "Ingest or run an evaluation for it.")
+    empty_state(f"{md_escape(model)} has no scored cells yet.", "Ingest or run an evaluation for it.")
 else:
     st.caption("Headline metric per task and language. Rank range: best and worst rank this model can take given "
                "the 95% intervals of every model in the same cell (1 = top). Delta: score minus the field median.")

@@ -5,7 +5,7 @@ import plotly.express as px
 import streamlit as st
 
 from pages._filters import filtered_models, model_filters
-from pages._ui import empty_state, table
+from pages._ui import empty_state, md_escape, table
 from store.cached import q
 
 METRICS = {"MCQ": ("mcq_acc", "mcq_norm_acc"), "GEN": ("exact_match", "contains_match")}
@@ -76,16 +76,17 @@ diag = q("pacute_diagnosis", levels=mcq_levels)
 if diag.empty or diag["l2_value"].isna().all():
     empty_state("No MCQ hierarchy results to read.", "The read-out needs pacute-hierarchical-mcq scores.")
 for row in diag.dropna(subset=["l2_value"]).itertuples():
+    name = md_escape(row.model_id)
     l2 = f"L2 {row.l2_value:.1f}% (95% CI {row.l2_ci_low:.1f}-{row.l2_ci_high:.1f}, n={int(row.l2_n)})"
     if row.flag:
-        st.error(f"{row.model_id}: {l2} is at chance, and every L3-L5 interval reaches chance too, the collapse "
+        st.error(f"{name}: {l2} is at chance, and every L3-L5 interval reaches chance too, the collapse "
                  f"the paper predicts (best point estimate {row.l3_5_max:.1f}%). Morpheme decomposition is missing.",
                  icon=":material/flag:")
     elif row.l2_at_chance:
-        st.warning(f"{row.model_id}: {l2} is at chance, yet some of L3-L5 are above it (best {row.l3_5_max:.1f}%):"
+        st.warning(f"{name}: {l2} is at chance, yet some of L3-L5 are above it (best {row.l3_5_max:.1f}%):"
                    " not the collapse the paper predicts; check those items.", icon=":material/help:")
     else:
-        st.success(f"{row.model_id}: {l2} is above chance; decomposition is present.", icon=":material/check:")
+        st.success(f"{name}: {l2} is above chance; decomposition is present.", icon=":material/check:")
 if not diag.empty and (diag["l2_n"] < 30).any():
     st.caption("Few L2 items for some models: wide intervals reach chance easily; read those flags with care.")
 

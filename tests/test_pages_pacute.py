@@ -30,8 +30,9 @@ def test_levels_and_diagnostic_mcq(db):
     assert levels.loc[("Gemma-2B", 2), "ci_low"] == pytest.approx(5.67, abs=0.01)
     assert levels.loc[("Closed-XL", 4), "value"] == pytest.approx(90.0)
     errors = [e.value for e in at.error]
-    assert len(errors) == 1 and errors[0].startswith("Gemma-2B: L2 20.0% (95% CI 5.7-51.0, n=10) is at chance")
-    assert {s.value.split(":")[0] for s in at.success} == {"SeaLion-9B-it", "Closed-XL"}
+    # model names are Markdown-escaped (they come from uploads)
+    assert len(errors) == 1 and errors[0].startswith("Gemma\\-2B: L2 20.0% (95% CI 5.7-51.0, n=10) is at chance")
+    assert {s.value.split(":")[0] for s in at.success} == {"SeaLion\\-9B\\-it", "Closed\\-XL"}
     means = _frame(at, "model_id", "micro", "macro").set_index("model_id")
     assert means.loc["Gemma-2B", "micro"] == pytest.approx(100 * 20 / 60)
     assert means.loc["SeaLion-9B-it", "macro"] == pytest.approx(60.0)
@@ -56,4 +57,4 @@ def test_gen_contains_match(db):
     assert (levels["chance"] == 0).all()
     assert levels["value"].tolist() == pytest.approx([90.0] * 6)
     # the diagnostic still reads the MCQ hierarchy
-    assert any(s.value.startswith("Closed-XL: L2 90.0%") for s in at.success)
+    assert any(s.value.startswith("Closed\\-XL: L2 90.0%") for s in at.success)
