@@ -7,9 +7,11 @@ For C in {1, 8, 32, 128} this prints Tanaw's achieved rate and its ratio to that
   * `pacute-bench` — a re-implementation of pacute-bench's MCQ loop as documented in its vLLM evaluator:
                      an asyncio.Semaphore(C) per item, and inside it one echo+logprobs completion request per
                      option (4 options) gathered at once, on a default AsyncOpenAI client; its in-flight cap is 4C.
-The stand-in runs in its own process so the client's CPU time is measured on its own.
+The stand-in runs in its own process so the client's CPU time is measured on its own. Both request loops are timed
+after a warm-up round that opens their connections; `tanaw+store` is timed end to end (planning, every commit and
+the final aggregate refresh included).
 
-    python benchmarks/bench_throughput.py [--latency 0.5] [--per-slot 10] [--full]
+    python benchmarks/bench_throughput.py [--latency 0.5] [--per-slot 20] [--full]
 """
 from __future__ import annotations
 
@@ -63,6 +65,7 @@ async def tanaw_loop(url: str, concurrency: int, n: int) -> float:
         async def one(i: int) -> None:
             await client.chat([{"role": "user", "content": f"question {i}"}], max_tokens=8)
 
+        await bounded(range(concurrency), one, concurrency)  # warm-up: open the connections, load lazy imports
         t0 = time.perf_counter()
         await bounded(range(n), one, concurrency)
         return time.perf_counter() - t0
@@ -103,6 +106,7 @@ async def pacute_bench_loop(url: str, concurrency: int, n_items: int) -> float:
             scores = await asyncio.gather(*[logprob(f"Question {i}:", f"option{k}") for k in range(OPTIONS)])
         return max(range(OPTIONS), key=scores.__getitem__)
 
+    await asyncio.gather(*[item(-i) for i in range(1, concurrency + 1)])  # warm-up, as for tanaw
     t0 = time.perf_counter()
     await asyncio.gather(*[item(i) for i in range(n_items)])
     elapsed = time.perf_counter() - t0
@@ -113,7 +117,7 @@ async def pacute_bench_loop(url: str, concurrency: int, n_items: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=0.5, help="server latency L in seconds")
-    parser.add_argument("--per-slot", type=int, default=10, help="requests per concurrency slot (run length)")
+    parser.add_argument("--per-slot", type=int, default=20, help="requests per concurrency slot (run length)")
     parser.add_argument("--concurrency", default="1,8,32,128")
     parser.add_argument("--full", action="store_true",
                         help="also time the whole runner (render, score, one DuckDB transaction per answer)")
