@@ -104,7 +104,7 @@ for col, label, system in zip(cols, LABELS, chosen):
             st.markdown(f"order {r.ord} · run {r.run_no} · {mark(r.right)} · score "
                         f"{'–' if r.score != r.score else f'{r.score:.2f}'} · answer: {answer_text(r.answer)}")
             with st.expander("Prompt as sent"):
-                st.code(r.prompt or "(not recorded)", language=None, wrap_lines=True)
+                st.code(r.prompt if isinstance(r.prompt, str) else "(not recorded)", language=None, wrap_lines=True)
             st.code(r.output if isinstance(r.output, str) else "(no text output: scored by option log-probability)",
                     language=None, wrap_lines=True)
             if isinstance(r.output, str):

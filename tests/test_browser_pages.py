@@ -9,6 +9,8 @@ from urllib.parse import urlencode
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from store import db as store_db
+from store.ratings import ingest_ratings
 from tests.browser import chromium_available, chromium_page, screenshot, serve_app, wait_for_app
 from tests.fixtures_store import fixture_db
 
@@ -26,7 +28,7 @@ VIEWS = [
      ["LINDSEA linguistic diagnostics", "Where it breaks", "chance 50%", "Minimal pairs answered wrongly"]),
     ("pacute", "pacute", {}, ["Hierarchy L0-L5", "chance 25%", "Gemma-2B: L2 20.0%", "Main suite and controls"]),
     ("cultural", "cultural", {"lang": "ta", "item": "0"},
-     ["Cultural probes", "அளவுக்கு மிஞ்சினால்", "<script>alert('x')</script>", "No ratings uploaded yet"]),
+     ["Cultural probes", "அளவுக்கு மிஞ்சினால்", "<script>alert('x')</script>", "Human ratings", "sensitivity"]),
     ("compare_deep_link", "compare", DEEP_LINK,
      ["17 items", "Paired test", "morphology-13", "Hmm, both could be fine depending on context."]),
     ("compare_thai", "compare", {"task": "sentiment", "lang": "th", "sys": ["Closed-XL|en", "Gemma-2B|native"]},
@@ -40,6 +42,10 @@ VIEWS = [
 def app_url(tmp_path_factory):
     db = tmp_path_factory.mktemp("browser") / "explorer.duckdb"
     shutil.copy(fixture_db(), db)
+    con = store_db.connect(db)
+    ingest_ratings(con, "item,model,rater,lang,accuracy,sensitivity\n0,Gemma-2B,r1,ta,2,3\n0,Closed-XL,r1,ta,5,4\n",
+                   "ratings.csv")
+    con.close()
     with serve_app(db) as url:
         yield url
 
