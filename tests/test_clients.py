@@ -23,9 +23,9 @@ async def _chat(url: str, text: str = "hello", **kw):
 
 
 def test_chat_survives_429_500_dropped_connection_and_timeout():
-    faults = Faults(burst_429=2, burst_500=2, drop=1, hang=1, hang_s=3.0)
+    faults = Faults(burst_429=2, burst_500=2, drop=1, hang=1, hang_s=6.0)
     with StandinServer(faults=faults) as server:
-        c = _run(_chat(server.base_url, timeout=0.5))
+        c = _run(_chat(server.base_url, timeout=2.0))
     assert c.attempts == 7
     assert server.counts["hello"] == 7
     assert server.statuses[429] == 2 and server.statuses[500] == 2
@@ -106,9 +106,9 @@ def test_requests_per_minute_spaces_starts_evenly():
 
 
 def test_bounded_keeps_exactly_c_requests_in_flight():
-    with StandinServer(latency=0.05) as server:
+    with StandinServer(latency=0.3) as server:
         async def go():
-            async with ModelClient(server.base_url, "standin", retry=FAST) as client:
+            async with ModelClient(server.base_url, "standin", retry=FAST, concurrency=8) as client:
                 async def one(i):
                     await client.chat([{"role": "user", "content": f"q{i}"}])
                 await bounded(range(40), one, 8)
