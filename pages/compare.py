@@ -6,10 +6,13 @@ import json
 import streamlit as st
 
 from evaluator.aggregate import paired_test
+from pages._entry import ensure_app
 from pages._filters import filtered_models, model_filters
 from pages._ui import answer_text, empty_state, mark, md_code, md_escape, table, word_diff
 from store.cached import q
 from store.queries.compare import LABELS, SLICES
+
+ensure_app()
 
 SLICE_NAMES = {"all": "all items", "a_right_b_wrong": "A right, B wrong", "a_wrong_b_right": "A wrong, B right",
                "all_wrong": "all wrong", "any_wrong": "any wrong", "unparseable": "unparseable output",

@@ -3,10 +3,13 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages._entry import ensure_app
 from pages._filters import filtered_models, model_filters
 from pages._ui import empty_state, md_escape, table
 from store import ratings
 from store.cached import clear, connection, q
+
+ensure_app()
 
 st.title("Cultural probes")
 st.caption("Open questions on proverbs, customs and culture asked in the native language (BHASA cultural "

@@ -5,10 +5,13 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
+from pages._entry import ensure_app
 from pages._filters import filtered_models, model_filters
 from pages._ui import (LANG_NAMES, PROMPT_NAMES, answer_text, empty_state, mark, md_code, md_escape, score_text,
                        table, word_diff)
 from store.cached import q
+
+ensure_app()
 
 st.title("LINDSEA linguistic diagnostics")
 st.caption("Which linguistic phenomena break, per model and language. Scores are accuracy (0-100) with 95% Wilson "

@@ -4,9 +4,12 @@ from __future__ import annotations
 import plotly.express as px
 import streamlit as st
 
+from pages._entry import ensure_app
 from pages._filters import filtered_models, model_filters
 from pages._ui import empty_state, md_escape, table
 from store.cached import q
+
+ensure_app()
 
 st.title("Model")
 models = filtered_models(model_filters())

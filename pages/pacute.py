@@ -4,9 +4,12 @@ from __future__ import annotations
 import plotly.express as px
 import streamlit as st
 
+from pages._entry import ensure_app
 from pages._filters import filtered_models, model_filters
 from pages._ui import empty_state, md_escape, table
 from store.cached import q
+
+ensure_app()
 
 METRICS = {"MCQ": ("mcq_acc", "mcq_norm_acc"), "GEN": ("exact_match", "contains_match")}
 METRIC_NAMES = {"mcq_acc": "accuracy", "mcq_norm_acc": "length-normalised accuracy", "exact_match": "exact match",

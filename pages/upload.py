@@ -14,9 +14,12 @@ import streamlit as st
 from evaluator.cli import upload_flow
 from evaluator.formats.limits import DEFAULT_LIMITS, MB
 from evaluator.formats.read import read_upload
+from pages._entry import ensure_app
 from pages._ui import md_escape
 from store import cached, db
 from store.writer_lock import WriterBusy
+
+ensure_app()
 
 FORMATS = {"auto": "Detect automatically", "native": "Tanaw native JSONL", "pacute-bench": "pacute-bench",
            "seahelm": "SEA-HELM", "lm-eval": "lm-evaluation-harness"}
