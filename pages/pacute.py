@@ -12,7 +12,7 @@ from store.cached import q
 ensure_app()
 
 METRICS = {"MCQ": ("mcq_acc", "mcq_norm_acc"), "GEN": ("exact_match", "contains_match")}
-METRIC_NAMES = {"mcq_acc": "accuracy", "mcq_norm_acc": "length-normalised accuracy", "exact_match": "exact match",
+METRIC_NAMES = {"mcq_acc": "accuracy", "mcq_norm_acc": "chance-normalised accuracy", "exact_match": "exact match",
                 "contains_match": "contains match"}
 
 st.title("PACUTE: Filipino word structure")
