@@ -137,8 +137,9 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3)
 """(version, statements) in order; append a new version, never edit an applied one."""
 
 TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",
-          "self_reported", "ingests")
-"""Tables whose row counts the integrity tests compare before and after a failed ingest."""
+          "self_reported", "ingests", "uploads", "self_reported_cells", "ratings", "submissions")
+"""Tables whose row counts the integrity tests compare before and after a failed write (not `audit`, which records
+refusals too, nor the bookkeeping tables `schema_version` and `hub_sync`)."""
 
 
 def current_version(con: duckdb.DuckDBPyConnection) -> int:
