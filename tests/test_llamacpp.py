@@ -130,7 +130,11 @@ def test_in_process_backend_matches_the_server_on_pacute_mcq(server, gguf, tmp_p
             remote = await client.option_logprob(prompt, option)
         backend = LlamaCppBackend(str(gguf), n_ctx=512, n_threads=2)
         local = await backend.option_logprob(prompt, option)
+        options = [continuation(o) for o in item.options]
+        forward = [(await backend.option_logprob(prompt, o)).logprob for o in options]
+        backward = [(await backend.option_logprob(prompt, o)).logprob for o in reversed(options)][::-1]
         await backend.close()
+        assert forward == backward and forward[0] == local.logprob  # the order options are asked in is irrelevant
         return remote, local
 
     remote, local = asyncio.run(both())

@@ -3,7 +3,8 @@
 For developers without a GPU server. Generation uses the model's chat template; option log-likelihoods come from one
 forward pass with `logits_all=True` and a log-softmax in numpy over the rows that predict the option's tokens (the
 llama.cpp HTTP server's echoed log-probabilities give the same numbers, much more slowly). Options of one item share
-the prompt, so only the tokens after the longest common prefix with the previous evaluation are evaluated again.
+the prompt: it is evaluated once, then each option's tokens as their own batch (the same split every time, so the
+scores do not depend on the order of the options).
 """
 from __future__ import annotations
 
@@ -40,21 +41,25 @@ class LlamaCppBackend:
                                    chat_format=chat_format, n_threads=n_threads, verbose=verbose)
         self.tokenizer_name = f"model tokenizer ({os.path.basename(model_path)})"
         self._lock = asyncio.Lock()
+        self._prefix: list[int] | None = None
+        """Tokens whose KV cache and logit rows are current (the prompt part of the last option scored)."""
 
     # ---- synchronous core ----------------------------------------------------------------------------------
     def count_tokens(self, text: str) -> int:
         """Tokens of `text` in the model's own vocabulary (no BOS)."""
         return len(self.llm.tokenize(text.encode("utf-8"), add_bos=False))
 
-    def _eval(self, tokens: list[int]) -> np.ndarray:
-        """Logit rows for `tokens` (row i predicts token i + 1), reusing the cached common prefix."""
-        llm = self.llm
-        cached = llm.input_ids[: llm.n_tokens].tolist()
-        keep = 0
-        while keep < min(len(cached), len(tokens) - 1) and cached[keep] == tokens[keep]:
-            keep += 1
-        llm.n_tokens = keep
-        llm.eval(tokens[keep:])
+    def _eval(self, tokens: list[int], split: int) -> np.ndarray:
+        """Logit rows for `tokens` (row i predicts token i + 1): `tokens[:split]` as one batch (kept for the next
+        option of the same prompt), then the rest as another, so an option's score never depends on the order in
+        which options are asked."""
+        llm, prefix = self.llm, tokens[:split]
+        if self._prefix != prefix:
+            llm.reset()
+            llm.eval(prefix)
+            self._prefix = prefix
+        llm.n_tokens = len(prefix)
+        llm.eval(tokens[split:])
         return llm.scores[: len(tokens)]
 
     def option_logprob_sync(self, prompt: str, option: str) -> OptionScore:
@@ -69,7 +74,7 @@ class LlamaCppBackend:
                 picked.append(i)
         if not picked:
             raise ValueError(f"option {option!r} has no tokens of its own after the prompt")
-        rows = self._eval(tokens)
+        rows = self._eval(tokens, picked[0])
         lp = log_softmax(rows[[i - 1 for i in picked]])
         total = float(sum(lp[k, tokens[i]] for k, i in enumerate(picked)))
         return OptionScore(logprob=total, n_tokens=len(picked), tokens_in=len(tokens),
@@ -78,6 +83,7 @@ class LlamaCppBackend:
     def chat_sync(self, messages: list[dict], *, temperature: float, top_p: float, max_tokens: int) -> Completion:
         """One chat completion with the model's chat template."""
         t0 = time.monotonic()
+        self._prefix = None  # generation reuses and overwrites the cache its own way
         r = self.llm.create_chat_completion(messages=messages, temperature=temperature, top_p=top_p,
                                             max_tokens=max_tokens)
         choice, usage = r["choices"][0], r.get("usage") or {}
