@@ -60,7 +60,7 @@ def test_app_pulls_pushes_and_survives_the_hub_going_down(tmp_path):
             deadline = time.monotonic() + 30
             while len(standin.commit_log) < 2 and time.monotonic() < deadline:
                 time.sleep(0.2)
-            assert [c[1] for c in standin.commit_log] == ["seed", "Update from the Tanaw app"]
+            assert [c[1] for c in standin.commit_log] == ["seed", "Update from the Tanaw app"], page.inner_text("body")[-1500:]
             manifest = json.loads(standin.files(REPO)["manifest.json"])
             assert manifest["tables"]["submissions"]["rows"] == 2
             screenshot(page, "hub_app_queued")
