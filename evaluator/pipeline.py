@@ -211,23 +211,41 @@ def ingest_predictions(con: duckdb.DuckDBPyConnection, preds: Iterable[Predictio
     return summary
 
 
+def save_live(con: duckdb.DuckDBPyConnection, model_id: str,
+              rows: Sequence[tuple[Mapping[str, Any], Item, ItemResult]], *,
+              model_info: Mapping[str, Any] | None = None, known: set | None = None) -> None:
+    """Write live results as they arrive, several answers per transaction, so an interrupted run can resume.
+
+    Each row is (run_meta, item, result) with run_meta {"task", "lang", "prompt_lang", "run_no", "settings",
+    optional "source" (default "evaluated")}. `known` remembers the runs and items this process already wrote,
+    so each is written once; pass the same set on every call of a run.
+    """
+    known = known if known is not None else set()
+    by_run: dict[str, list] = {}
+    for meta, item, result in rows:
+        rid = run_id(model_id, meta["task"], meta["lang"], meta["prompt_lang"], meta["run_no"],
+                     meta.get("source", "evaluated"))
+        by_run.setdefault(rid, []).append((meta, item, result))
+    with transaction(con):
+        for rid, group in by_run.items():
+            meta = group[0][0]
+            if rid not in known:
+                if not any(isinstance(k, str) for k in known):  # first run of this process: the registry rows
+                    writer.sync_tasks(con, task_rows())
+                writer.upsert_model(con, {"model_id": model_id, "origin": "evaluated", **(model_info or {})})
+                writer.upsert_run(con, {"run_id": rid, "model_id": model_id, "task": meta["task"],
+                                        "lang": meta["lang"], "prompt_lang": meta["prompt_lang"],
+                                        "run_no": meta["run_no"], "settings": meta.get("settings"),
+                                        "source": meta.get("source", "evaluated"), "harness": "tanaw"})
+            new = {(i.task, i.lang, i.item_id): i for _, i, _ in group if (i.task, i.lang, i.item_id) not in known}
+            if new:  # an item asked in both orders is written once
+                writer.upsert_items(con, list(new.values()), content_hash)
+            writer.save_results(con, rid, [res for _, _, res in group])
+            known.update(new)
+    known.update(by_run)
+
+
 def save_result(con: duckdb.DuckDBPyConnection, model_id: str, run_meta: Mapping[str, Any], item: Item,
                 result: ItemResult) -> None:
-    """Write one live result as it arrives (its own small transaction), so an interrupted run can resume.
-
-    `run_meta`: {"task", "lang", "prompt_lang", "run_no", "settings", optional "source" (default "evaluated")}.
-    """
-    kind = run_meta.get("source", "evaluated")
-    rid = run_id(model_id, run_meta["task"], run_meta["lang"], run_meta["prompt_lang"], run_meta["run_no"], kind)
-    with transaction(con):
-        if not con.execute("SELECT count(*) FROM runs WHERE run_id = ?", [rid]).fetchone()[0]:
-            writer.upsert_model(con, {"model_id": model_id, "origin": "evaluated",
-                                      **(run_meta.get("model") or {})})
-            writer.upsert_items(con, [item], content_hash)
-            writer.upsert_run(con, {"run_id": rid, "model_id": model_id, "task": run_meta["task"],
-                                    "lang": run_meta["lang"], "prompt_lang": run_meta["prompt_lang"],
-                                    "run_no": run_meta["run_no"], "settings": run_meta.get("settings"),
-                                    "source": kind, "harness": "tanaw"})
-        else:
-            writer.upsert_items(con, [item], content_hash)
-        writer.save_results(con, rid, [result])
+    """Write one live result in its own transaction (see `save_live`)."""
+    save_live(con, model_id, [(run_meta, item, result)], model_info=run_meta.get("model"))

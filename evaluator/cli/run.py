@@ -22,16 +22,11 @@ Interrupted runs resume: run the same command again (answers already stored are 
 
 
 class StoreSink:
-    """Results into DuckDB, one small transaction per group of answers (the writes of `pipeline.save_result`).
-
-    It calls `store.writer` itself because `pipeline.save_result` leaves a DuckDB 2.0 result pending (fetchone)
-    before `register`, which fails from the second answer of a run on; the rows written are the same.
-    """
+    """Results into DuckDB through `pipeline.save_live`: one small transaction per group of answers."""
 
     def __init__(self, con: Any, model_id: str, model_info: Mapping[str, Any] | None = None):
         self.con, self.model_id, self.model_info = con, model_id, dict(model_info or {})
-        self._runs: set[str] = set()
-        self._items: set[tuple[str, str, str]] = set()
+        self._known: set = set()
 
     def _run_id(self, cell: Cell) -> str:
         return pipeline.run_id(self.model_id, cell.task.name, cell.lang, cell.prompt_lang, cell.run_no, "evaluated")
@@ -44,31 +39,9 @@ class StoreSink:
 
     def save_many(self, rows: Sequence[tuple[Cell, Mapping[str, Any], Item, ItemResult]]) -> None:
         """Store scored answers (cell, settings, item, result) in one transaction (committed on return)."""
-        from store import writer
-        from store.db import transaction
-
-        by_run: dict[str, list] = {}
-        for cell, settings, item, result in rows:
-            by_run.setdefault(self._run_id(cell), []).append((cell, settings, item, result))
-        with transaction(self.con):
-            for rid, group in by_run.items():
-                cell, settings = group[0][0], group[0][1]
-                if rid not in self._runs:
-                    if not self._runs:  # the registry's task rows, so pages can group this model's cells by family
-                        writer.sync_tasks(self.con, pipeline.task_rows())
-                    writer.upsert_model(self.con, {"model_id": self.model_id, "origin": "evaluated",
-                                                   **self.model_info})
-                    writer.upsert_run(self.con, {"run_id": rid, "model_id": self.model_id, "task": cell.task.name,
-                                                 "lang": cell.lang, "prompt_lang": cell.prompt_lang,
-                                                 "run_no": cell.run_no, "settings": dict(settings),
-                                                 "source": "evaluated", "harness": "tanaw"})
-                new = {(i.task, i.lang, i.item_id): i for _, _, i, _ in group
-                       if (i.task, i.lang, i.item_id) not in self._items}  # the "ba" order reuses the "ab" item
-                if new:
-                    writer.upsert_items(self.con, list(new.values()), pipeline.content_hash)
-                writer.save_results(self.con, rid, [g[3] for g in group])
-        self._runs.update(by_run)
-        self._items.update((i.task, i.lang, i.item_id) for _, _, i, _ in rows)
+        live = [({"task": cell.task.name, "lang": cell.lang, "prompt_lang": cell.prompt_lang, "run_no": cell.run_no,
+                  "settings": dict(settings)}, item, result) for cell, settings, item, result in rows]
+        pipeline.save_live(self.con, self.model_id, live, model_info=self.model_info, known=self._known)
 
     def refresh(self, cell: Cell) -> float | None:
         """Recompute the cell's aggregates; returns its headline value (0-100) when scored."""
