@@ -159,12 +159,20 @@ def _describe(exc: Exception) -> str:
 
 
 class ModelClient:
-    """An OpenAI-compatible endpoint serving one model."""
+    """One model served at one or several OpenAI-compatible endpoints.
+
+    `base_url` may list several servers separated by commas (e.g. one vLLM or SGLang replica per GPU): each request
+    goes to the least busy connection pool across all of them, so load follows each server's speed and a retried
+    request may land on another replica.
+    """
 
     def __init__(self, base_url: str, model: str, *, api_key: str | None = None, timeout: float = 120.0,
                  retry: RetryPolicy = RetryPolicy(), rpm: float | None = None,
                  extra_body: Mapping[str, Any] | None = None, concurrency: int = 8):
-        self.base_url = base_url.rstrip("/")
+        self.base_urls = [u.strip().rstrip("/") for u in base_url.split(",") if u.strip()]
+        if not self.base_urls:
+            raise ValueError("base_url names no server")
+        self.base_url = ",".join(self.base_urls)
         self.model = model
         self.retry = retry
         self.limiter = RateLimiter(rpm)
@@ -172,11 +180,11 @@ class ModelClient:
         self.requests_sent = 0
         # httpx's pool costs more CPU per request the more connections it holds, so requests are spread over
         # one pool per POOL_SIZE slots (measured: ~10x less client CPU per request at 128 in flight).
-        n_pools = max(1, math.ceil(concurrency / POOL_SIZE))
-        self._pools = [AsyncOpenAI(base_url=self.base_url, api_key=api_key or "EMPTY", timeout=timeout,
-                                   max_retries=0, http_client=httpx.AsyncClient(timeout=timeout))
-                       for _ in range(n_pools)]
-        self._busy = [0] * n_pools
+        per_server = max(1, math.ceil(concurrency / len(self.base_urls) / POOL_SIZE))
+        self._urls = [url for url in self.base_urls for _ in range(per_server)]
+        self._pools = [AsyncOpenAI(base_url=url, api_key=api_key or "EMPTY", timeout=timeout, max_retries=0,
+                                   http_client=httpx.AsyncClient(timeout=timeout)) for url in self._urls]
+        self._busy = [0] * len(self._pools)
 
     async def close(self) -> None:
         """Release pooled connections."""
@@ -205,9 +213,9 @@ class ModelClient:
                 raise
             except Exception as exc:  # noqa: BLE001 - classified below
                 if not _retryable(exc):
-                    raise ClientError(f"{what} at {self.base_url}: {_describe(exc)}") from exc
+                    raise ClientError(f"{what} at {self._urls[pool]}: {_describe(exc)}") from exc
                 if attempt > self.retry.max_retries:
-                    raise ClientError(f"{what} at {self.base_url} failed after {attempt} attempts: "
+                    raise ClientError(f"{what} at {self._urls[pool]} failed after {attempt} attempts: "
                                       f"{_describe(exc)}") from exc
                 wait = self.retry.delay(attempt, _retry_after(exc))
             finally:

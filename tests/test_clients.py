@@ -115,3 +115,16 @@ def test_bounded_keeps_exactly_c_requests_in_flight():
         _run(go())
     assert server.peak_in_flight == 8
     assert server.requests == 40 and len(server.counts) == 40
+
+
+def test_several_servers_share_the_load_and_a_failing_replica_is_retried_elsewhere():
+    with StandinServer(latency=0.05) as a, StandinServer(latency=0.05, faults=Faults(burst_500=3)) as b:
+        async def go():
+            async with ModelClient(f"{a.base_url}, {b.base_url}", "standin", retry=FAST, concurrency=32) as client:
+                async def one(i):
+                    return await client.chat([{"role": "user", "content": f"q{i}"}])
+                return await bounded(range(64), one, 32)
+        _run(go())
+    assert a.statuses[200] + b.statuses[200] == 64  # every question answered once
+    assert a.statuses[200] >= 16 and b.statuses[200] >= 16  # both replicas served a real share
+    assert b.statuses[500] == 3

@@ -60,7 +60,9 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--config", help="YAML run config with the same settings (see evaluator/runconfig.py)")
     p.add_argument("--model", help="model name as stored and shown on the leaderboard")
     p.add_argument("--served-model", help="model id the server expects, if different from --model")
-    p.add_argument("--base-url", help="OpenAI-compatible base URL including /v1, e.g. http://localhost:8000/v1")
+    p.add_argument("--base-url", help="OpenAI-compatible base URL including /v1, e.g. http://localhost:8000/v1; "
+                                      "several comma-separated URLs (replicas of the same model) share the load, "
+                                      "each request going to the least busy one")
     p.add_argument("--api-key-env", help="environment variable holding the API key (default: none sent)")
     p.add_argument("--backend", choices=("http", "llamacpp"),
                    help="http (default): any OpenAI-compatible server; llamacpp: in-process GGUF (needs "
