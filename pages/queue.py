@@ -16,6 +16,7 @@ STATUS_ICONS = {"PENDING": ":material/schedule:", "RUNNING": ":material/autorene
                 "FINISHED": ":material/check_circle:", "FAILED": ":material/error:"}
 BACKENDS = {"openai": "OpenAI-compatible endpoint (vLLM, SGLang, TGI, hosted API)",
             "hub": "Model on the Hugging Face Hub (served by our worker)"}
+PRIVATE_ENV = "TANAW_ALLOW_PRIVATE_ENDPOINTS"  # set on a self-hosted app to queue endpoints on its own network
 TOKEN_ENV = "TANAW_SUBMIT_TOKEN"  # when set, requests need this token (else anyone could queue GPU hours)
 PROMPTS = {"en,native": "English and native prompts", "en": "English prompts", "native": "Native prompts"}
 
@@ -72,6 +73,8 @@ with st.expander("Request an evaluation", icon=":material/add_circle:"):
             langs=None if set(sel_langs) == set(langs) else ",".join(sel_langs) or None,
             prompt_langs=prompt_langs, item_limit=int(limit) if limit else None, submitter=submitter.strip() or None)
         try:
+            if queue.is_private_endpoint(request.base_url) and not os.environ.get(PRIVATE_ENV):
+                raise queue.QueueError("base_url: private and local addresses are not accepted here")
             with writer(db.db_path()) as con:
                 stored, created = queue.submit(con, request)
         except queue.QueueError as e:

@@ -7,6 +7,7 @@ it FINISHED or FAILED. API keys are never stored: a request names the environmen
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import json
 import re
 from dataclasses import dataclass, fields
@@ -88,6 +89,19 @@ def _check(sub: Submission) -> None:
             raise QueueError(f"{name}: letters, digits, '.', '_', '-' and commas only")
     if sub.item_limit is not None and sub.item_limit < 1:
         raise QueueError("item_limit: a positive number of items, or empty for all")
+
+
+def is_private_endpoint(url: str | None) -> bool:
+    """Whether an endpoint names this machine or a private network by IP literal or "localhost" (a public form
+    must not let the worker be pointed at its own network; names resolving to private addresses are not caught)."""
+    host = (urlsplit(url or "").hostname or "").lower()
+    if host == "localhost" or host.endswith(".localhost") or host.endswith(".internal"):
+        return True
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_reserved or ip.is_unspecified
 
 
 def _from_row(row) -> Submission:
