@@ -43,7 +43,7 @@ def test_app_pulls_pushes_and_survives_the_hub_going_down(tmp_path):
         env = {"TANAW_RESULTS_REPO": REPO, "HF_TOKEN": "write-token", "HF_ENDPOINT": standin.url,
                "TANAW_HOME": str(tmp_path / "home"), "TANAW_HUB_PULL_EVERY_S": "2", "TANAW_DATA_DIR": str(U.DATA)}
         with serve_app(tmp_path / "space.duckdb", env=env) as url, chromium_page(height=2400) as page:
-            page.goto(url)  # the entry page first: a first request for /queue would skip app.py
+            page.goto(url)  # the first run pulls (a deep link as a fresh server's first request may draw once before)
             wait_for_page(page)
             page.goto(f"{url}/queue")
             wait_for_page(page)
