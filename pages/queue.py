@@ -9,8 +9,11 @@ import os
 
 import streamlit as st
 
+from pages._entry import ensure_app
 from store import cached, db, queue
 from store.writer_lock import WriterBusy, writer
+
+ensure_app()
 
 STATUS_ICONS = {"PENDING": ":material/schedule:", "RUNNING": ":material/autorenew:",
                 "FINISHED": ":material/check_circle:", "FAILED": ":material/error:"}

@@ -1,6 +1,8 @@
 """The only store module that imports streamlit: a cached connection and cached query results for the pages."""
 from __future__ import annotations
 
+import os
+
 import pandas as pd
 import streamlit as st
 
@@ -8,9 +10,21 @@ from store import db
 from store.queries import QUERIES
 
 
+def parquet_root() -> str | None:
+    """$TANAW_PARQUET: serve a Parquet export (a folder, `hf://datasets/...` or `s3://...`) instead of the file."""
+    return os.environ.get("TANAW_PARQUET") or None
+
+
 @st.cache_resource
 def connection():
-    """One read-write connection per app process (the app owns the database); a cursor per query."""
+    """One connection per app process, a cursor per query: the DuckDB file the app owns (read-write), or, with
+    $TANAW_PARQUET, an in-memory store over that export whose per-item tables stay Parquet views (read-only use:
+    changes are not written back)."""
+    root = parquet_root()
+    if root:
+        from store.scale import connect_parquet
+
+        return connect_parquet(root)
     return db.connect()
 
 
