@@ -75,11 +75,16 @@ fig.add_vline(x=50, line_dash="dash", line_color="#555", annotation_text="chance
 fig.update_layout(height=max(240, 44 * len(bars) + 90), margin=dict(t=30, l=0, r=10, b=0),
                   yaxis=dict(automargin=True, autorange="reversed"),
                   legend=dict(orientation="h", y=1.0, x=1, xanchor="right", yanchor="bottom", title=""))
-st.plotly_chart(fig, key="bars")
+st.caption("Click a bar to list its items below.")
+clicked = st.plotly_chart(fig, key="bars", on_select="rerun", selection_mode="points")
+points = clicked.selection.points if clicked and clicked.selection else []
+picked = bars.loc[bars["label"] == points[0].get("y"), key] if points else bars.iloc[0:0][key]
+if not picked.empty:
+    level[key] = picked.iloc[0]
 table(bars.drop(columns=["label"]), f"lindsea_{model}_{lang}_{key}")
 
 st.subheader("Items")
-node = level["phenomenon"] or level["branch"] or "all items"
+node = level["category"] or level["phenomenon"] or level["branch"] or "all items"
 items = q("lindsea_items", facts=facts, prompt_lang=prompt_lang, **level)
 wrong = items[~items["right_all"].fillna(False)]
 st.write(f"{len(items)} items under **{md_escape(node)}** with the {PROMPT_NAMES[prompt_lang].lower()}: "
