@@ -144,9 +144,15 @@ def _bootstrap(spec: MetricSpec, rows: Sequence[_Row], n_boot: int, seed: int) -
         # Item metrics: the run-mean of run-means equals the mean of per-item means when runs cover the same items.
         means = np.array([np.mean([_item_score(spec, r) for r in by_item[i]]) for i in ids])
         stats = means[draws].mean(axis=1)
-    elif spec.resample is not None and len({r.result.prediction.run for r in rows}) == 1:
-        # A single run: the metric's own vectorised resampling over the same draws (equal values, much faster).
-        stats = np.asarray(spec.resample([_triples(by_item[i]) for i in ids], draws), dtype=float)
+    elif spec.resample is not None:
+        # The metric's own vectorised resampling over the same draws, run by run, then the mean over runs: the
+        # same values as the loop below (a run with no rows in a resample is left out of that resample's mean).
+        per_run = [np.asarray(spec.resample([_triples([r for r in by_item[i] if r.result.prediction.run == run])
+                                             for i in ids], draws), dtype=float)
+                   for run in sorted({r.result.prediction.run for r in rows})]
+        stacked = np.vstack(per_run)
+        counted = (~np.isnan(stacked)).sum(axis=0)
+        stats = np.where(counted > 0, np.nansum(stacked, axis=0) / np.maximum(counted, 1), np.nan)
         stats = stats[~np.isnan(stats)]
     else:
         triples = {i: [(r.result.prediction.run, t) for r, t in zip(by_item[i], _triples(by_item[i]))] for i in ids}

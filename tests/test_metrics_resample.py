@@ -18,3 +18,27 @@ def test_choice_resampling_equals_the_corpus_metric_on_every_resample():
                                (phenomenon_macro_resample, phenomenon_macro)):
         expected = np.array([scalar([row for j in d for row in groups[j]]) for d in draws])
         assert np.allclose(vectorised(groups, draws), expected, atol=1e-12)
+
+
+def test_multi_run_cells_bootstrap_the_same_as_the_per_resample_loop(shared_data):
+    import dataclasses
+
+    from evaluator.aggregate import _bootstrap, _rows
+    from evaluator.datasets import load_items
+    from evaluator.metrics.base import get_metric
+    from evaluator.registry import get_task
+    from evaluator.scoring import score_prediction
+    from evaluator.spec import Prediction
+
+    task = get_task("sentiment")
+    items = load_items(task, "vi", data_dir=shared_data, limit=40)
+    words = ["Positive", "Negative", "Neutral", "nonsense"]
+    pairs = [(it, score_prediction(task, it, Prediction("sentiment", "vi", it.item_id, "en", words[(k * run) % 4],
+                                                        run=run)))
+             for run in (1, 2, 3) for k, it in enumerate(items) if not (run == 3 and k % 5 == 0)]
+    rows = _rows(task, pairs)
+    for name in ("macro_f1", "balanced_accuracy"):
+        spec = get_metric(name)
+        fast = _bootstrap(spec, rows, 300, 4156)
+        slow = _bootstrap(dataclasses.replace(spec, resample=None), rows, 300, 4156)
+        assert np.allclose(fast, slow, atol=1e-12), name

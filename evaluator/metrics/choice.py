@@ -84,7 +84,8 @@ def phenomenon_macro_resample(groups: Sequence[Sequence[tuple]], draws: np.ndarr
             count[i, j] += 1
     h, c = resample_sums(hits, draws), resample_sums(count, draws)
     acc = np.where(c > 0, h / np.maximum(c, 1), 0.0)
-    return acc.sum(axis=1) / np.maximum((c > 0).sum(axis=1), 1)
+    value = acc.sum(axis=1) / np.maximum((c > 0).sum(axis=1), 1)
+    return np.where(c.sum(axis=1) > 0, value, np.nan)
 
 
 MCQ_ACC = register(MetricSpec(

@@ -86,7 +86,8 @@ def macro_f1_resample(groups: Sequence[Sequence[tuple]], draws: np.ndarray) -> n
     tp, pred_n, gold_n = (resample_sums(m, draws) for m in _item_counts(groups))
     denom = pred_n + gold_n
     f1 = np.where(denom > 0, 2 * tp / np.maximum(denom, 1), 0.0)
-    return f1.sum(axis=1) / np.maximum((denom > 0).sum(axis=1), 1)
+    value = f1.sum(axis=1) / np.maximum((denom > 0).sum(axis=1), 1)
+    return np.where(gold_n.sum(axis=1) > 0, value, np.nan)  # a resample without rows: NaN, as `macro_f1`
 
 
 def balanced_accuracy_resample(groups: Sequence[Sequence[tuple]], draws: np.ndarray) -> np.ndarray:
@@ -94,7 +95,8 @@ def balanced_accuracy_resample(groups: Sequence[Sequence[tuple]], draws: np.ndar
     counts = _item_counts(groups)
     tp, gold_n = resample_sums(counts[0], draws), resample_sums(counts[2], draws)
     recall = np.where(gold_n > 0, tp / np.maximum(gold_n, 1), 0.0)
-    return recall.sum(axis=1) / np.maximum((gold_n > 0).sum(axis=1), 1)
+    value = recall.sum(axis=1) / np.maximum((gold_n > 0).sum(axis=1), 1)
+    return np.where(gold_n.sum(axis=1) > 0, value, np.nan)
 
 
 ACCURACY = register(MetricSpec(
