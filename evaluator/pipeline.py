@@ -74,11 +74,6 @@ def content_hash(item: Item) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 
-def file_hash(data: bytes) -> str:
-    """SHA-256 of a file's bytes (the idempotency key of an ingest)."""
-    return hashlib.sha256(data).hexdigest()
-
-
 def task_rows() -> list[dict]:
     """The registry as rows for the store's `tasks` table."""
     return [{"task": t.name, "family": t.family, "grp": t.group, "langs": t.langs, "mode": t.mode,

@@ -81,7 +81,10 @@ if reported.empty:
     st.caption(f"The papers report no {bench} results for this prompt language on the headline metrics.")
 else:
     st.caption("Numbers as published (BHASA: Leong et al., 2023; PACUTE), on the papers' own samples and models; "
-               "'n/a' prompt rows (fine-tuned, human) appear under both prompt languages. Citations in the CSV.")
+               "'n/a' prompt rows (fine-tuned, human) appear under both prompt languages.")
     table(reported, f"reported-{family}-{prompt_lang}",
           columns={c: st.column_config.NumberColumn(format="%.1f") for c in reported.columns
                    if c not in ("system", "source")})
+    st.download_button("Download every reported result with its citation (CSV)",
+                       q("reported_rows").to_csv(index=False).encode(), file_name="reported-results.csv",
+                       mime="text/csv", key="dl_reported_all", icon=":material/download:")

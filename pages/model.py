@@ -39,23 +39,17 @@ else:
         "field_median": st.column_config.NumberColumn("field median", format="%.1f"),
         "delta": st.column_config.NumberColumn("delta", format="%+.1f")}, height=320)
 
-    left, right = st.columns(2)
-    with left:
-        st.markdown("**Strengths** (furthest above the field median)")
-        strengths = q("model_extremes", model=model, side="strength")
-        if strengths.empty:
-            st.caption("No cell above the field median.")
-        else:
-            table(strengths, f"model_{model}_strengths", columns={"delta": st.column_config.NumberColumn(
-                "delta", format="%+.1f"), "field_median": st.column_config.NumberColumn("median", format="%.1f")})
-    with right:
-        st.markdown("**Weaknesses** (furthest below the field median)")
-        weaknesses = q("model_extremes", model=model, side="weakness")
-        if weaknesses.empty:
-            st.caption("No cell below the field median.")
-        else:
-            table(weaknesses, f"model_{model}_weaknesses", columns={"delta": st.column_config.NumberColumn(
-                "delta", format="%+.1f"), "field_median": st.column_config.NumberColumn("median", format="%.1f")})
+    EXTREMES = {"strength": ("Strengths", "above", "strengths"), "weakness": ("Weaknesses", "below", "weaknesses")}
+    for column, (side, (title, where, name)) in zip(st.columns(2), EXTREMES.items()):
+        with column:
+            st.markdown(f"**{title}** (furthest {where} the field median)")
+            extremes = q("model_extremes", model=model, side=side)
+            if extremes.empty:
+                st.caption(f"No cell {where} the field median.")
+            else:
+                table(extremes, f"model_{model}_{name}", columns={
+                    "delta": st.column_config.NumberColumn("delta", format="%+.1f"),
+                    "field_median": st.column_config.NumberColumn("median", format="%.1f")})
 
 st.subheader("Instruction-following failures")
 runs = q("model_runs", model=model)

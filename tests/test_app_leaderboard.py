@@ -56,3 +56,12 @@ def test_pacute_and_empty_state(demo_db, monkeypatch):
     assert board.loc[MAJ, "pacute-hierarchical-mcq · tl"] == pytest.approx(0.0)  # first option, never the gold
     at = _run(demo_db, monkeypatch, bench="LINDSEA", search="no such model")
     assert any("pass the filters" in i.value for i in at.info)
+
+
+def test_every_reported_row_downloads_with_its_citation(demo_db, monkeypatch):
+    at = _run(demo_db, monkeypatch)
+    from store.cached import q  # the app's own connection to the same file
+
+    rows = q("reported_rows")
+    assert len(rows) == 334 and rows["citation"].str.len().min() > 20
+    assert any(b.label.startswith("Download every reported result") for b in at.get("download_button"))

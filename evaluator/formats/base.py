@@ -30,8 +30,6 @@ class ParsedFile:
     predictions: list[Prediction] = field(default_factory=list)
     errors: list[FormatError] = field(default_factory=list)
     warnings: list[FormatError] = field(default_factory=list)
-    meta: dict = field(default_factory=dict)
-    """Anything else the file says (model name, harness settings, self-reported summary)."""
 
     @property
     def ok(self) -> bool:
