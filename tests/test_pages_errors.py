@@ -62,7 +62,7 @@ def test_a_crash_while_importing_shows_an_error_id(empty_store, monkeypatch, cap
     def boom(*a, **k):
         raise OverflowError(SECRET)
 
-    monkeypatch.setattr("evaluator.cli.upload_flow.ingest_upload", boom)
+    monkeypatch.setattr("services.upload.ingest_upload", boom)
     caplog.set_level(logging.ERROR, logger="tanaw.incidents")
     at = _upload_page()
     next(t for t in at.text_input if t.label == "Model name").input("m")
