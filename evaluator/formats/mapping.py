@@ -212,4 +212,4 @@ def map_rows(parsed: ParsedRows, index: ItemIndex) -> list[Prediction]:
         total = len(cell.items) if not isinstance(cell, str) else 0
         if n < total:
             parsed.warn(None, None, f"incomplete run: {task}/{lang}/{prompt_lang} run {run} has {n} of {total} items")
-    return out
+    return [] if parsed.errors else out  # a file with a row that cannot be aligned is not imported at all
