@@ -29,6 +29,7 @@ PARSERS = {
     "pacute-bench": pacute_bench.parse_inference,
     "seahelm": seahelm.parse_inference,
     "lm-eval": lm_eval.parse_samples,
+    "seahelm-batch": seahelm.parse_batch_file,
 }
 SUMMARY_PARSERS = {
     "pacute-bench-summary": pacute_bench.parse_summary,
