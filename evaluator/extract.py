@@ -13,6 +13,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+from evaluator.metrics.choice import argmax_option
 from evaluator.spec import Item, Prediction, TaskSpec
 
 
@@ -317,7 +318,7 @@ def extract_pacute_answer(raw: str | None, *, task: TaskSpec, lang: str, item: I
 
 def extract_option_logprob(raw: str | None, *, task: TaskSpec, lang: str, item: Item | None = None,
                            pred: Prediction | None = None) -> Extraction:
-    """MCQ by log-likelihood: argmax of summed option log-probabilities (ties → first option).
+    """MCQ by log-likelihood: argmax of summed option log-probabilities (ties by option text, `argmax_option`).
 
     Without log-probabilities, falls back to a letter or an option string in the output (flagged in extras).
     """
@@ -326,7 +327,7 @@ def extract_option_logprob(raw: str | None, *, task: TaskSpec, lang: str, item: 
     if logprobs:
         if len(logprobs) != len(options):
             return _fail(None, f"{len(logprobs)} log-probabilities for {len(options)} options")
-        best = max(range(len(logprobs)), key=lambda i: (logprobs[i], -i))
+        best = argmax_option(logprobs, options)
         return Extraction(options[best], True, None,
                           {"via": "logprob", "choice": best, "k": len(options), "length_norm": "none (sum)"})
     region, via, reasoning = _prepare(raw)
