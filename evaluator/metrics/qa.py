@@ -4,8 +4,8 @@ Normalisation is SEA-HELM's (`src/metrics/question_answering.py`): the official 
 ASCII-punctuation removal and whitespace collapsing, but the English articles a/an/the are removed only in English
 ("articles only apply to English"), after Unicode NFC, which neither script does. Thai has no spaces between words,
 so whitespace F1 is nearly sentence-level; `squad_f1_newmm` first segments prediction and gold with PyThaiNLP newmm
-and is the Thai headline (as SEA-HELM scores Thai; BHASA paper §3.6.2 prints both, whitespace first). An empty gold list marks an unanswerable question (IndicQA): it scores 1 only when the
-model gives no answer or says so.
+and is the Thai headline (as SEA-HELM scores Thai; BHASA paper §3.6.2 prints both, whitespace first). An empty
+gold list marks an unanswerable question (IndicQA): it scores 1 only when the model gives no answer or says so.
 """
 from __future__ import annotations
 
