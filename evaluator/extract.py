@@ -18,6 +18,7 @@ from evaluator.answer_readers import (CONFLICT, lead_letter_re, label_words, pol
                                       read_letter, read_polarity, read_span, single_letters, task_letters)
 from evaluator.answer_text import (answer_regions, clean, first_line, nfc, output_tag_region,
                                    split_reasoning_state)
+from evaluator.metrics.choice import argmax_option
 from evaluator.spec import Item, Prediction, TaskSpec
 
 __all__ = ["EXTRACTORS", "Extraction", "clean", "extract", "split_reasoning"]
@@ -243,7 +244,7 @@ def extract_pacute_answer(raw: str | None, *, task: TaskSpec, lang: str, item: I
 
 def extract_option_logprob(raw: str | None, *, task: TaskSpec, lang: str, item: Item | None = None,
                            pred: Prediction | None = None) -> Extraction:
-    """MCQ by log-likelihood: argmax of summed option log-probabilities (ties → first option).
+    """MCQ by log-likelihood: argmax of summed option log-probabilities (ties by option text, `argmax_option`).
 
     Without log-probabilities, falls back to a letter or an option string in the output (flagged in extras).
     """
@@ -252,7 +253,7 @@ def extract_option_logprob(raw: str | None, *, task: TaskSpec, lang: str, item: 
     if logprobs:
         if len(logprobs) != len(options):
             return _fail(None, f"{len(logprobs)} log-probabilities for {len(options)} options")
-        best = max(range(len(logprobs)), key=lambda i: (logprobs[i], -i))
+        best = argmax_option(logprobs, options)
         return Extraction(options[best], True, None,
                           {"via": "logprob", "choice": best, "k": len(options), "length_norm": "none (sum)"})
     region, via, reasoning, _ = _last_region(raw, normalise=True)
