@@ -121,8 +121,7 @@ def test_seahelm_logprobs_variants_mapped_but_rows_not_rescored(index):
                                                  "clt_se_cumulative_logprobs": 0.1,
                                                  "average_cumulative_probabilities": 67.0}}}}
     up = read_upload(json.dumps(doc).encode(), "m_seahelm_results.json", index=index)
-    assert [(s.task, s.metric, s.value) for s in up.summary] == [
-        ("sentiment", "average_cumulative_logprobs", -0.4), ("sentiment", "average_cumulative_probabilities", 67.0)]
+    assert [(s.task, s.metric, s.value) for s in up.summary] == [("sentiment", "average_cumulative_probabilities", 67.0)]
     rows = read_upload(T.jsonl(T.seahelm_sentiment("id")), "m_sentiment-logprobs_id.jsonl", index=index)
     assert not rows.predictions and "cannot be re-scored" in rows.warnings[0].problem
 
