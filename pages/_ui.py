@@ -109,6 +109,18 @@ def mark(right: bool | None) -> str:
     return "✓ right" if right else "✗ wrong"
 
 
+def run_page(page) -> None:
+    """Run a navigation page; an unexpected exception is logged with an id and the visitor sees only the id
+    (Streamlit's st.stop / st.rerun pass through: they are BaseExceptions)."""
+    from evaluator import incidents
+
+    try:
+        page.run()
+    except Exception:
+        error_id = incidents.record(f"page {getattr(page, 'title', '?')}")
+        st.error(incidents.message(error_id, "This page hit an unexpected error"), icon=":material/error:")
+
+
 def empty_state(what: str, how: str) -> None:
     """Explain an empty view: what is missing and how to get it."""
     st.info(f"{what} {how}", icon=":material/info:")

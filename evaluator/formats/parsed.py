@@ -71,13 +71,18 @@ class ParsedRows:
         self.warnings.append(FormatError(self.file, line, fld, problem))
 
 
-def each_row(out: ParsedRows, data: bytes, limits, fn) -> None:
-    """Run `fn(line_no, obj) -> Row | None` over every JSONL line, collecting errors (capped) instead of raising."""
+def each_row(out: ParsedRows, data, limits, fn) -> None:
+    """Run `fn(line_no, obj) -> Row | None` over every JSONL line of `data` (bytes or a `Source`), collecting
+    errors instead of raising; stops after `limits.max_errors` errors (saying how many lines were not checked)
+    or `limits.max_rows` rows."""
     from evaluator.formats.limits import RowError, json_lines
+    from evaluator.formats.source import Source
 
     for line_no, obj, err in json_lines(data, out.file, limits):
         if len(out.errors) >= limits.max_errors:
-            out.error(None, None, f"more than {limits.max_errors} errors; stopped reading")
+            rest = max(Source.of(data).count_lines() - line_no + 1, 1)
+            out.error(line_no, None, f"stopped after {len(out.errors)} errors; {rest:,} more line(s) from here "
+                                     "on not checked")
             return
         if err is not None:
             out.errors.append(err)
@@ -88,6 +93,9 @@ def each_row(out: ParsedRows, data: bytes, limits, fn) -> None:
             out.error(line_no, e.field, e.problem)
             continue
         if row is not None:
+            if len(out.rows) >= limits.max_rows:
+                out.error(line_no, None, f"more than {limits.max_rows:,} rows in this upload; split it")
+                return
             out.rows.append(row)
     if not out.rows and not out.errors:
         out.error(None, None, "no result rows in file")
