@@ -8,8 +8,8 @@ from pages._entry import ensure_app
 
 ensure_app()
 
-from evaluator.datasets import default_data_dir
-from evaluator.metrics import docs
+from services import methodology as docs
+from store.cached import q
 
 SECTIONS = ("Metrics", "Tasks", "Answer extraction", "Aggregation", "ROUGE-L variants", "PACUTE vs pacute-bench")
 FAMILIES = ("all", "bhasa", "lindsea", "pacute", "cultural")
@@ -18,14 +18,14 @@ WRAP = {"description": st.column_config.TextColumn(width="large"),
         "reads": st.column_config.TextColumn(width="large")}
 
 
-@st.cache_data(show_spinner="Scoring the XL-Sum samples…")
 def _rouge(data_dir: str) -> list[dict]:
-    return docs.rouge_variants(data_dir)
+    """Computed by the wiring at app start (`services.methodology.refresh_figures`), never here."""
+    return q("stored_figure", figure="rouge_variants", source=data_dir) or []
 
 
-@st.cache_data(show_spinner="Re-scoring the pacute-bench sample…")
 def _pacute(data_dir: str) -> tuple[int, list[dict]]:
-    return docs.pacute_differences(data_dir)
+    n_rows = q("stored_figure", figure="pacute_differences", source=data_dir)
+    return tuple(n_rows) if n_rows else (0, [])
 
 
 def _table(rows: list[dict], **kw) -> None:
@@ -36,7 +36,7 @@ st.title("Methodology")
 st.caption("Generated from Tanaw's task registry and metric registry: what is listed here is what is computed.")
 section = st.radio("Section", SECTIONS, key="section", horizontal=True, bind="query-params",
                    label_visibility="collapsed")
-data_dir = str(default_data_dir())
+data_dir = docs.data_dir()
 
 if section == "Metrics":
     st.markdown("Scores are stored on 0-1 and shown on 0-100. *Item* metrics are averaged over items; *corpus* "
@@ -68,6 +68,7 @@ elif section == "Answer extraction":
 elif section == "Aggregation":
     for note in docs.aggregation_notes():
         st.markdown(f"- {note}")
+    st.markdown(docs.rollup_example())
 elif section == "ROUGE-L variants":
     st.markdown(docs.ROUGE_NOTE)
     rows = _rouge(data_dir)
