@@ -14,8 +14,10 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-SUBTASKS = {"translation-en-xx": "translation", "translation-xx-en": "translation"}
-"""Tasks averaged into one sub-task before competency means (both translation directions)."""
+from evaluator.registry import TASKS
+
+SUBTASKS = {t.name: t.rollup_as for t in TASKS.values() if t.rollup_as}
+"""Tasks averaged into one sub-task before competency means (`TaskSpec.rollup_as`: both translation directions)."""
 
 SCORES = ("value", "normalized")
 """The two scales a roll-up is computed on: raw headline value and chance-normalised (both 0-100)."""
@@ -64,8 +66,6 @@ def rollup_rows(cells: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     "overall" (key ""), "competency" (key = competency) or "language" (key = language code); `coverage` is the
     number of cells behind the mean.
     """
-    from evaluator.registry import TASKS
-
     ok = [c for c in cells if c.get("status") == "ok" and c.get("task") in TASKS]
     out = []
     for prompt_lang in sorted({c["prompt_lang"] for c in ok}):
@@ -93,8 +93,6 @@ EXAMPLE = {("translation-en-xx", "id"): 80.0, ("translation-xx-en", "id"): 60.0,
 
 def worked_example() -> str:
     """The roll-up rule on `EXAMPLE`, with the numbers computed by `rollup` itself."""
-    from evaluator.registry import TASKS
-
     r = rollup(EXAMPLE, {t: TASKS[t].group for t, _ in EXAMPLE})
     mt = (EXAMPLE[("translation-en-xx", "id")] + EXAMPLE[("translation-xx-en", "id")]) / 2
     naive = sum(EXAMPLE.values()) / len(EXAMPLE)
