@@ -36,17 +36,18 @@ def test_page_sections_render(section):
 
 
 @pytest.mark.skipif(not (DATA / "pacute").exists(), reason="shared data not present")
-def test_page_shows_sample_figures(tmp_path, monkeypatch):
+def test_page_shows_sample_figures(tmp_path):
     from services.methodology import data_dir, refresh_figures
     from store.db import connect
+    from tests.fixtures_store import pages_on
 
-    monkeypatch.setenv("TANAW_DB", str(tmp_path / "m.duckdb"))
     con = connect(tmp_path / "m.duckdb")  # the figures are computed by the wiring at app start, not by the page
     assert set(refresh_figures(con, data_dir())) == {"rouge_variants", "pacute_differences"}
     con.close()
-    at = AppTest.from_file(PAGE, default_timeout=120)
-    at.query_params["section"] = "ROUGE-L variants"
-    at.run()
+    with pages_on(tmp_path / "m.duckdb"):
+        at = AppTest.from_file(PAGE, default_timeout=120)
+        at.query_params["section"] = "ROUGE-L variants"
+        at.run()
     assert not at.exception
     df = at.dataframe[0].value
     th = df[df["language"] == "Thai"].iloc[0]

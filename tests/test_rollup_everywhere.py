@@ -14,6 +14,7 @@ from evaluator.rollup import rollup_rows
 from services.ingest import refresh_rollups, sync_registry
 from store import writer
 from store.db import connect, transaction
+from tests.fixtures_store import pages_on
 
 REPO = Path(__file__).resolve().parents[1]
 CELLS = {"translation-en-xx": 80.0, "translation-xx-en": 60.0, "abssum": 10.0}
@@ -54,11 +55,11 @@ def test_rollup_rows_pin_nlg_40():
     assert rows[("bhasa", "value", "language", "id")]["coverage"] == 3
 
 
-def test_leaderboard_page_shows_nlg_40(store_path, monkeypatch):
-    monkeypatch.setenv("TANAW_DB", str(store_path))
-    at = AppTest.from_file(str(REPO / "pages" / "leaderboard.py"), default_timeout=120)
-    at.query_params["score"] = "Raw"
-    at.run()
+def test_leaderboard_page_shows_nlg_40(store_path):
+    with pages_on(store_path):
+        at = AppTest.from_file(str(REPO / "pages" / "leaderboard.py"), default_timeout=120)
+        at.query_params["score"] = "Raw"
+        at.run()
     assert not at.exception, [e.value for e in at.exception]
     board = at.dataframe[0].value.set_index("model")
     assert board.loc[MODEL, "NLG"] == pytest.approx(40.0)
