@@ -12,8 +12,8 @@ st.set_page_config(page_title="Tanaw · SEA LLM leaderboard", page_icon="🔭", 
 
 @st.cache_resource(show_spinner="Preparing the results database…")
 def prepare_store() -> str:
-    """Once per process: registries, roll-ups and sample figures into the store, the demo content into an empty
-    store, and the uploads the CLI queued in the inbox (`services.startup`)."""
+    """Once per process: registries and roll-ups into the store, the demo content into an empty store, and the
+    uploads the CLI queued in the inbox (`services.startup`)."""
     from services.startup import prepare_store as prepare
     from store.db import db_path
 

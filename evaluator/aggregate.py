@@ -94,8 +94,8 @@ def _rows(task: TaskSpec, pairs: Sequence[tuple[Item, ItemResult]]) -> list[_Row
     out = []
     for item, res in pairs:
         p = res.prediction
-        extras = {**res.extras, "item_id": item.item_id, "order": p.order, "run": p.run,
-                  "prompt_lang": p.prompt_lang, "metadata": item.metadata, "inputs": item.inputs,
+        extras = {**res.extras, "item_id": item.item_id, "task": task.name, "lang": item.lang, "order": p.order,
+                  "run": p.run, "prompt_lang": p.prompt_lang, "metadata": item.metadata, "inputs": item.inputs,
                   "scores": res.scores}
         out.append(_Row(item, res, gold_for(task, item, p), extras))
     return out
@@ -106,7 +106,10 @@ def _item_score(spec: MetricSpec, r: _Row) -> float:
     if spec.name in r.result.scores:
         return float(r.result.scores[spec.name])
     answer = r.result.answer if r.result.parsed else None
-    return float(spec.item(answer, r.gold, lang=r.item.lang, item=r.item)) if spec.item else 0.0
+    if spec.item is None:
+        return 0.0
+    raw = {"output": r.result.prediction.output} if spec.reads_output else {}
+    return float(spec.item(answer, r.gold, lang=r.item.lang, item=r.item, **raw))
 
 
 def _triples(rows: Sequence[_Row]) -> list[tuple]:

@@ -1,16 +1,13 @@
 """Once per app process: bring the store up to date before the first page renders.
 
 Mirrors the registries, rolls up models stored before roll-ups were, builds the demo content in an empty store,
-computes the Methodology page's sample figures for the current data folder, and imports the uploads the CLI
-queued in the inbox (`ingest --inbox`) while the app held the store.
+and imports the uploads the CLI queued in the inbox (`ingest --inbox`) while the app held the store.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from services import methodology
 from services.demo import ensure_default_db
-from store.db import transaction
 
 
 def prepare_store(con, db_path: str | Path | None = None, *, drain: bool = True) -> dict:
@@ -19,8 +16,6 @@ def prepare_store(con, db_path: str | Path | None = None, *, drain: bool = True)
     `db_path`: the store file, for the inbox (None = the default store); `drain=False` skips the inbox (a
     read-only Parquet store has none)."""
     done = {"built": ensure_default_db(con)}
-    with transaction(con):
-        done["figures"] = methodology.refresh_figures(con, methodology.data_dir())
     if drain:
         from services.upload import drain_inbox
         from store.writer_lock import WriterBusy

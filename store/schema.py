@@ -146,14 +146,9 @@ V5 = (
         metric VARCHAR PRIMARY KEY, display VARCHAR,
         is_binary BOOLEAN,                     -- per-item scores are 0/1 (an item is right or wrong)
         higher_is_better BOOLEAN)""",
-    """CREATE TABLE IF NOT EXISTS figures (
-        name VARCHAR, source VARCHAR,          -- figure name and the data folder it was computed from
-        body JSON, computed_at TIMESTAMP DEFAULT current_timestamp,
-        PRIMARY KEY (name, source))""",
 )
 """Roll-ups of each model's headline cells (computed by `evaluator.rollup` at ingest) and the metric registry's
-facts the queries need (which metrics are 0/1), and the Methodology page's sample-based figures, all written by
-the wiring."""
+facts the queries need (which metrics are 0/1), both written by the wiring."""
 
 MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3), (4, V4), (5, V5))
 """(version, statements) in order; append a new version, never edit an applied one."""

@@ -67,17 +67,6 @@ def models_without_rollups(con: duckdb.DuckDBPyConnection) -> list[str]:
                                       "(SELECT model_id FROM rollups) ORDER BY 1").fetchall()]
 
 
-def save_figure(con: duckdb.DuckDBPyConnection, name: str, source: str, body: str) -> None:
-    """Store a computed figure (JSON text) for a data source, replacing the previous one."""
-    con.execute("INSERT OR REPLACE INTO figures (name, source, body) VALUES (?, ?, ?)", [name, source, body])
-
-
-def figure(con: duckdb.DuckDBPyConnection, name: str, source: str) -> Any:
-    """A stored figure (parsed JSON), or None when it was not computed for this source."""
-    row = con.execute("SELECT body FROM figures WHERE name = ? AND source = ?", [name, source]).fetchone()
-    return None if row is None else json.loads(row[0])
-
-
 def _insert_df(con: duckdb.DuckDBPyConnection, table: str, df: pd.DataFrame, casts: Mapping[str, str],
                *, replace: bool = True) -> None:
     if df.empty:

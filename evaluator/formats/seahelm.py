@@ -133,7 +133,7 @@ def parse_inference(data: bytes, file: str, *, run: int = 1, limits: L.Limits = 
         out.warn(None, None, f"task {task!r} has no language {lang!r} here; rows not imported")
         return out
     if seahelm_task.endswith(LOGPROBS):
-        n = sum(1 for ln in data.splitlines() if ln.strip())
+        n = L.count_rows(data, limits)
         out.warn(None, None, f"SEA-HELM {seahelm_task!r} rows score only the probability of the gold answer, which "
                              f"SEA-HELM appends to every response, so they cannot be re-scored; {n} rows not "
                              "imported (the results JSON keeps its cumulative probabilities as self-reported)")
