@@ -91,6 +91,8 @@ else:
         for key, text in docs.pacute_reasons().items():
             count = sum(r["items"] for r in rows if r["reason"] == key)
             st.markdown(f"- **{key}** ({count} flags): {text}")
+        with st.expander("Each item whose flag differs from the released one"):
+            _table(docs.pacute_difference_items())
         remaining = docs.pacute_remaining()
         st.markdown(f"Per-item differences left after normalising pacute-bench's answers: **{len(remaining)}**.")
         if remaining:

@@ -6,7 +6,8 @@ from streamlit.testing.v1 import AppTest
 
 from evaluator.metrics import METRICS
 from evaluator.metrics import figures
-from evaluator.metrics.docs import differences, metric_rows, pacute_differences, task_rows
+from evaluator.metrics.docs import (differences, metric_rows, pacute_difference_items, pacute_differences,
+                                    task_rows)
 from evaluator.registry import TASKS
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "methodology.py")
@@ -48,6 +49,9 @@ def test_page_shows_sample_figures():
     assert df[df["language"] == "Tamil"].iloc[0]["rougeL (XL-Sum, headline)"] == "17.16"
     n, rows = pacute_differences()
     assert n == 5940 and sum(r["items"] for r in rows) == 37
+    items = pacute_difference_items()
+    assert len(items) == 37 and {(i["item_id"], i["reason"]) for i in items if i["reason"] == "unicode"} == {
+        ("syllabification_gen_00133", "unicode")}
 
 
 def test_differences_section_lists_counts_without_rescoring(monkeypatch):

@@ -165,7 +165,12 @@ def pacute_reasons() -> dict[str, str]:
 def pacute_differences() -> tuple[int, list[dict[str, Any]]]:
     """(items compared, counted differences from pacute-bench's released flags), from the stored figures."""
     pb = figures.load().get("pacute_bench") or {}
-    return int(pb.get("items", 0)), list(pb.get("differences", []))
+    return int(pb.get("n", 0)), list(pb.get("differences", []))
+
+
+def pacute_difference_items() -> list[dict[str, Any]]:
+    """Every item whose flag differs from pacute-bench's released one: task, item id, metric, both flags, reason."""
+    return list((figures.load().get("pacute_bench") or {}).get("items", []))
 
 
 def pacute_benchmarks() -> list[dict[str, Any]]:
