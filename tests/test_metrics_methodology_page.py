@@ -62,14 +62,14 @@ def test_differences_section_lists_counts_without_rescoring(monkeypatch):
     at.query_params["section"] = "Differences from pacute-bench and SEA-HELM"
     at.run()
     assert not at.exception
-    table = at.dataframe[0].value
+    table = at.table[0].value
     assert len(table) == len(differences()) and set(table["reference"]) == {"pacute-bench", "SEA-HELM"}
     counts = dict(zip(table["topic"], table["count on the samples"]))
     assert counts["Affix hyphens"].startswith("35 flags of 5,940")
     assert "464 of 600" in counts["Hierarchical MCQ gold"]
     assert counts["Duplicate items"] == "39 groups, 91 syllabification MCQ items"
     assert "66.41 instead of 66.16" in counts["QA articles (a/an/the)"]
-    per_bench = at.dataframe[1].value.set_index("benchmark")
+    per_bench = at.dataframe[0].value.set_index("benchmark")
     assert (per_bench["EM Tanaw"] == per_bench["EM pacute-bench normalised"]).all()
     assert (per_bench["CM Tanaw"] == per_bench["CM pacute-bench normalised"]).all()
     assert per_bench.loc["hierarchical-gen", "EM pacute-bench"] == 37.17

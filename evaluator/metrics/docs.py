@@ -230,7 +230,7 @@ def differences() -> list[dict[str, str]]:
         ("pacute-bench", "Unclosed <reflection>", "exact match unparsed (0)", "reflection's first line is the answer",
          f"{_count(diffs, reason='unclosed_reflection')} flags"),
         ("pacute-bench", "MCQ ties", "decided by option text (see below)", "gold always credited",
-         "exact ties only"),
+         "exact ties only; the public samples hold no PACUTE MCQ log-probabilities to count them"),
         ("pacute-bench", "MCQ normalised accuracy", "each item's own option count k",
          "one k per benchmark (the largest, 4)", f"{two} syllabification MCQ items have 2 options"),
         ("pacute-bench", "Hierarchical MCQ gold", "the file's `answer`",
