@@ -6,7 +6,7 @@ import streamlit as st
 
 from pages._entry import ensure_app
 from pages._filters import filtered_models, model_filters
-from pages._ui import empty_state, table
+from pages._ui import csv_bytes, empty_state, plot_text, table
 from store.cached import q
 
 ensure_app()
@@ -58,7 +58,8 @@ else:
               what="hover")
     if not z.empty:
         fig = go.Figure(go.Heatmap(
-            z=z.values, x=list(z.columns), y=list(z.index), customdata=hover.values,
+            z=z.values, x=[plot_text(c) for c in z.columns], y=[plot_text(m) for m in z.index],
+            customdata=hover.map(plot_text).values,  # names are text: Plotly would render <a href> as a link
             hovertemplate="%{y}<br>%{x}<br>%{customdata}<extra></extra>", texttemplate="%{z:.0f}",
             colorscale="RdBu", zmid=0 if score == "normalized" else 50, zmin=-100 if score == "normalized" else 0,
             zmax=100, colorbar={"title": "normalized" if score == "normalized" else "raw"}))
@@ -100,5 +101,5 @@ else:
                               for t, lg, n in zip(caveats["task"], caveats["lang"], caveats["note"])}):
         st.warning(f"{cell}: {note}. See Methodology → Differences.", icon=":material/warning:")
     st.download_button("Download every reported result with its citation (CSV)",
-                       q("reported_rows").to_csv(index=False).encode(), file_name="reported-results.csv",
+                       csv_bytes(q("reported_rows")), file_name="reported-results.csv",
                        mime="text/csv", key="dl_reported_all", icon=":material/download:")
