@@ -7,8 +7,8 @@ from evaluator.registry import task_langs
 from pages._entry import ensure_app
 from pages._filters import filtered_models, model_filters
 from pages._ui import empty_state, lang_label, md_escape, table
-from store import ratings
-from store.cached import clear, connection, q
+from services import ratings
+from store.cached import clear, q
 
 ensure_app()
 
@@ -69,7 +69,7 @@ with st.expander("Upload ratings (CSV)"):
     upload = st.file_uploader("Ratings file", type=["csv"], key="ratings_upload")
     if upload is not None and st.button("Add ratings", key="ratings_add"):
         try:
-            added = ratings.ingest_ratings(connection(), upload.getvalue(), upload.name)
+            added = ratings.add_ratings(upload.getvalue(), upload.name)
         except ratings.RatingsError as e:
             st.error(md_escape(e), icon=":material/error:")
         else:

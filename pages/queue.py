@@ -4,7 +4,6 @@ Submitted values are untrusted: they are shown in dataframes only, never as Mark
 """
 from __future__ import annotations
 
-import hmac
 import os
 
 import streamlit as st
@@ -12,8 +11,9 @@ import streamlit as st
 from evaluator.registry import FAMILIES, TASKS
 from pages._entry import ensure_app
 from pages._ui import frame, md_escape
-from store import cached, db, queue
-from store.writer_lock import WriterBusy, writer
+from services import queue
+from services.write import WriterBusy, token_ok
+from store import cached
 
 ensure_app()
 
@@ -21,15 +21,9 @@ STATUS_ICONS = {"PENDING": ":material/schedule:", "RUNNING": ":material/autorene
                 "FINISHED": ":material/check_circle:", "FAILED": ":material/error:"}
 BACKENDS = {"openai": "OpenAI-compatible endpoint (vLLM, SGLang, TGI, hosted API)",
             "hub": "Model on the Hugging Face Hub (served by our worker)"}
-PRIVATE_ENV = "TANAW_ALLOW_PRIVATE_ENDPOINTS"  # set on a self-hosted app to queue endpoints on its own network
 TOKEN_ENV = "TANAW_SUBMIT_TOKEN"  # when set, requests need this token (else anyone could queue GPU hours)
 PROMPTS = {"en,native": "English and native prompts", "en": "English prompts", "native": "Native prompts"}
 
-
-
-def _token_ok(given: str) -> bool:
-    want = os.environ.get(TOKEN_ENV)
-    return not want or hmac.compare_digest(want.encode(), (given or "").encode())
 
 
 st.title("Evaluation queue")
@@ -67,7 +61,7 @@ with st.expander("Request an evaluation", icon=":material/add_circle:"):
         submitter = st.text_input("Your name or contact", max_chars=200)
         token = st.text_input("Submission token", type="password") if os.environ.get(TOKEN_ENV) else ""
         sent = st.form_submit_button("Queue the request", type="primary")
-    if sent and not _token_ok(token):
+    if sent and not token_ok(TOKEN_ENV, token):
         st.error("Requests need a valid submission token; ask the maintainers.")
     elif sent:
         request = queue.Submission(
@@ -78,10 +72,7 @@ with st.expander("Request an evaluation", icon=":material/add_circle:"):
             langs=None if set(sel_langs) == set(langs) else ",".join(sel_langs) or None,
             prompt_langs=prompt_langs, item_limit=int(limit) if limit else None, submitter=submitter.strip() or None)
         try:
-            if queue.is_private_endpoint(request.base_url) and not os.environ.get(PRIVATE_ENV):
-                raise queue.QueueError("base_url: private and local addresses are not accepted here")
-            with writer(db.db_path()) as con:
-                stored, created = queue.submit(con, request)
+            stored, created = queue.submit_request(request)
         except queue.QueueError as e:
             st.error(f"Not queued: {md_escape(e)}")
         except WriterBusy as e:
