@@ -7,9 +7,10 @@ from streamlit.testing.v1 import AppTest
 from evaluator.metrics import METRICS
 from evaluator.metrics.docs import metric_rows, pacute_differences, task_rows
 from evaluator.registry import TASKS
+from tests.samples import SAMPLES
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "methodology.py")
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DATA = SAMPLES
 
 
 def test_docs_cover_every_metric_and_task_cell():
@@ -35,7 +36,7 @@ def test_page_sections_render(section):
         assert len(at.dataframe) >= 1 and len(at.dataframe[0].value) > 0
 
 
-@pytest.mark.skipif(not (DATA / "pacute").exists(), reason="shared data not present")
+@pytest.mark.needs_samples
 def test_page_shows_sample_figures():
     at = AppTest.from_file(PAGE, default_timeout=120)
     at.query_params["section"] = "ROUGE-L variants"
