@@ -12,7 +12,7 @@ st.set_page_config(page_title="Tanaw · SEA LLM leaderboard", page_icon="🔭", 
 @st.cache_resource(show_spinner="Preparing the results database…")
 def prepare_store() -> str:
     """Once per process: fill an empty store with the reported paper results and the demo baselines."""
-    from evaluator.demo import ensure_default_db
+    from services.demo import ensure_default_db
 
     return "built" if ensure_default_db(connection().cursor()) else "ready"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from evaluator.cli import upload_flow
+from services import upload as upload_flow
 from evaluator.formats.limits import DEFAULT_LIMITS, MB
 from evaluator.formats.read import read_upload
 from pages._entry import ensure_app

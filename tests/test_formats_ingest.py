@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from evaluator.cli.upload_flow import admin_action, ingest_upload
+from services.upload import admin_action, ingest_upload
 from evaluator.formats.mapping import ItemIndex
 from evaluator.formats.read import read_upload
 from store.db import connect
