@@ -108,11 +108,13 @@ def _lindsea(root: Path) -> None:
         base = root / "lindsea" / lang
         for stem, categories in files.items():
             rows = [{"id": k * 10 + j, "linguistic_phenomenon": stem, "category": cat, "subcategory": "",
-                     "correct": f"{_sentence(lang, k * 10 + j)} (benar)", "wrong": f"{_sentence(lang, k * 10 + j)} (salah)"}
+                     "correct": f"{_sentence(lang, k * 10 + j)} (benar)",
+                     "wrong": f"{_sentence(lang, k * 10 + j)} (salah)"}
                     for k, cat in enumerate(categories) for j in range(10)]
             _jsonl(base / "syntax" / f"{stem}.jsonl", rows)
         _jsonl(base / "pragmatics/pragmatic_reasoning_pair.jsonl",
-               [{"id": i, "linguistic_phenomenon": "presuppositions", "category": ("change_of_state", "factives")[i % 2],
+               [{"id": i, "linguistic_phenomenon": "presuppositions",
+                 "category": ("change_of_state", "factives")[i % 2],
                  "text": _sentence(lang, i), "conclusion": _sentence(lang, i + 1),
                  "label": ("True", "False")[i % 2]} for i in range(24)])
         _jsonl(base / "pragmatics/pragmatic_reasoning_single.jsonl",
@@ -205,7 +207,8 @@ def _pacute(root: Path) -> None:
             mcq.append({"category": data, "subcategory": "prefix", "prompts": [prompt], "label": label,
                         **({"id": f"{data}_mcq_{i:05d}"} if ids else {})})
             gen.append({"category": data, "subcategory": "prefix",
-                        "prompts": [{"text_en": f"Add um- to '{word}' ({i}).", "text_tl": f"Lagyan ng um- ang '{word}' ({i})."}],
+                        "prompts": [{"text_en": f"Add um- to '{word}' ({i}).",
+                                     "text_tl": f"Lagyan ng um- ang '{word}' ({i})."}],
                         "label": f"um{word}", **({"id": f"{data}_gen_{i:05d}"} if ids else {})})
         _jsonl(bench / f"{data}_mcq.jsonl", mcq)
         _jsonl(bench / f"{data}_gen.jsonl", gen)
