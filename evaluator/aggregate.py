@@ -19,6 +19,7 @@ import numpy as np
 
 from evaluator.metrics import METRICS
 from evaluator.metrics.base import MetricSpec
+from evaluator.registry import TASKS
 from evaluator.scoring import gold_for
 from evaluator.spec import Item, ItemResult, TaskSpec
 
@@ -328,8 +329,8 @@ def paired_test(a_scores: Sequence[float] | dict, b_scores: Sequence[float] | di
 
 # ----------------------------------------------------------------------------------------- roll-ups
 
-SUBTASKS = {"translation-en-xx": "translation", "translation-xx-en": "translation"}
-"""Tasks averaged into one sub-task before competency means (both translation directions)."""
+SUBTASKS = {t.name: t.rollup_as for t in TASKS.values() if t.rollup_as}
+"""Tasks averaged into one sub-task before competency means (`TaskSpec.rollup_as`: both translation directions)."""
 
 
 def rollup(scores: dict[tuple[str, str], float], groups: dict[str, str]) -> dict[str, Any]:

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from evaluator.registry import task_langs
 from pages._entry import ensure_app
 from pages._filters import filtered_models, model_filters
-from pages._ui import empty_state, md_escape, table
+from pages._ui import empty_state, lang_label, md_escape, table
 from store import ratings
 from store.cached import clear, connection, q
 
@@ -17,7 +18,8 @@ st.caption("Open questions on proverbs, customs and culture asked in the native 
 
 available = filtered_models(model_filters(), "cultural-")
 c1, c2 = st.columns([1, 3])
-lang = c1.selectbox("Language", ("id", "ta"), key="lang", bind="query-params", help="id Indonesian, ta Tamil")
+langs = task_langs("cultural-representation")
+lang = c1.selectbox("Language", langs, key="lang", bind="query-params", help=", ".join(map(lang_label, langs)))
 items = q("cultural_items", lang=lang)
 if items.empty:
     empty_state(f"No cultural probes stored for {lang}.", "Ingest cultural-representation results first.")

@@ -9,6 +9,7 @@ import os
 
 import streamlit as st
 
+from evaluator.registry import FAMILIES, TASKS
 from pages._entry import ensure_app
 from store import cached, db, queue
 from store.writer_lock import WriterBusy, writer
@@ -42,8 +43,8 @@ for col, row in zip(st.columns(len(counts)), counts.itertuples()):
 
 with st.expander("Request an evaluation", icon=":material/add_circle:"):
     choices = cached.q("submission_choices")
-    families = sorted(choices["family"].unique()) or ["bhasa", "lindsea", "cultural", "pacute"]
-    langs = sorted(choices["lang"].unique()) or ["id", "vi", "th", "ta", "tl"]
+    families = sorted(choices["family"].unique()) or list(FAMILIES)
+    langs = sorted(choices["lang"].unique()) or sorted({lang for t in TASKS.values() for lang in t.langs})
     with st.form("request"):
         model_id = st.text_input("Model name (as shown on the leaderboard)", max_chars=200)
         backend = st.radio("Where is it served?", list(BACKENDS), format_func=BACKENDS.get)

@@ -14,7 +14,7 @@ from typing import Any
 from evaluator import aggregate, extract
 from evaluator.metrics import METRICS
 from evaluator.metrics.base import MetricSpec
-from evaluator.registry import LANG_NAMES, TASKS
+from evaluator.registry import LANG_NAMES, LANGUAGES, TASKS
 
 CHANCE_TEXT = {"task": "task chance (per language; MCQ: mean 1/k over items)", "zero": "0 (already chance-corrected "
                "or no chance floor)", "none": "not meaningful"}
@@ -88,17 +88,20 @@ def extractor_rows() -> list[dict[str, str]]:
 
 
 def answer_words() -> list[dict[str, str]]:
-    """Answer tags and label words accepted per language."""
-    rows = [{"language": LANG_NAMES.get(k, k), "kind": "answer tag", "word": f"{v}:", "means": "answer follows"}
-            for k, v in extract.ANSWER_TAGS.items()]
-    for lang, words in extract.LABEL_WORDS.items():
-        rows += [{"language": LANG_NAMES.get(lang, lang), "kind": "label word", "word": w, "means": lab}
-                 for w, lab in words.items()]
-    for lang, words in extract.SINGLE_LETTER_LABELS.items():
-        rows += [{"language": LANG_NAMES.get(lang, lang), "kind": "one-letter label", "word": w.upper(),
-                  "means": lab} for w, lab in words.items()]
-    rows += [{"language": "any", "kind": "true/false word", "word": w, "means": "true/yes" if v else "false/no"}
-             for w, v in extract.POLARITY_WORDS.items()]
+    """Answer tags, label words, true/false words and negators accepted per language (from the language entries)."""
+    rows = []
+    for code, lang in LANGUAGES.items():
+        name = LANG_NAMES.get(code, code)
+        rows += [{"language": name, "kind": "answer tag", "word": f"{lang.answer_tag}:", "means": "answer follows"}]
+        rows += [{"language": name, "kind": "label word", "word": w, "means": lab} for w, lab in lang.label_words.items()]
+        rows += [{"language": name, "kind": "one-letter label", "word": w.upper(), "means": lab}
+                 for w, lab in lang.single_letter_labels.items()]
+        rows += [{"language": name, "kind": "true/false word", "word": w, "means": "true/yes" if v else "false/no"}
+                 for w, v in lang.polarity_words.items()]
+        rows += [{"language": name, "kind": "negator (before)", "word": w, "means": "not the next word"}
+                 for w in lang.negation_before]
+        rows += [{"language": name, "kind": "negator (after)", "word": w, "means": "not the word before"}
+                 for w in lang.negation_after]
     return rows
 
 

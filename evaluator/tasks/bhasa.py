@@ -1,7 +1,8 @@
 """BHASA NLP tasks (paper Section 3; datasets as in Table 2 and `reference/bhasa_datasets.csv`).
 
 English prompts are the paper's (Tables 3-10); native prompts come from SEA-HELM task configs
-(`seahelm:<file>:<key>`) read at run time. Label words per language live in `evaluator.prompts.LITERALS`.
+(`seahelm:<file>:<key>`) read at run time. Label words, NER and toxicity label lists per language live in the
+language entries (`evaluator.languages`).
 """
 from evaluator.spec import PromptTemplate, TaskSpec
 
@@ -11,7 +12,7 @@ NER = TaskSpec(
     name="ner", family="bhasa", group="NLU", langs=L4, mode="generate", loader="bhasa.ner",
     extractor="ner_tags", metrics=("ner_f1",),
     dataset={"id": "NERGrit", "vi": "VLSP2018", "th": "ThaiNERv2", "ta": "Naamapadam"},
-    chance=0.0, max_tokens=512,
+    chance=0.0, max_tokens=512, language_slots={"labels": "ner_labels"},
     prompt_en=PromptTemplate(
         "Perform Named Entity Recognition (NER) on the following text using only the following labels: "
         "{labels}. Please follow the format given in the following example:\n"
@@ -54,6 +55,7 @@ TOXICITY = TaskSpec(
     labels={"id": ("clean", "abusive", "hate"), "vi": ("clean", "offensive", "hate"),
             "th": ("non-toxic", "toxic")},
     chance={"id": 1 / 3, "vi": 1 / 3, "th": 1 / 2}, max_tokens=32,
+    language_slots={"label_definitions": "toxicity_labels.definitions", "label_choices": "toxicity_labels.choices"},
     prompt_en=PromptTemplate(
         "You are a hate speech detector. The label definitions are as follows:\n{label_definitions}\n"
         "When given a sentence, classify it with a single word: {label_choices}.\nSentence: {text}"),
@@ -66,23 +68,23 @@ _MT_PROMPT = PromptTemplate("Translate the following text into {target_language}
 TRANSLATION_EN_XX = TaskSpec(
     name="translation-en-xx", family="bhasa", group="NLG", langs=L4, mode="generate", loader="bhasa.mt_en_xx",
     extractor="free_text", metrics=("chrf++", "comet22"), dataset={lang: "FLORES-200" for lang in L4},
-    chance=0.0, max_tokens=256, prompt_en=_MT_PROMPT,
-    native_pack="seahelm:nlg_translation.yaml:translation-en-xx",
+    chance=0.0, max_tokens=256, prompt_en=_MT_PROMPT, language_slots={"target_language": "name"},
+    output_tag="translation", rollup_as="translation", native_pack="seahelm:nlg_translation.yaml:translation-en-xx",
     description="English → target language, FLORES-200 devtest; ChrF++ (COMET-22 when its checkpoint is present).",
 )
 
 TRANSLATION_XX_EN = TaskSpec(
     name="translation-xx-en", family="bhasa", group="NLG", langs=L4, mode="generate", loader="bhasa.mt_xx_en",
     extractor="free_text", metrics=("chrf++", "comet22"), dataset={lang: "FLORES-200" for lang in L4},
-    chance=0.0, max_tokens=256, prompt_en=_MT_PROMPT,
-    native_pack="seahelm:nlg_translation.yaml:translation-xx-en",
+    chance=0.0, max_tokens=256, prompt_en=_MT_PROMPT, language_slots={"target_language": "en:name"},
+    output_tag="translation", rollup_as="translation", native_pack="seahelm:nlg_translation.yaml:translation-xx-en",
     description="Target language → English, FLORES-200 devtest; ChrF++ (COMET-22 when its checkpoint is present).",
 )
 
 ABSSUM = TaskSpec(
     name="abssum", family="bhasa", group="NLG", langs=L4, mode="generate", loader="bhasa.abssum",
     extractor="free_text", metrics=("rougeL", "rougeL_nows"), dataset={lang: "XLSum" for lang in L4},
-    chance=0.0, temperature=0.3, max_tokens=512, trim_tokens={"th": 3300, "ta": 3300},
+    chance=0.0, temperature=0.3, max_tokens=512, trim_tokens={"th": 3300, "ta": 3300}, output_tag="summary",
     prompt_en=PromptTemplate(
         "Article: {text}\nSummarize this {language} article in 1 or 2 sentences. "
         "The response should be in {language}.\nSummary:"),
