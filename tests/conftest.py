@@ -4,7 +4,8 @@
   `TANAW_DATA_DIR`, so core tests (and the subprocesses they start) never depend on what sits beside the clone
   or in `~/.tanaw/data`.
 - Tests that check fidelity against the real public samples are marked `needs_samples` (or take the
-  `shared_data` fixture, which implies the marker); without the samples they skip with one line saying so.
+  `shared_data` fixture, which implies the marker): they read the samples as their data folder, and without them
+  they skip with one line saying so.
 """
 from __future__ import annotations
 
@@ -30,6 +31,29 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("needs_samples") or "shared_data" in getattr(item, "fixturenames", ()):
             item.add_marker(skip)
+
+
+def _reads_samples(request) -> bool:
+    node = request.node
+    return bool(node.get_closest_marker("needs_samples")) or "shared_data" in getattr(request, "fixturenames", ())
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _samples_as_data_for_marked_modules(request):
+    """A module marked `needs_samples` reads the samples as its data folder (module fixtures included)."""
+    if not _reads_samples(request):
+        yield
+        return
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TANAW_DATA_DIR", str(samples.SAMPLES))
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _samples_as_data_for_marked_tests(request, monkeypatch):
+    """A single test marked `needs_samples` (or taking `shared_data`) reads the samples as its data folder."""
+    if _reads_samples(request):
+        monkeypatch.setenv("TANAW_DATA_DIR", str(samples.SAMPLES))
 
 
 @pytest.fixture(scope="session")
