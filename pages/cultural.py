@@ -71,11 +71,11 @@ with st.expander("Upload ratings (CSV)"):
         try:
             added = ratings.ingest_ratings(connection(), upload.getvalue(), upload.name)
         except ratings.RatingsError as e:
-            st.error(str(e), icon=":material/error:")
+            st.error(md_escape(e), icon=":material/error:")
         else:
             clear()
             st.success(f"Added {added.n_rows} scores: {added.n_items} probes, {added.n_models} models, "
-                       f"{added.n_raters} raters, criteria {', '.join(added.criteria)}.")
+                       f"{added.n_raters} raters, criteria {md_escape(', '.join(added.criteria))}.")
 
 with st.expander(f"All {len(items)} probes in {lang}"):
     table(items, f"cultural_probes_{lang}", height=300)

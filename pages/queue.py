@@ -11,6 +11,7 @@ import streamlit as st
 
 from evaluator.registry import FAMILIES, TASKS
 from pages._entry import ensure_app
+from pages._ui import frame, md_escape
 from store import cached, db, queue
 from store.writer_lock import WriterBusy, writer
 
@@ -82,9 +83,9 @@ with st.expander("Request an evaluation", icon=":material/add_circle:"):
             with writer(db.db_path()) as con:
                 stored, created = queue.submit(con, request)
         except queue.QueueError as e:
-            st.error(f"Not queued: {e}")
+            st.error(f"Not queued: {md_escape(e)}")
         except WriterBusy as e:
-            st.error(f"Not queued, the store is busy: {e}")
+            st.error(f"Not queued, the store is busy: {md_escape(e)}")
         else:
             cached.clear()
             st.session_state["queued"] = (f"Queued as request {stored.request_id}." if created else
@@ -98,7 +99,7 @@ rows = cached.q("submissions", status=None if status in (None, "ALL") else statu
 if rows.empty:
     st.info("No requests yet." if status in (None, "ALL") else f"No {status} requests.")
 else:
-    st.dataframe(rows, hide_index=True, use_container_width=True, column_config={
+    frame(rows, hide_index=True, use_container_width=True, column_config={
         "status": st.column_config.TextColumn("status"),
         "model_id": st.column_config.TextColumn("model"),
         "served_at": st.column_config.TextColumn("served at"),
@@ -117,4 +118,4 @@ with st.expander("Results repository sync", icon=":material/cloud_sync:"):
     st.text(f"Results repo: {repo}" if repo else "Hub sync is off (TANAW_RESULTS_REPO not set).")
     log = cached.q("hub_sync_log", limit=20)
     if not log.empty:
-        st.dataframe(log, hide_index=True, use_container_width=True)
+        frame(log, hide_index=True, use_container_width=True)

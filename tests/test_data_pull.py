@@ -163,7 +163,12 @@ def test_offline_is_one_clear_line(tmp_path, capsys):
 
 
 def test_the_app_opens_on_the_pulled_data(stand_in, tmp_path, monkeypatch):
-    from streamlit.testing.v1 import AppTest
+    """Pulled into ~/.tanaw/data, the data is the default: answers are scored against its gold and the Compare page
+    shows its items."""
+    from services.ingest import ingest_predictions
+    from store import db as store_db
+    from evaluator.spec import Prediction
+    from tests.fixtures_store import app_test, pages_on
 
     table, served = stand_in
     monkeypatch.setenv("TANAW_HOME", str(tmp_path / "home"))
@@ -171,13 +176,21 @@ def test_the_app_opens_on_the_pulled_data(stand_in, tmp_path, monkeypatch):
     with RawStandin(served) as server:
         report = pull(None, table=table, base_url=server.url, progress=False)
     assert report.dest == tmp_path / "home" / "data"
-    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "pages" / "methodology.py"),
-                           default_timeout=60)
-    at.query_params["section"] = "ROUGE-L variants"
-    at.run()
-    assert not at.exception
-    table_shown = at.dataframe[0].value
-    assert table_shown.loc[0, "language"] == "Indonesian" and table_shown.loc[0, "n"] == 3
+    answers = {"nusax-id-7": "Positif", "nusax-id-8": "Positif", "nusax-id-9": "Netral"}  # 2 of 3 right
+    preds = [Prediction(task="sentiment", lang="id", item_id=k, prompt_lang="en", output=v, prompt="p")
+             for k, v in answers.items()]
+    con = store_db.connect(tmp_path / "app.duckdb")
+    ingest_predictions(con, preds, model={"model_id": "pulled-model", "origin": "evaluated"},
+                       source={"file": "answers.jsonl", "kind": "evaluated", "harness": "tanaw"})
+    acc = con.execute("SELECT value FROM aggregates WHERE model_id = 'pulled-model' AND metric = 'accuracy'"
+                      ).fetchone()[0]
+    con.close()
+    assert acc == pytest.approx(100 * 2 / 3)
+    with pages_on(tmp_path / "app.duckdb"):
+        at = app_test("compare", task="sentiment", lang="id", sys=["pulled-model|en"], slice="all")
+        assert not at.exception
+        table_shown = next(d.value for d in at.dataframe if "item_id" in d.value.columns)
+        assert sorted(table_shown["item_id"]) == sorted(answers)
 
 
 def test_hub_hosted_source_goes_through_huggingface_hub(tmp_path, monkeypatch):

@@ -180,6 +180,14 @@ def _json_object(raw: bytes, file: str, line_no: int, limits: Limits) -> tuple[A
     return obj, None
 
 
+def count_rows(data: "bytes | Source", limits: Limits = DEFAULT_LIMITS) -> int:
+    """Non-blank lines of `data` (read in chunks; 0 when unreadable)."""
+    try:
+        return sum(1 for _ in split_lines(Source.of(data).chunks(), limits.max_line_bytes))
+    except SourceError:
+        return 0
+
+
 def json_document(data: "bytes | Source", file: str, limits: Limits = DEFAULT_LIMITS) -> tuple[Any, FormatError | None]:
     """Parse a whole-file JSON document (summary files, at most `max_document_bytes`) with the same guards."""
     src = Source.of(data)

@@ -133,7 +133,7 @@ def parse_inference(data: bytes, file: str, *, run: int = 1, limits: L.Limits = 
         out.warn(None, None, f"task {task!r} has no language {lang!r} here; rows not imported")
         return out
     if seahelm_task.endswith(LOGPROBS):
-        n = sum(1 for ln in data.splitlines() if ln.strip())
+        n = L.count_rows(data, limits)
         out.warn(None, None, f"SEA-HELM {seahelm_task!r} rows score only the probability of the gold answer, which "
                              f"SEA-HELM appends to every response, so they cannot be re-scored; {n} rows not "
                              "imported (the results JSON keeps its cumulative probabilities as self-reported)")
@@ -183,8 +183,8 @@ def _entry_scores(entry: dict, where: str, out: ParsedRows) -> dict[str, float]:
     for metric, value in entry.items():
         if metric in NON_SCORES or isinstance(value, bool) or not isinstance(value, (int, float)):
             continue
-        if str(metric).startswith("clt_se") or "stderr" in str(metric):
-            continue
+        if str(metric).startswith("clt_se") or "stderr" in str(metric) or str(metric).endswith("_logprobs"):
+            continue  # standard errors; log-scale means (the probability beside it is kept)
         try:
             v = L.number(value, f"{where}.{metric}")
         except L.RowError as e:
