@@ -223,12 +223,12 @@ def _max_import_bytes() -> int:
     return int(float(os.environ.get(MAX_IMPORT_GB_ENV) or 20) * 1024 ** 3)
 
 
-def check_footers(con: duckdb.DuckDBPyConnection, files: list[Path], rows: int, where: str) -> None:
+def check_footers(con: duckdb.DuckDBPyConnection, files: list[Path], rows: int, where: str, table: str) -> None:
     """Refuse before reading any row: the files' row counts (from their footers) must equal the manifest's, and
     their uncompressed size must stay under TANAW_IMPORT_MAX_GB."""
     if not files:
         if rows:
-            raise _fail(where, f"no Parquet files, manifest says {rows} rows")
+            raise _fail(where, f"table {table!r} has 0 rows (no Parquet files), manifest says {rows} rows")
         return
     names = [str(f) for f in files]
     try:
@@ -238,7 +238,8 @@ def check_footers(con: duckdb.DuckDBPyConnection, files: list[Path], rows: int, 
     except duckdb.Error as e:
         raise _fail(where, f"unreadable Parquet footer ({str(e).splitlines()[0]})") from None
     if int(n) != rows:
-        raise _fail(where, f"the files' footers hold {n} rows, manifest says {rows}; nothing was read")
+        raise _fail(where, f"table {table!r} has {n} rows in the files' footers, manifest says {rows} rows; "
+                           "nothing was read")
     if int(size) > _max_import_bytes():
         raise _fail(where, f"{int(size) / 1024 ** 3:.1f} GB uncompressed is over the import limit "
                            f"({MAX_IMPORT_GB_ENV}={_max_import_bytes() / 1024 ** 3:g})")
@@ -261,7 +262,7 @@ def _stage(con: duckdb.DuckDBPyConnection, src: Path, table: str, meta: dict) ->
     staged = f"_import_{table}"
     con.execute(f"CREATE OR REPLACE TEMP TABLE {quote_ident(staged)} AS SELECT * FROM {quote_ident(table)} LIMIT 0")
     files = sorted((src / table).rglob("*.parquet")) if (src / table).is_dir() else []
-    check_footers(con, files, meta["rows"], str(src / table))
+    check_footers(con, files, meta["rows"], str(src / table), table)
     if files:
         cols = ", ".join(quote_ident(c) for c in meta["columns"])
         con.execute(f"INSERT INTO {quote_ident(staged)} ({cols}) SELECT {cols} FROM "

@@ -79,7 +79,7 @@ def test_footer_row_counts_are_checked_before_reading(tmp_path):
     root = _export(tmp_path)
     _tamper(root, "predictions", rows=1)
     con = db.connect(":memory:")
-    with pytest.raises(ParquetStoreError, match="footers hold 2 rows, manifest says 1; nothing was read"):
+    with pytest.raises(ParquetStoreError, match="'predictions' has 2 rows in the files' footers, manifest says 1 rows; nothing was read"):
         import_store(con, root)
     assert con.execute("SELECT count(*) FROM predictions").fetchone()[0] == 0
 
