@@ -4,6 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from pages._hub import push_changes, sync_banner
+from pages._ui import run_page
 from store.cached import connection
 
 st.set_page_config(page_title="Tanaw · SEA LLM leaderboard", page_icon="🔭", layout="wide")
@@ -12,7 +13,7 @@ st.set_page_config(page_title="Tanaw · SEA LLM leaderboard", page_icon="🔭", 
 @st.cache_resource(show_spinner="Preparing the results database…")
 def prepare_store() -> str:
     """Once per process: fill an empty store with the reported paper results and the demo baselines."""
-    from evaluator.demo import ensure_default_db
+    from services.demo import ensure_default_db
 
     return "built" if ensure_default_db(connection().cursor()) else "ready"
 
@@ -39,5 +40,5 @@ PAGES = {
 
 prepare_store()
 sync_banner()  # results repo on the Hub (TANAW_RESULTS_REPO): pulled on start, pushed after changes
-st.navigation({k: v for k, v in PAGES.items() if v}, position="top").run()
+run_page(st.navigation({k: v for k, v in PAGES.items() if v}, position="top"))  # errors: an id, no traceback
 push_changes()

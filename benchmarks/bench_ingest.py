@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evaluator.cli.upload_flow import ingest_upload  # noqa: E402
+from services.upload import ingest_upload  # noqa: E402
 from evaluator.datasets import default_data_dir, load_items  # noqa: E402
 from evaluator.formats.limits import Limits  # noqa: E402
 from evaluator.formats.read import read_upload  # noqa: E402

@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evaluator.pipeline import task_rows  # noqa: E402
+from services.ingest import task_rows  # noqa: E402
 from evaluator.registry import select  # noqa: E402
 from store import db, scale, writer  # noqa: E402
 from store.parquet import export_store  # noqa: E402

@@ -1,18 +1,18 @@
-"""`python -m evaluator <command>`: the one place that wires datasets, scoring and the store together."""
+"""`python -m evaluator <command>`: the command line; commands that touch the store call `services/`."""
 from __future__ import annotations
 
 import argparse
 import importlib
 import sys
 
-from evaluator.cli import COMMANDS
+from evaluator.cli import COMMANDS, MODULES
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m evaluator", description="Tanaw evaluator")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMANDS:
-        importlib.import_module(f"evaluator.cli.{name.replace('-', '_')}").add(sub)
+        importlib.import_module(MODULES.get(name) or f"evaluator.cli.{name.replace('-', '_')}").add(sub)
     return parser
 
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from evaluator.metrics import METRICS
 from evaluator.metrics.base import MetricSpec
+from evaluator.registry import TASKS
 from evaluator.scoring import gold_for
 from evaluator.spec import Item, ItemResult, TaskSpec
 
@@ -93,8 +94,8 @@ def _rows(task: TaskSpec, pairs: Sequence[tuple[Item, ItemResult]]) -> list[_Row
     out = []
     for item, res in pairs:
         p = res.prediction
-        extras = {**res.extras, "item_id": item.item_id, "order": p.order, "run": p.run,
-                  "prompt_lang": p.prompt_lang, "metadata": item.metadata, "inputs": item.inputs,
+        extras = {**res.extras, "item_id": item.item_id, "task": task.name, "lang": item.lang, "order": p.order,
+                  "run": p.run, "prompt_lang": p.prompt_lang, "metadata": item.metadata, "inputs": item.inputs,
                   "scores": res.scores}
         out.append(_Row(item, res, gold_for(task, item, p), extras))
     return out
@@ -105,7 +106,10 @@ def _item_score(spec: MetricSpec, r: _Row) -> float:
     if spec.name in r.result.scores:
         return float(r.result.scores[spec.name])
     answer = r.result.answer if r.result.parsed else None
-    return float(spec.item(answer, r.gold, lang=r.item.lang, item=r.item)) if spec.item else 0.0
+    if spec.item is None:
+        return 0.0
+    raw = {"output": r.result.prediction.output} if spec.reads_output else {}
+    return float(spec.item(answer, r.gold, lang=r.item.lang, item=r.item, **raw))
 
 
 def _triples(rows: Sequence[_Row]) -> list[tuple]:
@@ -328,8 +332,8 @@ def paired_test(a_scores: Sequence[float] | dict, b_scores: Sequence[float] | di
 
 # ----------------------------------------------------------------------------------------- roll-ups
 
-SUBTASKS = {"translation-en-xx": "translation", "translation-xx-en": "translation"}
-"""Tasks averaged into one sub-task before competency means (both translation directions)."""
+SUBTASKS = {t.name: t.rollup_as for t in TASKS.values() if t.rollup_as}
+"""Tasks averaged into one sub-task before competency means (`TaskSpec.rollup_as`: both translation directions)."""
 
 
 def rollup(scores: dict[tuple[str, str], float], groups: dict[str, str]) -> dict[str, Any]:

@@ -306,9 +306,12 @@ class ModelClient:
 
 
 def choose(options: Sequence[str], scores: Sequence[OptionScore]) -> dict[str, int]:
-    """Argmax option index per length normalisation (none, chars, bytes, tokens); ties go to the first option."""
+    """Argmax option index per length normalisation (none, chars, bytes, tokens); ties are decided by the options'
+    text, never their position (`evaluator.metrics.choice.argmax_option`)."""
+    from evaluator.metrics.choice import argmax_option
+
     def argmax(values: list[float]) -> int:
-        return max(range(len(values)), key=lambda i: (values[i], -i))
+        return argmax_option(values, options)
 
     sums = [s.logprob for s in scores]
     return {

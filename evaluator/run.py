@@ -3,7 +3,7 @@
 Cells come from `registry.select`, items from `datasets.load_items`, prompts from `prompts.render`. At most
 `concurrency` requests are in flight; a request's slot is released only after its scored result has been handed to
 the sink (the store), so a killed run loses at most `concurrency` answers and a restart asks only for those. The
-sink is duck-typed (see `Sink`); `evaluator/cli/run.py` builds one on `evaluator.pipeline`.
+sink is duck-typed (see `Sink`); `evaluator/cli/run.py` builds one on `services.ingest`.
 """
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ class Backend(Protocol):
 
 
 class Sink(Protocol):
-    """Where results go: the store through `evaluator.pipeline`, or a list in tests."""
+    """Where results go: the store through `services.ingest`, or a list in tests."""
 
     def stored(self, cell: "Cell") -> set[tuple[str, str]]:
         """(item_id, order) pairs already stored for this cell and run."""

@@ -7,8 +7,13 @@ import re
 import pandas as pd
 import streamlit as st
 
-LANG_NAMES = {"id": "Indonesian", "vi": "Vietnamese", "th": "Thai", "ta": "Tamil", "tl": "Filipino", "en": "English"}
-"""Display names of language codes."""
+from evaluator.registry import LANG_NAMES, LANGUAGES
+
+
+def lang_label(code: str) -> str:
+    """"id · Indonesian" for a language choice."""
+    return f"{code} · {LANG_NAMES[code]}" if code in LANG_NAMES else code
+
 
 PROMPT_NAMES = {"en": "English prompt", "native": "Native prompt"}
 """Display names of prompt languages."""
@@ -53,7 +58,8 @@ def md_escape(text: object) -> str:
 
 
 def _tokens(text: str, lang: str | None) -> list[str]:
-    if lang == "th":
+    entry = LANGUAGES.get(lang) if lang else None
+    if entry is not None and entry.tokenizer == "newmm":
         from pythainlp.tokenize import word_tokenize
 
         return word_tokenize(text, keep_whitespace=True)
@@ -101,6 +107,18 @@ def mark(right: bool | None) -> str:
     if right is None or pd.isna(right):
         return "–"
     return "✓ right" if right else "✗ wrong"
+
+
+def run_page(page) -> None:
+    """Run a navigation page; an unexpected exception is logged with an id and the visitor sees only the id
+    (Streamlit's st.stop / st.rerun pass through: they are BaseExceptions)."""
+    from evaluator import incidents
+
+    try:
+        page.run()
+    except Exception:
+        error_id = incidents.record(f"page {getattr(page, 'title', '?')}")
+        st.error(incidents.message(error_id, "This page hit an unexpected error"), icon=":material/error:")
 
 
 def empty_state(what: str, how: str) -> None:

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from evaluator.registry import task_langs
 from pages._entry import ensure_app
 from pages._filters import filtered_models, model_filters
-from pages._ui import empty_state, md_escape, table
+from pages._ui import empty_state, lang_label, md_escape, table
+from services import ratings as ratings_flow
 from store import access, db, ratings
 from store.cached import clear, q
 from store.writer_lock import WriterBusy
@@ -18,7 +20,8 @@ st.caption("Open questions on proverbs, customs and culture asked in the native 
 
 available = filtered_models(model_filters(), "cultural-")
 c1, c2 = st.columns([1, 3])
-lang = c1.selectbox("Language", ("id", "ta"), key="lang", bind="query-params", help="id Indonesian, ta Tamil")
+langs = task_langs("cultural-representation")
+lang = c1.selectbox("Language", langs, key="lang", bind="query-params", help=", ".join(map(lang_label, langs)))
 items = q("cultural_items", lang=lang)
 if items.empty:
     empty_state(f"No cultural probes stored for {lang}.", "Ingest cultural-representation results first.")
@@ -81,7 +84,7 @@ def _ratings_upload() -> None:
         st.error("Ratings need a valid rater token; ask the maintainers.", icon=":material/lock:")
         return
     try:
-        added = ratings.save_ratings(db.db_path(), upload.getvalue(), upload.name, actor=grant.actor,
+        added = ratings_flow.save_ratings(db.db_path(), upload.getvalue(), upload.name, actor=grant.actor,
                                      rater=grant.rater)
     except ratings.RatingsError as e:
         st.error(md_escape(str(e)), icon=":material/error:")

@@ -5,10 +5,11 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
+from evaluator.registry import family_langs
 from pages._entry import ensure_app
 from pages._filters import filtered_models, model_filters
-from pages._ui import (LANG_NAMES, PROMPT_NAMES, answer_text, empty_state, mark, md_code, md_escape, score_text,
-                       table, word_diff)
+from pages._ui import (LANG_NAMES, PROMPT_NAMES, answer_text, empty_state, lang_label, mark, md_code, md_escape,
+                       score_text, table, word_diff)
 from store.cached import q
 
 ensure_app()
@@ -26,7 +27,8 @@ if not models:
 
 c1, c2, c3 = st.columns([2, 1, 1])
 model = c1.selectbox("Model", models, key="model", bind="query-params")
-lang = c2.selectbox("Language", ("id", "ta"), key="lang", bind="query-params", help="id Indonesian, ta Tamil")
+langs = family_langs("lindsea")
+lang = c2.selectbox("Language", langs, key="lang", bind="query-params", help=", ".join(map(lang_label, langs)))
 prompt_lang = c3.radio("Prompt", ("en", "native"), key="prompt", bind="query-params", horizontal=True,
                        help="en: the English prompt; native: the prompt in the item's language")
 

@@ -1,7 +1,7 @@
 """Request an evaluation and follow the queue (PENDING -> RUNNING -> FINISHED | FAILED).
 
 Submitted values are untrusted: they are shown in dataframes only, never as Markdown or HTML. The form calls
-`evaluator.cli.queue.submit_request` (field checks, the endpoint policy, one locked write); refusals are shown
+`services.queue.submit_request` (field checks, the endpoint policy, one locked write); refusals are shown
 generically (SECURITY.md, "Endpoints"). On a public Space requests need TANAW_SUBMIT_TOKEN (closed without it).
 """
 from __future__ import annotations
@@ -10,10 +10,11 @@ import os
 
 import streamlit as st
 
-from evaluator.cli.queue import submit_request
 from evaluator.endpoints import EndpointRefused
+from evaluator.registry import FAMILIES, TASKS
 from pages._entry import ensure_app
 from pages._ui import md_escape
+from services.queue import submit_request
 from store import access, cached, db, queue
 from store.writer_lock import WriterBusy
 
@@ -33,8 +34,8 @@ def _request_form(access_mode: str) -> None:
                 "(TANAW_SUBMIT_TOKEN).", icon=":material/lock:")
         return
     choices = cached.q("submission_choices")
-    families = sorted(choices["family"].unique()) or ["bhasa", "lindsea", "cultural", "pacute"]
-    langs = sorted(choices["lang"].unique()) or ["id", "vi", "th", "ta", "tl"]
+    families = sorted(choices["family"].unique()) or list(FAMILIES)
+    langs = sorted(choices["lang"].unique()) or sorted({lang for t in TASKS.values() for lang in t.langs})
     with st.form("request"):
         model_id = st.text_input("Model name (as shown on the leaderboard)", max_chars=200)
         backend = st.radio("Where is it served?", list(BACKENDS), format_func=BACKENDS.get)

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from evaluator.cli import upload_flow
+from evaluator import incidents
+from services import upload as upload_flow
 from evaluator.formats.limits import DEFAULT_LIMITS, MB
 from evaluator.formats.read import read_upload
 from pages._entry import ensure_app
@@ -61,9 +62,19 @@ def _admin() -> None:
         st.dataframe(cached.q("audit_log", limit=100), hide_index=True, use_container_width=True)
 
 
-@st.cache_data(max_entries=4, show_spinner="Reading and checking the file…")
-def _read(data: bytes, name: str, fmt: str):
-    return read_upload(data, name, fmt=fmt)
+def _read(file, fmt: str):
+    """The checked upload, kept for this session (the bytes Streamlit holds are read in place, not copied)."""
+    key = (file.file_id, fmt)
+    if st.session_state.get("upload_read", (None,))[0] != key:
+        with st.spinner("Reading and checking the file…"):
+            st.session_state["upload_read"] = (key, read_upload(file.getbuffer(), file.name, fmt=fmt))
+    return st.session_state["upload_read"][1]
+
+
+def _failed(where: str, what: str) -> None:
+    """Log the exception being handled with an id; show the visitor the id only, never the traceback."""
+    st.error(incidents.message(incidents.record(where), what), icon=":material/error:")
+    st.stop()
 
 
 st.title("Upload results")
@@ -73,6 +84,9 @@ st.caption("SEA-HELM, lm-evaluation-harness and pacute-bench result files (or a 
 try:  # uploads the CLI queued (`ingest --inbox`) while this app held the store
     queued = upload_flow.drain_inbox(db.db_path())
 except WriterBusy:
+    queued = []
+except Exception:  # a queued file must not take the page down; the operator finds it in the log
+    incidents.record("draining the upload inbox")
     queued = []
 if queued:
     cached.clear()
@@ -106,7 +120,10 @@ if file is None:
         st.dataframe(cached.q("uploads", limit=20), hide_index=True, use_container_width=True)
     st.stop()
 
-upload = _read(file.getvalue(), file.name, fmt)
+try:
+    upload = _read(file, fmt)
+except Exception:
+    _failed("reading an upload", "The file could not be checked")
 st.subheader("Detected")
 st.dataframe([{"file": f.name, "format": f.format, "run": f.run, "rows": f.rows, "matched": f.imported}
               for f in upload.files], hide_index=True, use_container_width=True)
@@ -155,10 +172,9 @@ if submitted:
         outcome = upload_flow.ingest_upload(
             db.db_path(), upload, model=model, actor="web:" + (who.strip() or "anonymous") + (" (token)" if token else ""),
             progress=lambda i, n: bar.progress(min(i / max(n, 1), 1.0), text=f"Scoring {i} of {n}…"))
-    except Exception as e:  # the app keeps serving whatever happens; the message says why
+    except Exception:  # the app keeps serving whatever happens; details go to the log, never to the visitor
         bar.empty()
-        st.error(md_escape(f"Import failed, nothing was written: {type(e).__name__}: {e}"))
-        st.stop()
+        _failed("importing an upload", "Import failed")
     bar.progress(1.0, text="Done")
     cached.clear()
     if outcome.status == "rejected":

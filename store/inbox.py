@@ -2,7 +2,7 @@
 
 DuckDB allows one read-write process per file, and the app keeps its connection open, so a CLI `ingest --inbox`
 that cannot get the file drops the bytes and a small JSON description into `<db>.inbox/`; the app imports them
-through the same upload flow (see `evaluator.cli.upload_flow.drain_inbox`). Files are written to a temporary
+through the same upload flow (see `services.upload.drain_inbox`). Files are written to a temporary
 name and renamed, so the app never reads half a file; imported entries move to `<db>.inbox/done/`.
 """
 from __future__ import annotations

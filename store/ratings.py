@@ -5,7 +5,7 @@ The CSV has one row per (item, model, rater): the columns `item`, `model` and `r
 `fluency`, `sensitivity`). Empty score cells are skipped. Every row is checked before anything is written;
 the first problem is raised as `file:line: field: message` and the database is left unchanged.
 
-The app writes ratings through `save_ratings` (SECURITY.md, "Ratings"): the writer lock, one transaction with an
+The app writes ratings through `services.ratings.save_ratings` (SECURITY.md, "Ratings and admin actions"): the writer lock, one transaction with an
 audit row (who, when, file hash), and a signed-in rater (store.access) may only write rows under their own name, so
 nobody replaces another rater's scores.
 """
@@ -16,7 +16,6 @@ import hashlib
 import io
 import math
 from dataclasses import dataclass
-import os
 from pathlib import Path
 
 import duckdb
@@ -140,7 +139,8 @@ def _summary(file_name: str, rows: list[tuple]) -> RatingsSummary:
 def ingest_ratings(con: duckdb.DuckDBPyConnection, data: str | bytes | Path, file_name: str | None = None, *,
                    rater: str | None = None, actor: str | None = None) -> RatingsSummary:
     """Validate and write a ratings CSV (path, bytes or text) in one transaction; re-uploads replace scores.
-    The caller holds the writer lock (see save_ratings); with `actor` an audit row commits with the scores."""
+    The caller holds the writer lock (see services.ratings.save_ratings); with `actor` an audit row commits with
+    the scores."""
     raw, text, file_name = _decode(data, file_name)
     rows = parse_ratings(con, text, file_name, rater)
     digest = hashlib.sha256(raw).hexdigest()
@@ -153,18 +153,3 @@ def ingest_ratings(con: duckdb.DuckDBPyConnection, data: str | bytes | Path, fil
             audit.record(con, actor, "ratings", source_hash=digest, file_name=file_name,
                          detail=f"{summary.n_rows} scores, raters {', '.join(sorted({r[4] for r in rows}))}")
     return summary
-
-
-def save_ratings(db_path: str | os.PathLike | None, data: str | bytes | Path, file_name: str | None = None, *,
-                 actor: str, rater: str | None = None, timeout: float = 60.0) -> RatingsSummary:
-    """The app's ratings write: under the writer lock, all or nothing, audited (refusals too)."""
-    from store.writer_lock import writer
-
-    with writer(db_path, timeout=timeout) as con:
-        try:
-            return ingest_ratings(con, data, file_name, rater=rater, actor=actor)
-        except RatingsError as e:
-            raw = data.read_bytes() if isinstance(data, Path) else data.encode() if isinstance(data, str) else data
-            audit.record(con, actor, "reject", source_hash=hashlib.sha256(raw).hexdigest(), file_name=file_name,
-                         detail=f"ratings: {e}")
-            raise

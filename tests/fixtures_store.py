@@ -1,4 +1,4 @@
-"""A small DuckDB store for page tests, built through the real scoring path (`evaluator.pipeline`).
+"""A small DuckDB store for page tests, built through the real scoring path (`services.ingest`).
 
 Three models answer real items from ../shared/data (LINDSEA, PACUTE, cultural, BHASA sentiment) in English and
 native prompts. Whether an answer is right follows a fixed rule, so tests can compute every figure by hand:
@@ -135,8 +135,8 @@ def predictions(model: str) -> list[Prediction]:
 
 
 def build_store(path: str | os.PathLike) -> Path:
-    """Write the fixture store to `path` through `evaluator.pipeline.ingest_predictions`; returns the path."""
-    from evaluator.pipeline import ingest_predictions
+    """Write the fixture store to `path` through `services.ingest.ingest_predictions`; returns the path."""
+    from services.ingest import ingest_predictions
     from store import db
 
     con = db.connect(path)

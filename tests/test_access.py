@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from services.ratings import save_ratings
 from store import access, db, ratings
 from store.writer_lock import WriterBusy, lock_path
 from tests.fixtures_store import fixture_db, pages_on
@@ -80,12 +81,12 @@ def _audit(path) -> list[tuple]:
 
 
 def test_save_ratings_writes_an_audit_row_and_refuses_other_raters(store_copy):
-    ratings.save_ratings(store_copy, ALICE_CSV, "alice.csv", actor="rater:alice", rater="alice")
+    save_ratings(store_copy, ALICE_CSV, "alice.csv", actor="rater:alice", rater="alice")
     before = _ratings(store_copy)
     assert before == [("0", "Gemma-2B", "alice", 2.0), ("1", "Closed-XL", "alice", 5.0)]
     overwrite = b"item,model,rater,lang,accuracy\n0,Gemma-2B,alice,ta,1\n"
     with pytest.raises(ratings.RatingsError, match="^bob.csv:2: rater: signed in as 'bob': rows for 'alice'"):
-        ratings.save_ratings(store_copy, overwrite, "bob.csv", actor="rater:bob", rater="bob")
+        save_ratings(store_copy, overwrite, "bob.csv", actor="rater:bob", rater="bob")
     assert _ratings(store_copy) == before
     assert _audit(store_copy) == [("rater:alice", "ratings", True, "alice.csv"), ("rater:bob", "reject", True,
                                                                                    "bob.csv")]
@@ -97,7 +98,7 @@ def test_save_ratings_takes_the_writer_lock(store_copy):
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         with pytest.raises(WriterBusy):
-            ratings.save_ratings(store_copy, ALICE_CSV, "a.csv", actor="rater:alice", rater="alice", timeout=0.3)
+            save_ratings(store_copy, ALICE_CSV, "a.csv", actor="rater:alice", rater="alice", timeout=0.3)
     finally:
         os.close(fd)
     assert _ratings(store_copy) == []

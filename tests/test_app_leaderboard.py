@@ -2,7 +2,7 @@
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from evaluator.demo import build_default_db
+from services.demo import build_default_db
 from store.db import connect
 from tests.conftest import REPO
 
@@ -33,9 +33,10 @@ def test_bhasa_normalized_english(demo_db, monkeypatch):
     board = at.dataframe[0].value.set_index("model")
     assert set(board.index) == {MAJ, RND}
     assert board["rank"].isna().all()  # demo baselines are never ranked
-    # majority class on the six demo Indonesian sentiment items (3 positive, 2 negative, 1 neutral): always
-    # "positive" → macro-F1 = (2/3 + 0 + 0) / 3 = 22.2, normalized (22.2 − 33.3) / 66.7 = −16.7
-    assert board.loc[MAJ, "sentiment · id"] == pytest.approx(-100 / 6, abs=0.01)
+    # majority class on the twelve demo Indonesian sentiment items (5 positive, 4 negative, 3 neutral): always
+    # "positive" → F1(positive) = 2·(5/12)/(5/12 + 1) = 10/17, macro-F1 = (10/17 + 0 + 0) / 3 = 19.6,
+    # normalized (19.6 − 33.3) / 66.7 = −20.6
+    assert board.loc[MAJ, "sentiment · id"] == pytest.approx((1000 / 51 - 100 / 3) / (200 / 3) * 100, abs=0.01)
     # both option orders: "A" every time is right exactly once per item → 50% = chance → 0
     assert board.loc[MAJ, "causal · id"] == pytest.approx(0.0)
     reported = at.dataframe[-1].value.set_index("system")
@@ -45,15 +46,16 @@ def test_bhasa_normalized_english(demo_db, monkeypatch):
 def test_raw_scores_and_native_prompt_from_the_url(demo_db, monkeypatch):
     at = _run(demo_db, monkeypatch, bench="BHASA", prompt="Native", score="Raw")
     board = at.dataframe[0].value.set_index("model")
-    assert board.loc[MAJ, "sentiment · id"] == pytest.approx(200 / 9, abs=0.01)
-    assert board.loc[MAJ, "sentiment · ta"] == pytest.approx(60.0)  # 3 of 5 positive, accuracy headline
+    assert board.loc[MAJ, "sentiment · id"] == pytest.approx(1000 / 51, abs=0.01)  # macro-F1 10/17 / 3
+    assert board.loc[MAJ, "sentiment · ta"] == pytest.approx(50.0)  # 6 of 12 positive, accuracy headline
     assert any("BHASA · raw scores · Native prompt" in h.value for h in at.subheader)
 
 
 def test_pacute_and_empty_state(demo_db, monkeypatch):
     at = _run(demo_db, monkeypatch, bench="PACUTE", score="Raw")
     board = at.dataframe[0].value.set_index("model")
-    assert board.loc[MAJ, "pacute-hierarchical-mcq · tl"] == pytest.approx(0.0)  # first option, never the gold
+    # always the first option, which is the gold in 17 of the 63 demo items
+    assert board.loc[MAJ, "pacute-hierarchical-mcq · tl"] == pytest.approx(100 * 17 / 63, abs=0.01)
     at = _run(demo_db, monkeypatch, bench="LINDSEA", search="no such model")
     assert any("pass the filters" in i.value for i in at.info)
 

@@ -2,7 +2,7 @@
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from evaluator.demo import build_default_db
+from services.demo import build_default_db
 from store.db import connect
 from store.parquet import export_store
 from tests.conftest import REPO

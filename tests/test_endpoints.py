@@ -239,7 +239,7 @@ def test_client_applies_the_guard_before_every_request_and_never_retries_a_refus
 def test_worker_refuses_a_private_endpoint_stored_behind_the_pages_back(tmp_path, monkeypatch):
     """A request can reach the store without the page (a results-repo co-writer): the worker checks again, stores a
     generic FAILED message and sends nothing."""
-    from evaluator.cli import worker
+    from services import worker
     from tests.standin_server import StandinServer
 
     monkeypatch.delenv("TANAW_RESULTS_REPO", raising=False)

@@ -5,7 +5,7 @@ from collections import Counter
 
 import pytest
 
-from evaluator.cli.upload_flow import ingest_upload
+from services.upload import ingest_upload
 from evaluator.formats.limits import Limits
 from evaluator.formats.mapping import ItemIndex
 from evaluator.formats.read import read_upload

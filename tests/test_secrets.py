@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from evaluator.cli import worker
+from services import worker
 from store import db
 
 SECRETS = {"HF_TOKEN": "hf_SPACE_SECRET_1", "HUGGING_FACE_HUB_TOKEN": "hf_SPACE_SECRET_2",

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.cli.upload_flow import ingest_upload
+from services.upload import ingest_upload
 from evaluator.formats.mapping import ItemIndex
 from evaluator.formats.read import read_upload
 from store.db import connect
@@ -96,7 +96,7 @@ def test_concurrent_cli_processes_queue_on_the_file_lock(tmp_path):
 
 _CHILD = """
 import sys
-from evaluator.cli.upload_flow import ingest_upload
+from services.upload import ingest_upload
 from evaluator.formats.read import read_upload
 up = read_upload(sys.argv[2])
 
@@ -146,7 +146,7 @@ time.sleep(120)
 
 
 def test_cli_queues_in_the_inbox_while_another_process_holds_the_store(tmp_path):
-    from evaluator.cli.upload_flow import drain_inbox
+    from services.upload import drain_inbox
     from store import inbox
 
     db = tmp_path / "i.duckdb"

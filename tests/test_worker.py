@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.cli import worker
+from services import worker
 from store import db, queue
 from store.queue import Submission
 from tests.hub_standin import HubStandin

@@ -31,7 +31,7 @@ def add(sub) -> None:
 
 
 def run(args) -> int:
-    from evaluator.cli.upload_flow import ingest_upload, queue_upload
+    from services.upload import ingest_upload, queue_upload
     from evaluator.formats.read import read_upload
     from store.writer_lock import WriterBusy
 

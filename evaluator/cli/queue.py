@@ -1,8 +1,8 @@
 """`python -m evaluator queue`: add an evaluation request exactly as the queue page does, or list requests.
 
-`submit_request` is the one path into the queue for the page and this command: field checks (store.queue.validate),
-the endpoint policy (evaluator.endpoints.check: every URL public, the key allow-listed and bound to its endpoint),
-then one locked write. A refusal prints one line and exits 2.
+`services.queue.submit_request` is the one path into the queue for the page and this command: field checks
+(store.queue.validate), the endpoint policy (evaluator.endpoints.check: every URL public, the key allow-listed and
+bound to its endpoint), then one locked write. A refusal prints one line and exits 2.
 """
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Mapping
 
 EXAMPLE = """examples:
   python -m evaluator queue add --model my-model --base-url https://llm.example.org/v1 --tasks bhasa --langs id
@@ -43,27 +42,9 @@ def add(sub: argparse._SubParsersAction) -> None:
     ls.set_defaults(func=cmd_list)
 
 
-def submit_request(db_path: str | os.PathLike | None, request, *, env: Mapping[str, str] | None = None,
-                   timeout: float = 30.0):
-    """Check a request (fields, then endpoint policy) and queue it under the writer lock; (stored, created?).
-
-    Raises store.queue.QueueError or evaluator.endpoints.EndpointRefused (messages safe to show anyone)."""
-    from evaluator import endpoints
-    from store import queue
-    from store.writer_lock import writer
-
-    queue.validate(request)
-    if request.backend == "openai":
-        endpoints.check(request.base_url, request.api_key_env, env=env)
-    elif request.api_key_env:
-        raise endpoints.EndpointRefused("api_key_env: Hub models are served by the worker; no key is sent",
-                                        "hub request names a key")
-    with writer(db_path, timeout=timeout) as con:
-        return queue.submit(con, request)
-
-
 def cmd_add(args: argparse.Namespace) -> int:
     from evaluator.endpoints import EndpointRefused
+    from services.queue import submit_request
     from store.queue import QueueError, Submission
     from store.writer_lock import WriterBusy
 

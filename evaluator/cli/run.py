@@ -7,7 +7,8 @@ import os
 import sys
 from typing import Any, Mapping, Sequence
 
-from evaluator import pipeline, runconfig
+from evaluator import runconfig
+from services import ingest as pipeline
 from evaluator.clients import ModelClient, RetryPolicy
 from evaluator.run import Cell, RunOptions, run, summary_table
 from evaluator.runconfig import ConfigError, RunConfig

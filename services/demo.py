@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 
 from evaluator.datasets import available_cells, load_items
-from evaluator.pipeline import ingest_predictions, task_rows
+from services.ingest import ingest_predictions, task_rows
 from evaluator.registry import TASKS
 from evaluator.spec import Item, Prediction
 from store.db import transaction

@@ -82,7 +82,7 @@ def ingest_upload(db_path: str | Path | None, upload: Upload, *, model: Mapping[
                   progress: Callable[[int, int], None] | None = None, timeout: float = 120.0,
                   data_dir=None) -> Outcome:
     """Write an upload (already read by `evaluator.formats.read.read_upload`) into the store at `db_path`."""
-    from evaluator.pipeline import IngestError, ingest_predictions
+    from services.ingest import IngestError, ingest_predictions
 
     actor = actor or default_actor()
     meta = clean_model(model)
@@ -127,7 +127,7 @@ def _harness(upload: Upload) -> str:
 def admin_action(db_path: str | Path | None, source_hash: str, action: str, *, actor: str = "admin",
                  timeout: float = 120.0) -> str:
     """Hide, show again or delete an upload (recomputing the aggregates a deletion changes); audited."""
-    from evaluator.pipeline import refresh_aggregates
+    from services.ingest import refresh_aggregates
 
     with store_writer(db_path, timeout=timeout) as con:
         if action in ("hide", "unhide"):

@@ -1,0 +1,5 @@
+"""The wiring: the only package that imports both `evaluator` (items, scoring, aggregates) and `store` (DuckDB).
+
+Ingest and uploads (`ingest`, `upload`), the runner's live sink, the demo store builder (`demo`) and the
+submission worker (`worker`) live here; the CLI `python -m evaluator` and the pages call them.
+"""
