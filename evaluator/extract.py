@@ -4,16 +4,7 @@ Each extractor is `(raw, *, task, lang, item, pred=None) -> Extraction` and is r
 under the name a TaskSpec uses. The words each language answers with (answer tags, label words, true/false words,
 negators, "or") come from its entry in `evaluator.languages`; how text is read is in `evaluator.answer_text`.
 
-The rules, stated on the Methodology page and pinned by `tests/test_extract_table.py`:
-- Text is NFC-normalised before words are matched (free text keeps the model's own code points).
-- Reasoning (`<think>`, `<reflection>`) is split off; a block that never closes leaves no final answer: unparsed.
-- Closed answers (labels, letters, true/false, QA spans) are read in every answer region (each `<answer>` block,
-  else the text after each answer tag): if the regions that hold an answer agree, that answer; if they disagree,
-  unparsed (SEA-HELM takes the first tag, Tanaw used to take the last: neither is right in general).
-- A negated answer ("Bukan Positif", "Không tích cực", "நேர்மறை அல்ல", "Tidak Kasar", "உண்மை அல்ல") is never
-  read as the answer it negates; with nothing else to read it is unparsed.
-- An echoed choice list ("Benar atau Salah", "உண்மை அல்லது பொய்") is unparsed, not the first choice.
-- Letters may be lower-case when they stand alone ("c", "jawaban: b", "(a)").
+The rules for hard cases are `RULES` (shown on the Methodology page, pinned by `tests/test_extract_table.py`).
 An output nothing can be read from gives `parsed=False`: scored as wrong and counted as an instruction-following
 failure.
 """
@@ -31,6 +22,31 @@ from evaluator.metrics.choice import argmax_option
 from evaluator.spec import Item, Prediction, TaskSpec
 
 __all__ = ["EXTRACTORS", "Extraction", "clean", "extract", "split_reasoning"]
+
+
+RULES: tuple[tuple[str, str], ...] = (
+    ("Unicode", "Text is NFC-normalised before words and letters are matched, so decomposed (NFD) diacritics read "
+                "like composed ones. Free text (translations, summaries) keeps the model's own code points."),
+    ("Reasoning blocks", "`<think>` and `<reflection>` blocks are split off and kept as the reasoning trace. A "
+                         "block that never closes runs to the end of the output: the model gave no final answer, so "
+                         "the output is unparsed, whatever tag appears inside the draft. (SEA-HELM keeps the text "
+                         "of an unclosed block and reads the first answer tag in it.)"),
+    ("Several answer tags", "Closed answers (labels, letters, true/false, QA spans) are read in every answer region: "
+                            "each `<answer>` block, else the text after each answer tag up to the next one. If the "
+                            "regions that hold an answer agree, that is the answer; if they disagree, the output is "
+                            "unparsed. (SEA-HELM takes the first tag; the first answer can be a draft and the last "
+                            "can be a continuation the model invented, so neither is read as final.) Translations, "
+                            "summaries and NER take the text after the last tag."),
+    ("Negation", "A word preceded by a negator of its language (`bukan`, `tidak`, `không`, `ไม่`, `not`) or followed "
+                 "by one (Tamil `அல்ல`, `இல்லை`) is never read as the word it negates: `Jawaban: Bukan Positif`, "
+                 "`Câu trả lời: Không tích cực`, `பதில்: நேர்மறை அல்ல` and `Jawaban: Tidak Kasar` are unparsed; "
+                 "`bukan positif, melainkan negatif` is negative. English `not toxic` is the label non-toxic."),
+    ("Echoed choices", "An answer that repeats the choice list (`Benar atau Salah`, `உண்மை அல்லது பொய்`, "
+                       "`Positif, Negatif, atau Netral`) is unparsed, not read as its first choice."),
+    ("Lower-case letters", "A letter standing alone may be lower-case (`c`, `jawaban: b`, `(a)`, `b) ...`); "
+                           "inside a sentence only capital letters count, so the article `a` is not option A."),
+)
+"""The extraction rules for hard cases, as (name, statement)."""
 
 
 @dataclass(frozen=True)

@@ -68,7 +68,7 @@ else:
         table(this, f"cultural_ratings_{lang}_{item_id}")
 
 def _ratings_upload() -> None:
-    """Upload ratings through store.ratings.save_ratings (locked, audited; a rater token names its rater).
+    """Upload ratings through services.ratings.save_ratings (locked, audited; a rater token names its rater).
     Closed on a public Space unless TANAW_RATER_TOKENS is set (SECURITY.md, "Ratings")."""
     state = access.mode("rate")
     if state == "closed":
@@ -85,7 +85,7 @@ def _ratings_upload() -> None:
         return
     try:
         added = ratings_flow.save_ratings(db.db_path(), upload.getvalue(), upload.name, actor=grant.actor,
-                                     rater=grant.rater)
+                                          rater=grant.rater)
     except ratings.RatingsError as e:
         st.error(md_escape(str(e)), icon=":material/error:")
     except WriterBusy:

@@ -8,7 +8,7 @@ from pages._entry import ensure_app
 
 ensure_app()
 
-from evaluator.metrics import docs
+from services import methodology as docs
 
 DIFFERENCES = "Differences from pacute-bench and SEA-HELM"
 SECTIONS = ("Metrics", "Tasks", "Answer extraction", "Aggregation", "ROUGE-L variants", DIFFERENCES)
@@ -50,15 +50,20 @@ elif section == "Tasks":
         st.markdown(f"- **{name}**: {text}")
 elif section == "Answer extraction":
     st.markdown("Every output first loses its `<think>` and `<reflection>` blocks (kept as the reasoning trace); "
-                "an `<answer>` block is preferred, then the text after the last answer tag, then the whole "
-                "output. Case, markdown and punctuation around an answer are ignored.")
+                "an `<answer>` block is preferred, then the text after the answer tags, then the whole output. "
+                "Case, markdown and punctuation around an answer are ignored. The words of each language come "
+                "from its entry in `evaluator/languages/`.")
     for r in docs.extractor_rows():
         st.markdown(f"- **{r['extractor']}** ({r['tasks']}): {r['reads']}")
+    st.subheader("Rules for hard cases")
+    for name, rule in docs.extraction_rules():
+        st.markdown(f"- **{name}**: {rule}")
     st.subheader("Accepted answer words")
     _table(docs.answer_words(), height=360)
 elif section == "Aggregation":
     for note in docs.aggregation_notes():
         st.markdown(f"- {note}")
+    st.markdown(docs.rollup_example())
 elif section == "ROUGE-L variants":
     st.markdown(docs.ROUGE_NOTE)
     rows = docs.rouge_table()

@@ -13,7 +13,7 @@ import streamlit as st
 from evaluator.endpoints import EndpointRefused
 from evaluator.registry import FAMILIES, TASKS
 from pages._entry import ensure_app
-from pages._ui import md_escape
+from pages._ui import frame, md_escape
 from services.queue import submit_request
 from store import access, cached, db, queue
 from store.writer_lock import WriterBusy
@@ -100,7 +100,7 @@ rows = cached.q("submissions", status=None if status in (None, "ALL") else statu
 if rows.empty:
     st.info("No requests yet." if status in (None, "ALL") else f"No {status} requests.")
 else:
-    st.dataframe(rows, hide_index=True, use_container_width=True, column_config={
+    frame(rows, hide_index=True, use_container_width=True, column_config={
         "status": st.column_config.TextColumn("status"),
         "model_id": st.column_config.TextColumn("model"),
         "served_at": st.column_config.TextColumn("served at"),
@@ -119,4 +119,4 @@ with st.expander("Results repository sync", icon=":material/cloud_sync:"):
     st.text(f"Results repo: {repo}" if repo else "Hub sync is off (TANAW_RESULTS_REPO not set).")
     log = cached.q("hub_sync_log", limit=20)
     if not log.empty:
-        st.dataframe(log, hide_index=True, use_container_width=True)
+        frame(log, hide_index=True, use_container_width=True)

@@ -14,7 +14,7 @@ from services import upload as upload_flow
 from evaluator.formats.limits import DEFAULT_LIMITS, MB
 from evaluator.formats.read import read_upload
 from pages._entry import ensure_app
-from pages._ui import md_escape
+from pages._ui import frame, md_escape
 from store import access, cached, db
 from store.writer_lock import WriterBusy
 
@@ -30,7 +30,7 @@ def _problems(rows, kind: str, tail: str = "") -> None:
     if not rows:
         return
     (st.error if kind == "error" else st.warning)(f"{len(rows)} {kind}{'s' if len(rows) != 1 else ''}{tail}")
-    st.dataframe([{"file": e.file, "line": str(e.line or ""), "field": e.field or "", "problem": e.problem}
+    frame([{"file": e.file, "line": str(e.line or ""), "field": e.field or "", "problem": e.problem}
                   for e in rows[:500]],
                  hide_index=True, use_container_width=True)
 
@@ -44,7 +44,7 @@ def _admin() -> None:
         if "admin_done" in st.session_state:
             st.success(md_escape(st.session_state.pop("admin_done")))
         uploads = cached.q("uploads", include_hidden=True)
-        st.dataframe(uploads, hide_index=True, use_container_width=True)
+        frame(uploads, hide_index=True, use_container_width=True)
         if len(uploads):
             models = dict(zip(uploads["source_hash"], uploads["model_id"]))
             target = st.selectbox("Upload", list(models), key="admin_target",
@@ -59,7 +59,7 @@ def _admin() -> None:
                                                                            actor="admin")
                 cached.clear()
                 st.rerun()
-        st.dataframe(cached.q("audit_log", limit=100), hide_index=True, use_container_width=True)
+        frame(cached.q("audit_log", limit=100), hide_index=True, use_container_width=True)
 
 
 def _read(file, fmt: str):
@@ -81,17 +81,20 @@ st.title("Upload results")
 st.caption("SEA-HELM, lm-evaluation-harness and pacute-bench result files (or a .zip of them, with run_N folders) "
            "are re-scored against our gold answers. Scores inside the file are kept as self-reported only.")
 
-try:  # uploads the CLI queued (`ingest --inbox`) while this app held the store
-    queued = upload_flow.drain_inbox(db.db_path())
-except WriterBusy:
-    queued = []
-except Exception:  # a queued file must not take the page down; the operator finds it in the log
-    incidents.record("draining the upload inbox")
-    queued = []
-if queued:
+queued = upload_flow.queued_count(db.db_path())
+if queued and st.button(f"Import {queued} file(s) queued from the command line (`ingest --inbox`)", key="drain"):
+    try:
+        done = upload_flow.drain_inbox(db.db_path())
+    except WriterBusy:
+        done = []
+        st.warning("The store is busy; try again shortly.")
+    except Exception:  # a queued file must not take the page down; the operator finds it in the log
+        incidents.record("draining the upload inbox")
+        done = []
     cached.clear()
-    st.info(md_escape("Imported files queued from the command line: " +
-                      "; ".join(f"{o.model_id}: {o.message}" for o in queued)))
+    if done:
+        st.info(md_escape("Imported files queued from the command line: " +
+                          "; ".join(f"{o.model_id}: {o.message}" for o in done)))
 
 if access.mode("admin") == "token":  # admin is never open without TANAW_ADMIN_TOKEN
     _admin()
@@ -117,7 +120,7 @@ file = st.file_uploader("Result file", type=["jsonl", "json", "zip"], key="file"
                              "run_1/, run_2/ folders give run numbers.")
 if file is None:
     with st.expander("Recent uploads"):
-        st.dataframe(cached.q("uploads", limit=20), hide_index=True, use_container_width=True)
+        frame(cached.q("uploads", limit=20), hide_index=True, use_container_width=True)
     st.stop()
 
 try:
@@ -125,7 +128,7 @@ try:
 except Exception:
     _failed("reading an upload", "The file could not be checked")
 st.subheader("Detected")
-st.dataframe([{"file": f.name, "format": f.format, "run": f.run, "rows": f.rows, "matched": f.imported}
+frame([{"file": f.name, "format": f.format, "run": f.run, "rows": f.rows, "matched": f.imported}
               for f in upload.files], hide_index=True, use_container_width=True)
 st.text(f"{len(upload.predictions)} predictions matched to our items, {len(upload.summary)} self-reported "
         f"summary scores, sha256 {upload.sha256[:16]}…")
@@ -183,17 +186,17 @@ if submitted:
         st.stop()
     st.success(md_escape(outcome.message))
     if outcome.cells:
-        st.dataframe([{"task": c.task, "lang": c.lang, "prompt": c.prompt_lang, "metric": c.metric,
+        frame([{"task": c.task, "lang": c.lang, "prompt": c.prompt_lang, "metric": c.metric,
                        "score": c.value, "ci_low": c.ci_low, "ci_high": c.ci_high, "n": c.n,
                        "unparsed": c.parse_fail_rate, "status": c.status} for c in outcome.cells],
                      hide_index=True, use_container_width=True)
     reported = cached.q("self_reported_summary", model=outcome.model_id)
     if len(reported):
         st.caption("Scores the file reported itself: kept apart, never ranked (their own scales).")
-        st.dataframe(reported, hide_index=True, use_container_width=True)
+        frame(reported, hide_index=True, use_container_width=True)
     if Path(MODEL_PAGE).exists():
         try:
-            st.page_link(MODEL_PAGE, label=f"Open the model page of {outcome.model_id}", icon=":material/person:",
+            st.page_link(MODEL_PAGE, label=f"Open the model page of {md_escape(outcome.model_id)}", icon=":material/person:",
                          query_params={"model": outcome.model_id})
         except Exception:  # the model page is not in the navigation (yet)
             pass

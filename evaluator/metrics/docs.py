@@ -88,6 +88,11 @@ def extractor_rows() -> list[dict[str, str]]:
             for name, fn in extract.EXTRACTORS.items()]
 
 
+def extraction_rules() -> tuple[tuple[str, str], ...]:
+    """The extraction rules for hard cases (negation, echoed choices, several tags, unclosed reasoning, ...)."""
+    return extract.RULES
+
+
 def answer_words() -> list[dict[str, str]]:
     """Answer tags, label words, true/false words and negators accepted per language (from the language entries)."""
     rows = []

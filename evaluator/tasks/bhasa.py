@@ -13,7 +13,7 @@ SEAHELM_VIEW = ("seahelm_nba", "seahelm_macro_f1")
 NER = TaskSpec(
     name="ner", family="bhasa", group="NLU", langs=L4, mode="generate", loader="bhasa.ner",
     extractor="ner_tags", metrics=("ner_f1",),
-    dataset={"id": "NERGrit", "vi": "VLSP2018", "th": "ThaiNERv2", "ta": "Naamapadam"},
+    dataset={"id": "NERGrit", "vi": "VLSP2018", "th": "ThaiNER 1.5.1 (BHASA: v2.0)", "ta": "Naamapadam"},
     chance=0.0, max_tokens=512, language_slots={"labels": "ner_labels"},
     prompt_en=PromptTemplate(
         "Perform Named Entity Recognition (NER) on the following text using only the following labels: "
