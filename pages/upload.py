@@ -5,8 +5,6 @@ Everything in an uploaded file is untrusted: file names, ids and model outputs a
 """
 from __future__ import annotations
 
-import hmac
-import os
 from pathlib import Path
 
 import streamlit as st
@@ -17,7 +15,7 @@ from evaluator.formats.limits import DEFAULT_LIMITS, MB
 from evaluator.formats.read import read_upload
 from pages._entry import ensure_app
 from pages._ui import frame, md_escape
-from store import cached, db
+from store import access, cached, db
 from store.writer_lock import WriterBusy
 
 ensure_app()
@@ -25,11 +23,6 @@ ensure_app()
 FORMATS = {"auto": "Detect automatically", "native": "Tanaw native JSONL", "pacute-bench": "pacute-bench",
            "seahelm": "SEA-HELM", "lm-eval": "lm-evaluation-harness"}
 MODEL_PAGE = "pages/model.py"
-
-
-def _token_ok(env: str, given: str) -> bool:
-    want = os.environ.get(env)
-    return not want or hmac.compare_digest(want.encode(), (given or "").encode())
 
 
 def _problems(rows, kind: str, tail: str = "") -> None:
@@ -46,7 +39,7 @@ def _admin() -> None:
     """Hide, show again or delete an upload, and read the audit trail (admin token only)."""
     with st.expander("Admin: hide or delete an upload"):
         admin = st.text_input("Admin token", type="password", key="admin_token")
-        if not admin or not _token_ok("TANAW_ADMIN_TOKEN", admin):
+        if not admin or access.authorise("admin", admin) is None:
             return
         if "admin_done" in st.session_state:
             st.success(md_escape(st.session_state.pop("admin_done")))
@@ -103,13 +96,18 @@ if queued and st.button(f"Import {queued} file(s) queued from the command line (
         st.info(md_escape("Imported files queued from the command line: " +
                           "; ".join(f"{o.model_id}: {o.message}" for o in done)))
 
-if os.environ.get("TANAW_ADMIN_TOKEN"):
+if access.mode("admin") == "token":  # admin is never open without TANAW_ADMIN_TOKEN
     _admin()
 
 token = ""
-if os.environ.get("TANAW_UPLOAD_TOKEN"):
+upload_mode = access.mode("upload")  # SECURITY.md, "Roles and tokens": closed on a public Space without a token
+if upload_mode == "closed":
+    st.info("Uploads are closed on this public Space: the operator has not set an upload token "
+            "(TANAW_UPLOAD_TOKEN).", icon=":material/lock:")
+    st.stop()
+if upload_mode == "token":
     token = st.text_input("Upload token", type="password", help="Ask the maintainers for a token.")
-    if not _token_ok("TANAW_UPLOAD_TOKEN", token):
+    if access.authorise("upload", token) is None:
         st.info("Uploads need a valid token.")
         st.stop()
 
