@@ -5,7 +5,6 @@ Everything in an uploaded file is untrusted: file names, ids and model outputs a
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import streamlit as st
@@ -13,10 +12,10 @@ import streamlit as st
 from evaluator import incidents
 from services import upload as upload_flow
 from services.upload import DEFAULT_LIMITS, MB, read_upload
-from services.write import WriterBusy, token_ok
+from services.write import WriterBusy
 from pages._entry import ensure_app
 from pages._ui import frame, md_escape
-from store import cached
+from store import access, cached
 
 ensure_app()
 
@@ -39,7 +38,7 @@ def _admin() -> None:
     """Hide, show again or delete an upload, and read the audit trail (admin token only)."""
     with st.expander("Admin: hide or delete an upload"):
         admin = st.text_input("Admin token", type="password", key="admin_token")
-        if not admin or not token_ok("TANAW_ADMIN_TOKEN", admin):
+        if not admin or access.authorise("admin", admin) is None:
             return
         if "admin_done" in st.session_state:
             st.success(md_escape(st.session_state.pop("admin_done")))
@@ -96,13 +95,18 @@ if queued and st.button(f"Import {queued} file(s) queued from the command line (
         st.info(md_escape("Imported files queued from the command line: " +
                           "; ".join(f"{o.model_id}: {o.message}" for o in done)))
 
-if os.environ.get("TANAW_ADMIN_TOKEN"):
+if access.mode("admin") == "token":  # admin is never open without TANAW_ADMIN_TOKEN
     _admin()
 
 token = ""
-if os.environ.get("TANAW_UPLOAD_TOKEN"):
+upload_mode = access.mode("upload")  # SECURITY.md, "Roles and tokens": closed on a public Space without a token
+if upload_mode == "closed":
+    st.info("Uploads are closed on this public Space: the operator has not set an upload token "
+            "(TANAW_UPLOAD_TOKEN).", icon=":material/lock:")
+    st.stop()
+if upload_mode == "token":
     token = st.text_input("Upload token", type="password", help="Ask the maintainers for a token.")
-    if not token_ok("TANAW_UPLOAD_TOKEN", token):
+    if access.authorise("upload", token) is None:
         st.info("Uploads need a valid token.")
         st.stop()
 

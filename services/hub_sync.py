@@ -7,7 +7,8 @@ a pull re-derives the roll-ups of the models it brought in.
 from __future__ import annotations
 
 from services.ingest import refresh_rollups
-from services.write import WriterBusy, db_path, transaction
+from services.write import WriterBusy
+from store.db import db_path, transaction
 from store import hub
 from store.writer_lock import writer
 

@@ -1,23 +1,29 @@
-"""Evaluation requests from the Queue page: checked, then written through the one locked, audited path."""
+"""Queueing an evaluation request: the one path for the queue page and `python -m evaluator queue add`."""
 from __future__ import annotations
 
 import os
+from typing import Mapping
 
-from services.write import locked
-from store import queue
-from store.queue import STATUSES, QueueError, Submission, is_private_endpoint
+from evaluator.endpoints import EndpointRefused
+from store.queue import STATUSES, QueueError, Submission
 
-__all__ = ["STATUSES", "PRIVATE_ENV", "QueueError", "Submission", "submit_request"]
-
-PRIVATE_ENV = "TANAW_ALLOW_PRIVATE_ENDPOINTS"
-"""Set on a self-hosted app to accept endpoints on its own network."""
+__all__ = ["STATUSES", "EndpointRefused", "QueueError", "Submission", "submit_request"]
 
 
-def submit_request(request: Submission, *, db_path=None, timeout: float = 120.0) -> tuple[Submission, bool]:
-    """Queue `request` (a `Submission` from the form); returns (stored request, newly created). Raises QueueError
-    for a refused request (nothing written) and WriterBusy when the store stays busy."""
-    if is_private_endpoint(request.base_url) and not os.environ.get(PRIVATE_ENV):
-        raise QueueError("base_url: private and local addresses are not accepted here")
-    actor = "web:" + (request.submitter or "anonymous")
-    with locked(db_path, actor=actor, action="queue", model_id=request.model_id, timeout=timeout) as con:
+def submit_request(db_path: str | os.PathLike | None, request, *, env: Mapping[str, str] | None = None,
+                   timeout: float = 30.0):
+    """Check a request (fields, then endpoint policy) and queue it under the writer lock; (stored, created?).
+
+    Raises store.queue.QueueError or evaluator.endpoints.EndpointRefused (messages safe to show anyone)."""
+    from evaluator import endpoints
+    from store import queue
+    from store.writer_lock import writer
+
+    queue.validate(request)
+    if request.backend == "openai":
+        endpoints.check(request.base_url, request.api_key_env, env=env)
+    elif request.api_key_env:
+        raise endpoints.EndpointRefused("api_key_env: Hub models are served by the worker; no key is sent",
+                                        "hub request names a key")
+    with writer(db_path, timeout=timeout) as con:
         return queue.submit(con, request)

@@ -1,18 +1,25 @@
-"""Human ratings of the cultural probes, written through the one locked, audited path (never on a read cursor)."""
+"""Human ratings from the Cultural page: authorised by the caller (store.access), locked, audited, own rows only."""
 from __future__ import annotations
 
-from services.write import locked
+import hashlib
+import os
+from pathlib import Path
+
 from store import audit, ratings
 from store.ratings import RatingsError, RatingsSummary
 
-__all__ = ["RatingsError", "RatingsSummary", "add_ratings"]
+__all__ = ["RatingsError", "RatingsSummary", "save_ratings"]
+from store.writer_lock import writer
 
 
-def add_ratings(data: bytes | str, file_name: str, *, actor: str = "web:anonymous", db_path=None,
-                timeout: float = 120.0) -> RatingsSummary:
-    """Validate and store a ratings CSV; RatingsError (file, line, field) leaves the store unchanged."""
-    with locked(db_path, actor=actor, timeout=timeout, file_name=file_name) as con:
-        added = ratings.ingest_ratings(con, data, file_name)
-        audit.record(con, actor, "ratings", file_name=file_name,
-                     detail=f"{added.n_rows} scores, {added.n_items} probes, {added.n_models} models")
-        return added
+def save_ratings(db_path: str | os.PathLike | None, data: str | bytes | Path, file_name: str | None = None, *,
+                 actor: str, rater: str | None = None, timeout: float = 60.0) -> RatingsSummary:
+    """The app's ratings write: under the writer lock, all or nothing, audited (refusals too)."""
+    with writer(db_path, timeout=timeout) as con:
+        try:
+            return ratings.ingest_ratings(con, data, file_name, rater=rater, actor=actor)
+        except ratings.RatingsError as e:
+            raw = data.read_bytes() if isinstance(data, Path) else data.encode() if isinstance(data, str) else data
+            audit.record(con, actor, "reject", source_hash=hashlib.sha256(raw).hexdigest(), file_name=file_name,
+                         detail=f"ratings: {e}")
+            raise
