@@ -43,7 +43,7 @@ else:
     st.subheader(f"{bench} · {score_name.lower()} scores · {prompt} prompt")
     st.caption("Rank counts evaluated and uploaded models only; demo baselines are reference points. "
                "Averages: per language the mean of competency means, overall the mean over languages, over the "
-               f"cells a model has (coverage). Hover a heatmap cell for its 95% interval and n.")
+               "cells a model has (coverage). Hover a heatmap cell for its 95% interval and n.")
     num = st.column_config.NumberColumn(format="%.1f")
     cols = {c: num for c in board.columns if c not in ("rank", "model", "origin", "model_type", "weights",
                                                       "coverage", "params_b")}

@@ -9,9 +9,10 @@ from evaluator.metrics import figures
 from evaluator.metrics.docs import (differences, metric_rows, pacute_difference_items, pacute_differences,
                                     task_rows)
 from evaluator.registry import TASKS
+from tests.samples import SAMPLES
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "methodology.py")
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DATA = SAMPLES
 
 
 def test_docs_cover_every_metric_and_task_cell():
@@ -77,7 +78,7 @@ def test_differences_section_lists_counts_without_rescoring(monkeypatch):
     assert "never by their position" in text and "2·acc/(1 + acc)" in text
 
 
-@pytest.mark.skipif(not (DATA / "pacute").exists(), reason="shared data not present")
+@pytest.mark.needs_samples
 def test_stored_figures_are_current():
     # re-run scripts/build_methodology_figures.py when this fails after a scoring change
     assert figures.compute(DATA) == figures.load()

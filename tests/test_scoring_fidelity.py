@@ -1,15 +1,15 @@
 """Scoring as the papers and reference tools define it (issue 11): QA normalisation and Thai newmm headline."""
 import json
 import math
-from pathlib import Path
 
 import pytest
 
 from evaluator.metrics.qa import normalize_answer, squad_f1, squad_f1_newmm
 from evaluator.registry import get_task
+from tests.samples import SAMPLES
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-needs_qa = pytest.mark.skipif(not (DATA / "bhasa" / "qa").exists(), reason="../shared/data/bhasa/qa not present")
+DATA = SAMPLES
+needs_qa = pytest.mark.needs_samples
 
 
 def test_articles_are_removed_in_english_only():
@@ -157,7 +157,7 @@ def test_seahelm_view_is_normalised_balanced_accuracy_clipped_at_zero():
 
 # ------------------------------------------------------------------------------------------ data defects
 
-needs_samples = pytest.mark.skipif(not (DATA / "pacute").exists(), reason="../shared/data not present")
+needs_samples = pytest.mark.needs_samples
 
 
 @needs_samples
