@@ -5,17 +5,20 @@ import streamlit as st
 
 from pages._hub import push_changes, sync_banner
 from pages._ui import run_page
-from store.cached import connection
+from store.cached import connection, parquet_root
 
 st.set_page_config(page_title="Tanaw · SEA LLM leaderboard", page_icon="🔭", layout="wide")
 
 
 @st.cache_resource(show_spinner="Preparing the results database…")
 def prepare_store() -> str:
-    """Once per process: fill an empty store with the reported paper results and the demo baselines."""
-    from services.demo import ensure_default_db
+    """Once per process: registries and roll-ups into the store, the demo content into an empty store, and the
+    uploads the CLI queued in the inbox (`services.startup`)."""
+    from services.startup import prepare_store as prepare
+    from store.db import db_path
 
-    return "built" if ensure_default_db(connection().cursor()) else "ready"
+    done = prepare(connection().cursor(), db_path(), drain=not parquet_root())
+    return "built" if done["built"] else "ready"
 
 
 PAGES = {

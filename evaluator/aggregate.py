@@ -19,7 +19,7 @@ import numpy as np
 
 from evaluator.metrics import METRICS
 from evaluator.metrics.base import MetricSpec
-from evaluator.registry import TASKS
+from evaluator.rollup import SUBTASKS, rollup  # noqa: F401  (re-exported)
 from evaluator.scoring import gold_for
 from evaluator.spec import Item, ItemResult, TaskSpec
 
@@ -330,33 +330,7 @@ def paired_test(a_scores: Sequence[float] | dict, b_scores: Sequence[float] | di
                       a_only if binary else 0, b_only if binary else 0)
 
 
-# ----------------------------------------------------------------------------------------- roll-ups
-
-SUBTASKS = {t.name: t.rollup_as for t in TASKS.values() if t.rollup_as}
-"""Tasks averaged into one sub-task before competency means (`TaskSpec.rollup_as`: both translation directions)."""
-
-
-def rollup(scores: dict[tuple[str, str], float], groups: dict[str, str]) -> dict[str, Any]:
-    """Competency → language → overall means from per-(task, lang) scores (use normalized headline scores).
-
-    `groups` maps task → competency (TaskSpec.group). Sub-tasks in `SUBTASKS` are averaged first; a mean covers
-    only the cells present, and `coverage` lists them.
-    """
-    sub: dict[tuple[str, str, str], list[float]] = defaultdict(list)  # (lang, group, subtask) -> values
-    for (task, lang), v in scores.items():
-        if v is not None and not math.isnan(v):
-            sub[(lang, groups[task], SUBTASKS.get(task, task))].append(v)
-    comp: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for (lang, group, _), vals in sub.items():
-        comp[(lang, group)].append(float(np.mean(vals)))
-    competency = {k: float(np.mean(v)) for k, v in comp.items()}
-    per_lang: dict[str, list[float]] = defaultdict(list)
-    for (lang, _), v in competency.items():
-        per_lang[lang].append(v)
-    language = {lang: float(np.mean(v)) for lang, v in per_lang.items()}
-    overall = float(np.mean(list(language.values()))) if language else float("nan")
-    coverage = {k: sorted(s for (lg, g, s) in sub if (lg, g) == k) for k in competency}
-    return {"competency": competency, "language": language, "overall": overall, "coverage": coverage}
+# roll-ups live in evaluator/rollup.py (re-exported here for callers of `aggregate.rollup`)
 
 
 # --------------------------------------------------------------------------------------- breakdowns

@@ -8,7 +8,7 @@ from pages._entry import ensure_app
 
 ensure_app()
 
-from evaluator.metrics import docs
+from services import methodology as docs
 
 DIFFERENCES = "Differences from pacute-bench and SEA-HELM"
 SECTIONS = ("Metrics", "Tasks", "Answer extraction", "Aggregation", "ROUGE-L variants", DIFFERENCES)
@@ -63,6 +63,7 @@ elif section == "Answer extraction":
 elif section == "Aggregation":
     for note in docs.aggregation_notes():
         st.markdown(f"- {note}")
+    st.markdown(docs.rollup_example())
 elif section == "ROUGE-L variants":
     st.markdown(docs.ROUGE_NOTE)
     rows = docs.rouge_table()

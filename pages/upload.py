@@ -88,17 +88,20 @@ st.title("Upload results")
 st.caption("SEA-HELM, lm-evaluation-harness and pacute-bench result files (or a .zip of them, with run_N folders) "
            "are re-scored against our gold answers. Scores inside the file are kept as self-reported only.")
 
-try:  # uploads the CLI queued (`ingest --inbox`) while this app held the store
-    queued = upload_flow.drain_inbox(db.db_path())
-except WriterBusy:
-    queued = []
-except Exception:  # a queued file must not take the page down; the operator finds it in the log
-    incidents.record("draining the upload inbox")
-    queued = []
-if queued:
+queued = upload_flow.queued_count(db.db_path())
+if queued and st.button(f"Import {queued} file(s) queued from the command line (`ingest --inbox`)", key="drain"):
+    try:
+        done = upload_flow.drain_inbox(db.db_path())
+    except WriterBusy:
+        done = []
+        st.warning("The store is busy; try again shortly.")
+    except Exception:  # a queued file must not take the page down; the operator finds it in the log
+        incidents.record("draining the upload inbox")
+        done = []
     cached.clear()
-    st.info(md_escape("Imported files queued from the command line: " +
-                      "; ".join(f"{o.model_id}: {o.message}" for o in queued)))
+    if done:
+        st.info(md_escape("Imported files queued from the command line: " +
+                          "; ".join(f"{o.model_id}: {o.message}" for o in done)))
 
 if os.environ.get("TANAW_ADMIN_TOKEN"):
     _admin()
