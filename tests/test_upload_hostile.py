@@ -161,3 +161,9 @@ def test_a_parser_crash_is_an_error_with_an_id_not_a_traceback(index, monkeypatc
     assert msg.startswith("m_sentiment_id.jsonl: could not be checked (internal error ") and "secret" not in msg
     error_id = msg.rsplit(" ", 1)[-1].rstrip(")")
     assert any(error_id in r.getMessage() and r.exc_info for r in caplog.records)
+
+
+def test_archive_header_refusals_are_capped_too(index):
+    up = read_upload(zipped({f"run_1/inner{i}.zip": b"PK" for i in range(300)}), "nested.zip", index=index)
+    assert len(up.errors) == 101
+    assert str(up.errors[-1]) == "nested.zip: … and 200 more errors not shown"
