@@ -121,8 +121,7 @@ def test_seahelm_logprobs_variants_mapped_but_rows_not_rescored(index):
                                                  "clt_se_cumulative_logprobs": 0.1,
                                                  "average_cumulative_probabilities": 67.0}}}}
     up = read_upload(json.dumps(doc).encode(), "m_seahelm_results.json", index=index)
-    assert [(s.task, s.metric, s.value) for s in up.summary] == [
-        ("sentiment", "average_cumulative_logprobs", -0.4), ("sentiment", "average_cumulative_probabilities", 67.0)]
+    assert [(s.task, s.metric, s.value) for s in up.summary] == [("sentiment", "average_cumulative_probabilities", 67.0)]
     rows = read_upload(T.jsonl(T.seahelm_sentiment("id")), "m_sentiment-logprobs_id.jsonl", index=index)
     assert not rows.predictions and "cannot be re-scored" in rows.warnings[0].problem
 
@@ -226,3 +225,55 @@ def test_same_premise_with_another_hypothesis_is_not_our_item(index):
     up = read_upload(T.jsonl([other]), "m_nli_id.jsonl", index=index)
     assert not up.ok and not up.predictions
     assert any("match none of our items" in w.problem for w in up.warnings)
+
+
+def _headline(db, model: str) -> dict[tuple[str, str, str], float]:
+    from store.db import connect
+
+    con = connect(db, read_only=True)
+    try:
+        rows = con.execute("SELECT task, lang, prompt_lang, metric, value FROM aggregates WHERE model_id = ?",
+                           [model]).fetchall()
+    finally:
+        con.close()
+    return {(t, lang, pl): v for t, lang, pl, m, v in rows if m == get_task(t).headline_metric(lang)}
+
+
+def test_perfect_files_land_as_100_and_all_wrong_at_or_below_chance(tmp_path, index):
+    from services.upload import ingest_upload
+
+    def files(right):
+        run = {f"demo-model/run_0/{name}": T.jsonl(build(right)) for name, build, *_ in SEAHELM_FILES}
+        return [("run.zip", zip_bytes(run)),
+                ("samples_xcopa_id_2026-11-30T10-14-38.453472.jsonl", T.jsonl(T.lm_eval_xcopa(right))),
+                ("hierarchical-mcq.jsonl", T.jsonl(T.pacute_mcq(right))),
+                ("hierarchical-gen.jsonl", T.jsonl(T.pacute_gen(right)))]
+
+    db = tmp_path / "t.duckdb"
+    for model, right in (("perfect", T.ALL), ("wrong", T.NONE)):
+        for k, (name, data) in enumerate(files(right)):
+            out = ingest_upload(db, read_upload(data, name, index=index), model={"model_id": f"{model}-{k}"},
+                                data_dir=T.DEMO)
+            assert out.status == "imported", out.errors
+    perfect = {c: v for k in range(4) for c, v in _headline(db, f"perfect-{k}").items()}
+    wrong = {c: v for k in range(4) for c, v in _headline(db, f"wrong-{k}").items()}
+    assert set(perfect) == set(wrong) == {
+        ("sentiment", "id", "native"), ("sentiment", "vi", "native"), ("causal", "id", "native"),
+        ("nli", "id", "native"), ("lindsea-mp", "id", "native"), ("pacute-hierarchical-mcq", "tl", "native"),
+        ("pacute-hierarchical-gen", "tl", "native")}
+    assert all(v == pytest.approx(100.0) for v in perfect.values()), perfect
+    for (task, lang, _), v in wrong.items():
+        assert v <= 100 * chance(task, lang), (task, lang, v)
+
+
+@pytest.mark.parametrize("fmt", ["auto", "seahelm"])
+def test_seahelm_run_folder_with_batch_files(tmp_path, index, fmt):
+    rows = T.seahelm_nli()
+    folder = tmp_path / "demo-model" / "run_0" / "inferences" / "id" / "nli"
+    folder.mkdir(parents=True)
+    (folder / "demo-model_nli_id.jsonl").write_bytes(T.jsonl(rows))
+    (folder / "demo-model_nli_id_turn1_batch_response.jsonl").write_bytes(T.jsonl(T.seahelm_batch_response(rows)))
+    up = read_upload(tmp_path / "demo-model", index=index, fmt=fmt)
+    assert up.ok, up.errors
+    assert len(up.predictions) == len(rows)
+    assert [f.format for f in up.files] == ["seahelm", "seahelm-batch"]

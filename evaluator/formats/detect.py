@@ -74,7 +74,7 @@ def detect(name: str, head: bytes) -> str | None:
 def resolve(chosen: str, name: str, head: bytes) -> str | None:
     """The format to read a file with: detected under "auto", else the named format (a family picks its
     summary parser for `.json` files)."""
-    if chosen == "auto" or detect(name, head) == "archive":
+    if chosen == "auto" or detect(name, head) in ("archive", "seahelm-batch"):
         return detect(name, head)
     if chosen in FAMILIES and chosen != "native" and name.lower().endswith(".json"):
         return chosen + "-summary"

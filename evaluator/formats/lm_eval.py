@@ -32,11 +32,12 @@ NATIVE_PROMPT = ("xcopa", "xnli", "indonli")
 """Task stems whose templates are cloze prompts in the target language (connectors, question words)."""
 
 XNLI_LABEL_WORDS = {
-    "th": {"ใช่": "entailment", "ดังนั้น": "neutral", "ไม่": "contradiction"},
-    "vi": {"Vâng": "entailment", "Vì vậy": "neutral", "Không": "contradiction"},
-    "en": {"Yes": "entailment", "Also": "neutral", "No": "contradiction"},
+    "th": ("ถูกต้อง", {"ใช่": "entailment", "ดังนั้น": "neutral", "ไม่": "contradiction"}),
+    "vi": ("đúng", {"Vâng": "entailment", "Vì vậy": "neutral", "Không": "contradiction"}),
+    "en": ("right", {"Yes": "entailment", "Also": "neutral", "No": "contradiction"}),
 }
-"""The label word in each XNLI continuation (`LANGUAGES` in lm-eval `tasks/xnli/utils.py`, commit 4e7e0d47)."""
+"""Question word and label words of each XNLI continuation `premise, QUESTION? WORD, hypothesis` (`LANGUAGES` in
+lm-eval `tasks/xnli/utils.py`, commit 4e7e0d47)."""
 
 _SAMPLES = re.compile(r"^samples_(?P<task>.+?)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.:\-]+)$")
 _META = {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics", "doc_hash",
@@ -120,15 +121,23 @@ def _generation(resps: Any) -> str | None:
     return resps if isinstance(resps, str) else None
 
 
-def xnli_labels(conts: tuple[str, ...], lang: str) -> tuple[str, ...] | None:
-    """The label each XNLI continuation stands for, from its `? WORD, ` (None when any is not recognised)."""
-    words = XNLI_LABEL_WORDS.get(lang, {})
+def xnli_labels(conts: tuple[str, ...], lang: str, doc: dict) -> tuple[str, ...] | None:
+    """The label each XNLI continuation stands for: the word between `premise, QUESTION? ` and `, hypothesis`
+    (None when any continuation is not built that way or its word is not one of the language's labels)."""
+    question, words = XNLI_LABEL_WORDS.get(lang, ("", {}))
+    premise, hypothesis = doc.get("premise"), doc.get("hypothesis")
+    if not question or not isinstance(premise, str) or not isinstance(hypothesis, str):
+        return None
+    head, tail = f"{premise}, {question}? ", f", {hypothesis}"
     labels = []
     for c in conts:
-        found = [lab for w, lab in words.items() if f"? {w}, " in c]
-        if len(found) != 1:
+        c = c[1:] if c.startswith(" ") else c  # the target delimiter
+        if not (c.startswith(head) and c.endswith(tail)) or len(c) < len(head) + len(tail):
             return None
-        labels.append(found[0])
+        word = c[len(head):len(c) - len(tail)]
+        if word not in words:
+            return None
+        labels.append(words[word])
     return tuple(labels)
 
 
@@ -189,11 +198,12 @@ def parse_samples(data: bytes, file: str, *, run: int = 1, limits: L.Limits = L.
                 raise L.RowError("resps", "expected the generated text as a string")
         labels = None
         if logprobs and task == "nli":
-            labels = xnli_labels(conts or (), lang)
+            labels = xnli_labels(conts or (), lang, doc)
             if labels is None:
-                raise L.RowError("arguments", "the NLI choices carry no label word Tanaw knows "
-                                              f"({', '.join(XNLI_LABEL_WORDS.get(lang, {})) or 'none for ' + lang}); "
-                                              "they cannot be aligned with entailment/contradiction/neutral")
+                known = ", ".join(XNLI_LABEL_WORDS.get(lang, ("", {}))[1]) or f"none for {lang!r}"
+                raise L.RowError("arguments", "the NLI choices are not `premise, QUESTION? WORD, hypothesis` with a "
+                                              f"label word Tanaw knows ({known}); they cannot be aligned with "
+                                              "entailment/contradiction/neutral")
         pred = Prediction(task=task, lang=lang, item_id=item_id, prompt_lang=_prompt_lang(name), output=output,
                           run=run, option_logprobs=logprobs, self_reported=scores, prompt=_prompt(args) or None)
         fields = {k: v for k, v in doc.items() if isinstance(v, str)}

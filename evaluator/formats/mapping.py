@@ -62,14 +62,6 @@ class Cell:
                     cell.by_hash.setdefault(content_hash(value), []).append((it.item_id, key))
         return cell
 
-    def by_content(self, texts: tuple[str, ...]) -> tuple[str, str] | None:
-        """The single item one of `texts` names (first text that names exactly one), with the field it matched."""
-        for t in texts:
-            hits = {i for i, _ in self.by_hash.get(content_hash(t), [])} if t and t.strip() else set()
-            if len(hits) == 1:
-                return next(h for h in self.by_hash[content_hash(t)])
-        return None
-
     def contradiction(self, item: Item, fields: dict) -> str | None:
         """The first identifying field of the row whose text differs from our item's, or None."""
         for name, value in fields.items():

@@ -183,8 +183,8 @@ def _entry_scores(entry: dict, where: str, out: ParsedRows) -> dict[str, float]:
     for metric, value in entry.items():
         if metric in NON_SCORES or isinstance(value, bool) or not isinstance(value, (int, float)):
             continue
-        if str(metric).startswith("clt_se") or "stderr" in str(metric):
-            continue
+        if str(metric).startswith("clt_se") or "stderr" in str(metric) or str(metric).endswith("_logprobs"):
+            continue  # standard errors; log-scale means (the probability beside it is kept)
         try:
             v = L.number(value, f"{where}.{metric}")
         except L.RowError as e:
