@@ -153,8 +153,8 @@ def json_lines(data: "bytes | Source", file: str, limits: Limits = DEFAULT_LIMIT
         yield 0, None, err
         return
     try:
-        for line_no, raw, length in split_lines(src.chunks(), limits.max_line_bytes):
-            if over_budget(limits):
+        for seen, (line_no, raw, length) in enumerate(split_lines(src.chunks(), limits.max_line_bytes)):
+            if seen % 64 == 0 and over_budget(limits):  # the CPU clock costs microseconds: look now and then
                 yield line_no, None, cpu_error(file, limits)
                 return
             if raw is None:
