@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import math
 import random
-import re
 import time
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Mapping, Sequence
@@ -21,7 +20,6 @@ from openai import AsyncOpenAI
 
 POOL_SIZE = 16
 """Requests in flight per HTTP connection pool."""
-THINK_RE = re.compile(r"<think>(.*?)(?:</think>|$)", re.DOTALL | re.IGNORECASE)
 
 
 class ClientError(Exception):
@@ -86,14 +84,6 @@ class OptionScore:
     """Requests sent, retries included."""
 
 
-def split_think(text: str) -> tuple[str, str | None]:
-    """(answer, reasoning): a `<think>` block is removed from the answer and returned as the reasoning."""
-    found = THINK_RE.search(text or "")
-    if not found:
-        return text, None
-    return (text[:found.start()] + text[found.end():]).strip(), found.group(1).strip()
-
-
 def option_span_logprob(tokens_lp: Sequence[float | None], offsets: Sequence[int], start: int, end: int,
                         text_len: int) -> tuple[float, int]:
     """Sum and count of the token log-probabilities whose characters overlap [start, end).
@@ -153,6 +143,26 @@ def _retry_after(exc: Exception) -> float | None:
         return None
 
 
+def _guard_hook(guard: Callable[[str], Any]) -> Callable[[httpx.Request], Awaitable[None]]:
+    """An httpx request hook running `guard(url)` (which may resolve names: off the event loop) before sending."""
+    async def hook(request: httpx.Request) -> None:
+        await asyncio.get_running_loop().run_in_executor(None, guard, str(request.url))
+
+    return hook
+
+
+def _refused(exc: BaseException | None) -> bool:
+    """Whether an exception (or one it wraps) is the endpoint policy refusing a request: never retried."""
+    from evaluator.endpoints import EndpointRefused
+
+    seen = 0
+    while exc is not None and seen < 10:
+        if isinstance(exc, EndpointRefused):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
+
+
 def _describe(exc: Exception) -> str:
     status = getattr(exc, "status_code", None)
     return f"{type(exc).__name__}" + (f" (HTTP {status})" if status else "") + f": {exc}"
@@ -168,7 +178,8 @@ class ModelClient:
 
     def __init__(self, base_url: str, model: str, *, api_key: str | None = None, timeout: float = 120.0,
                  retry: RetryPolicy = RetryPolicy(), rpm: float | None = None,
-                 extra_body: Mapping[str, Any] | None = None, concurrency: int = 8):
+                 extra_body: Mapping[str, Any] | None = None, concurrency: int = 8,
+                 guard: Callable[[str], Any] | None = None):
         self.base_urls = [u.strip().rstrip("/") for u in base_url.split(",") if u.strip()]
         if not self.base_urls:
             raise ValueError("base_url names no server")
@@ -182,8 +193,12 @@ class ModelClient:
         # one pool per POOL_SIZE slots (measured: ~10x less client CPU per request at 128 in flight).
         per_server = max(1, math.ceil(concurrency / len(self.base_urls) / POOL_SIZE))
         self._urls = [url for url in self.base_urls for _ in range(per_server)]
+        # Redirects are never followed (a public endpoint must not bounce the request, and its key, elsewhere);
+        # `guard` (the endpoint policy, for queued runs) checks every request's URL before it is sent.
+        hooks = {"request": [_guard_hook(guard)]} if guard else {}
         self._pools = [AsyncOpenAI(base_url=url, api_key=api_key or "EMPTY", timeout=timeout, max_retries=0,
-                                   http_client=httpx.AsyncClient(timeout=timeout)) for url in self._urls]
+                                   http_client=httpx.AsyncClient(timeout=timeout, follow_redirects=False,
+                                                                 event_hooks=hooks)) for url in self._urls]
         self._busy = [0] * len(self._pools)
 
     async def close(self) -> None:
@@ -212,6 +227,8 @@ class ModelClient:
             except LogprobsUnsupported:
                 raise
             except Exception as exc:  # noqa: BLE001 - classified below
+                if _refused(exc):
+                    raise ClientError(f"{what}: endpoint refused by the endpoint policy") from exc
                 if not _retryable(exc):
                     raise ClientError(f"{what} at {self._urls[pool]}: {_describe(exc)}") from exc
                 if attempt > self.retry.max_retries:

@@ -5,31 +5,23 @@ Everything in an uploaded file is untrusted: file names, ids and model outputs a
 """
 from __future__ import annotations
 
-import hmac
-import os
 from pathlib import Path
 
 import streamlit as st
 
 from evaluator import incidents
 from services import upload as upload_flow
-from evaluator.formats.limits import DEFAULT_LIMITS, MB
-from evaluator.formats.read import read_upload
+from services.upload import DEFAULT_LIMITS, MB, read_upload
+from services.write import WriterBusy
 from pages._entry import ensure_app
 from pages._ui import frame, md_escape
-from store import cached, db
-from store.writer_lock import WriterBusy
+from store import access, cached
 
 ensure_app()
 
 FORMATS = {"auto": "Detect automatically", "native": "Tanaw native JSONL", "pacute-bench": "pacute-bench",
            "seahelm": "SEA-HELM", "lm-eval": "lm-evaluation-harness"}
 MODEL_PAGE = "pages/model.py"
-
-
-def _token_ok(env: str, given: str) -> bool:
-    want = os.environ.get(env)
-    return not want or hmac.compare_digest(want.encode(), (given or "").encode())
 
 
 def _problems(rows, kind: str, tail: str = "") -> None:
@@ -46,7 +38,7 @@ def _admin() -> None:
     """Hide, show again or delete an upload, and read the audit trail (admin token only)."""
     with st.expander("Admin: hide or delete an upload"):
         admin = st.text_input("Admin token", type="password", key="admin_token")
-        if not admin or not _token_ok("TANAW_ADMIN_TOKEN", admin):
+        if not admin or access.authorise("admin", admin) is None:
             return
         if "admin_done" in st.session_state:
             st.success(md_escape(st.session_state.pop("admin_done")))
@@ -62,7 +54,7 @@ def _admin() -> None:
                        "delete": a3.button("Delete", type="primary", disabled=not sure)}
             action = next((a for a, on in clicked.items() if on), None)
             if action:
-                st.session_state["admin_done"] = upload_flow.admin_action(db.db_path(), target, action,
+                st.session_state["admin_done"] = upload_flow.admin_action(None, target, action,
                                                                            actor="admin")
                 cached.clear()
                 st.rerun()
@@ -88,10 +80,10 @@ st.title("Upload results")
 st.caption("SEA-HELM, lm-evaluation-harness and pacute-bench result files (or a .zip of them, with run_N folders) "
            "are re-scored against our gold answers. Scores inside the file are kept as self-reported only.")
 
-queued = upload_flow.queued_count(db.db_path())
+queued = upload_flow.queued_count(None)
 if queued and st.button(f"Import {queued} file(s) queued from the command line (`ingest --inbox`)", key="drain"):
     try:
-        done = upload_flow.drain_inbox(db.db_path())
+        done = upload_flow.drain_inbox(None)
     except WriterBusy:
         done = []
         st.warning("The store is busy; try again shortly.")
@@ -103,13 +95,18 @@ if queued and st.button(f"Import {queued} file(s) queued from the command line (
         st.info(md_escape("Imported files queued from the command line: " +
                           "; ".join(f"{o.model_id}: {o.message}" for o in done)))
 
-if os.environ.get("TANAW_ADMIN_TOKEN"):
+if access.mode("admin") == "token":  # admin is never open without TANAW_ADMIN_TOKEN
     _admin()
 
 token = ""
-if os.environ.get("TANAW_UPLOAD_TOKEN"):
+upload_mode = access.mode("upload")  # SECURITY.md, "Roles and tokens": closed on a public Space without a token
+if upload_mode == "closed":
+    st.info("Uploads are closed on this public Space: the operator has not set an upload token "
+            "(TANAW_UPLOAD_TOKEN).", icon=":material/lock:")
+    st.stop()
+if upload_mode == "token":
     token = st.text_input("Upload token", type="password", help="Ask the maintainers for a token.")
-    if not _token_ok("TANAW_UPLOAD_TOKEN", token):
+    if access.authorise("upload", token) is None:
         st.info("Uploads need a valid token.")
         st.stop()
 
@@ -175,7 +172,7 @@ if submitted:
              "licence": licence, "url": url}
     try:
         outcome = upload_flow.ingest_upload(
-            db.db_path(), upload, model=model, actor="web:" + (who.strip() or "anonymous") + (" (token)" if token else ""),
+            None, upload, model=model, actor="web:" + (who.strip() or "anonymous") + (" (token)" if token else ""),
             progress=lambda i, n: bar.progress(min(i / max(n, 1), 1.0), text=f"Scoring {i} of {n}…"))
     except Exception:  # the app keeps serving whatever happens; details go to the log, never to the visitor
         bar.empty()

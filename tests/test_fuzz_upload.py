@@ -18,7 +18,7 @@ from tests import upload_files as U
 from tests.fuzz_files import hostile_files
 from tests.fuzz_uploads import KINDS, more_hostile, valid_variants
 
-pytestmark = pytest.mark.skipif(not U.DATA.is_dir(), reason="../shared/data not present")
+pytestmark = pytest.mark.needs_samples
 
 # Small limits keep the hostile files small (and the test fast); the code paths are those of the defaults.
 LIMITS = Limits(max_bytes=1024 * 1024, max_line_bytes=64 * 1024, max_unpacked_bytes=4 * 1024 * 1024,
