@@ -44,7 +44,7 @@ def test_a_crash_while_reading_shows_an_error_id_not_a_traceback(empty_store, mo
     def boom(*a, **k):
         raise RuntimeError(SECRET)
 
-    monkeypatch.setattr("evaluator.formats.read.read_upload", boom)
+    monkeypatch.setattr("services.upload.read_upload", boom)
     caplog.set_level(logging.ERROR, logger="tanaw.incidents")
     at = _upload_page()
     assert not at.exception
@@ -56,7 +56,7 @@ def test_a_crash_while_reading_shows_an_error_id_not_a_traceback(empty_store, mo
 
 def test_a_crash_while_importing_shows_an_error_id(empty_store, monkeypatch, caplog):
     pred = Prediction(task="sentiment", lang="id", item_id="1", prompt_lang="en", output="Positif")
-    monkeypatch.setattr("evaluator.formats.read.read_upload",
+    monkeypatch.setattr("services.upload.read_upload",
                         lambda *a, **k: Upload("preds.jsonl", "ab" * 32, predictions=[pred]))
 
     def boom(*a, **k):
