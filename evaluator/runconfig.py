@@ -77,6 +77,8 @@ class RunConfig:
     """Metadata stored with the model: family, organisation, params_b, model_type, weights, licence, url."""
     n_ctx: int = 4096
     """Context window for the llamacpp backend."""
+    chat_format: str | None = None
+    """llama-cpp-python chat format for the llamacpp backend (default: the GGUF's template, else its known family)."""
 
 
 FIELDS = {f.name: f for f in dataclasses.fields(RunConfig)}

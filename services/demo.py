@@ -1,14 +1,18 @@
-"""The embedded default database: reported paper results plus honest baselines scored on the demo items.
+"""The embedded default database: reported paper results, a real small model and honest baselines on the demo items.
 
 Baselines (labelled as demo, never mistaken for models): majority class and seeded random choice for
 classification and choice tasks, Lead-1 for summarisation, copy-source for translation, first sentence of the
-context for QA. They are scored by the same pipeline as any upload, on `data/demo` (items written for Tanaw).
+context for QA. The real model is Gemma 3 270M run by `python -m evaluator run --backend llamacpp` over every demo
+item in both prompt languages (scripts/demo_model_run.py); its native result file ships in `data/demo`. All are
+scored by the same pipeline as any upload, on `data/demo` (items written for Tanaw), and stored with origin "demo".
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import duckdb
@@ -26,6 +30,12 @@ SEED = 0
 LABEL_WORDS = {"positive": "Positive", "negative": "Negative", "neutral": "Neutral", "clean": "Clean",
                "abusive": "Abusive", "hate": "Hate", "offensive": "Offensive", "toxic": "Toxic",
                "non-toxic": "Non-toxic", "true": "True", "false": "False", "yes": "Yes", "no": "No"}
+DEMO_MODEL = {"model_id": "Gemma 3 270M · Q4_K_M (demo run)", "origin": "demo", "family": "Gemma 3",
+              "organisation": "Google", "params_b": 0.27, "model_type": "instruct", "weights": "open",
+              "licence": "Gemma Terms of Use", "url": "https://ai.google.dev/gemma"}
+"""A real model's demo run: its answers to the demo items, not a benchmark score."""
+DEMO_RESULTS = "gemma-3-270m.results.jsonl"
+DEMO_RUN_INFO = "gemma-3-270m.run.json"
 BASELINES = {
     "Baseline · majority class (demo)": "majority",
     "Baseline · random choice, seed 0 (demo)": "random",
@@ -83,9 +93,44 @@ def baseline_predictions(kind: str, data_dir: Path = DEMO_DIR) -> list[Predictio
     return preds
 
 
+def model_run_predictions(data_dir: Path = DEMO_DIR) -> tuple[dict[str, list[Prediction]], dict, str]:
+    """The demo model's predictions by task, its run record (settings by task) and the file's SHA-256; empty
+    when the result file is absent. IngestError when the file does not parse."""
+    from evaluator.formats.native import parse_native
+    from services.ingest import IngestError
+
+    path = data_dir / DEMO_RESULTS
+    if not path.is_file():
+        return {}, {}, ""
+    data = path.read_bytes()
+    parsed = parse_native(data, f"data/demo/{DEMO_RESULTS}")
+    if parsed.errors:
+        raise IngestError(parsed.errors)
+    by_task: dict[str, list[Prediction]] = defaultdict(list)
+    for p in parsed.predictions:
+        by_task[p.task].append(p)
+    info_path = data_dir / DEMO_RUN_INFO
+    info = json.loads(info_path.read_text(encoding="utf-8")) if info_path.is_file() else {}
+    return dict(by_task), info, hashlib.sha256(data).hexdigest()
+
+
+def ingest_model_run(con: duckdb.DuckDBPyConnection, data_dir: Path = DEMO_DIR) -> int:
+    """Score and store the demo model's result file, each task's runs with the settings it was run with."""
+    by_task, info, digest = model_run_predictions(data_dir)
+    run = {k: info[k] for k in ("model", "runtime", "command", "ran") if k in info}
+    for task, preds in sorted(by_task.items()):
+        settings = {**(info.get("settings_by_task") or {}).get(task, {}), **run, "demo": True}
+        ingest_predictions(con, preds, data_dir=data_dir, model=DEMO_MODEL,
+                           source={"file": f"data/demo/{DEMO_RESULTS}", "format": "native", "harness": "tanaw",
+                                   "kind": "demo", "hash": f"demo-model-{task}-{digest[:16]}", "settings": settings})
+    return sum(len(p) for p in by_task.values())
+
+
 def build_default_db(con: duckdb.DuckDBPyConnection, data_dir: Path = DEMO_DIR) -> dict[str, int]:
-    """Fill an empty store with the reported results and the demo baselines; returns counts."""
+    """Fill an empty store with the reported results, the demo model's run and the demo baselines; returns
+    counts."""
     counts = {"reported": load_reported(con)}
+    counts[DEMO_MODEL["model_id"]] = ingest_model_run(con, data_dir)
     for model_id, kind in BASELINES.items():
         preds = baseline_predictions(kind, data_dir)
         ingest_predictions(con, preds, data_dir=data_dir,

