@@ -25,7 +25,12 @@ RUN_INFO = DEMO / "gemma-3-270m.run.json"
 MODEL = "gemma-3-270m-q4km"
 LONG_TASKS = ("ner", "qa", "translation-en-xx", "translation-xx-en", "abssum")
 """Open-ended generation, capped at LONG_MAX_TOKENS (a 270M model loops until the budget runs out)."""
-LONG_MAX_TOKENS = 96
+LONG_MAX_TOKENS = 24
+SHORT_MAX_TOKENS = 8
+"""Gemma 3 270M is the base (pretrained) model: it continues the prompt rather than answering, so the budgets are
+small (a label is 1-3 tokens) to keep the run within an hour on two shared cores. For the same reason letter
+choices (NLI, causal, minimal pairs, coreference) are scored by the letters' log-probabilities (`--logprob-choices`),
+as PACUTE MCQ is by its options'. One thread: on a loaded machine llama.cpp's threads wait for each other."""
 N_CTX = 2048
 
 
@@ -33,13 +38,16 @@ def run_all(gguf: Path, db: Path) -> None:
     """Every demo cell: classification and choice tasks with their own budgets, long generation capped."""
     from evaluator.cli.run import main as run_main
     from evaluator.datasets import available_cells
+    from evaluator.registry import TASKS
 
     tasks = list(dict.fromkeys(t for t, _ in available_cells(DEMO)))
     common = ["--model", MODEL, "--backend", "llamacpp", "--model-path", str(gguf), "--data-dir", str(DEMO),
-              "--db", str(db), "--n-ctx", str(N_CTX), "--prompt-lang", "en,native", "-c", "1"]
-    short = [t for t in tasks if t not in LONG_TASKS]
+              "--db", str(db), "--n-ctx", str(N_CTX), "--n-threads", "1", "--prompt-lang", "en,native", "-c", "1", "--logprob-choices"]
+    explorers = [t for t in tasks if TASKS[t].family != "bhasa"]
+    short = [t for t in tasks if TASKS[t].family == "bhasa" and t not in LONG_TASKS]
     long = [t for t in tasks if t in LONG_TASKS]
-    for names, extra in ((short, []), (long, ["--max-tokens", str(LONG_MAX_TOKENS)])):
+    for names, budget in ((explorers, SHORT_MAX_TOKENS), (short, SHORT_MAX_TOKENS), (long, LONG_MAX_TOKENS)):
+        extra = ["--max-tokens", str(budget)]
         rc = run_main([*common, "--tasks", ",".join(names), *extra])
         if rc != 0:
             raise SystemExit(f"evaluator run failed with exit code {rc}")

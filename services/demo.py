@@ -30,10 +30,11 @@ SEED = 0
 LABEL_WORDS = {"positive": "Positive", "negative": "Negative", "neutral": "Neutral", "clean": "Clean",
                "abusive": "Abusive", "hate": "Hate", "offensive": "Offensive", "toxic": "Toxic",
                "non-toxic": "Non-toxic", "true": "True", "false": "False", "yes": "Yes", "no": "No"}
-DEMO_MODEL = {"model_id": "Gemma 3 270M · Q4_K_M (demo run)", "origin": "demo", "family": "Gemma 3",
-              "organisation": "Google", "params_b": 0.27, "model_type": "instruct", "weights": "open",
-              "licence": "Gemma Terms of Use", "url": "https://ai.google.dev/gemma"}
-"""A real model's demo run: its answers to the demo items, not a benchmark score."""
+DEMO_MODEL = {"model_id": "Gemma 3 270M base · Q4_K_M (demo run)", "origin": "demo", "family": "Gemma 3",
+              "organisation": "Google", "params_b": 0.27, "model_type": "base", "weights": "open",
+              "licence": "Gemma Terms of Use", "url": "https://huggingface.co/google/gemma-3-270m"}
+"""A real model's demo run (google/gemma-3-270m, the pretrained model, as the GGUF package ships it): its answers to
+the demo items, not a benchmark score."""
 DEMO_RESULTS = "gemma-3-270m.results.jsonl"
 DEMO_RUN_INFO = "gemma-3-270m.run.json"
 BASELINES = {

@@ -119,17 +119,27 @@ class LlamaCppBackend:
         return len(self.llm.tokenize(text.encode("utf-8"), add_bos=False))
 
     def _eval(self, tokens: list[int], split: int) -> np.ndarray:
-        """Logit rows for `tokens` (row i predicts token i + 1): `tokens[:split]` as one batch (kept for the next
-        option of the same prompt), then the rest as another, so an option's score never depends on the order in
-        which options are asked."""
-        llm, prefix = self.llm, tokens[:split]
-        if self._prefix != prefix:
+        """Logit rows for `tokens` (row i predicts token i + 1), valid from row `split - 1` on.
+
+        `tokens[:split - 1]` is one batch without logit rows (kept in the KV cache for the next option of the same
+        prompt); the rest, from the prompt's last token, is another batch with a row per token. The split is the
+        same every time, so an option's score never depends on the order in which options are asked, and the
+        vocabulary-sized output rows (262k for Gemma 3) are computed only where a score reads them."""
+        llm, keep = self.llm, tokens[:split - 1]
+        if self._prefix != keep:
             llm.reset()
-            llm.eval(prefix)
-            self._prefix = prefix
-        llm.n_tokens = len(prefix)
-        llm.eval(tokens[split:])
+            if keep:
+                self._logit_rows(False)
+                llm.eval(keep)
+            self._prefix = keep
+        llm.n_tokens = len(keep)
+        self._logit_rows(True)
+        llm.eval(tokens[split - 1:])
         return llm.scores[: len(tokens)]
+
+    def _logit_rows(self, every_token: bool) -> None:
+        """Whether the next `eval` keeps a logit row per token (scoring) or only sampling's last one."""
+        self.llm._logits_all = every_token
 
     def option_logprob_sync(self, prompt: str, option: str) -> OptionScore:
         """log P(option | prompt): sum over the tokens whose bytes overlap the option's bytes."""
@@ -155,6 +165,7 @@ class LlamaCppBackend:
         self._prefix = None  # generation reuses and overwrites the cache its own way
         if self.chat_format in FOLD_SYSTEM:
             messages = fold_system(messages)
+        self._logit_rows(False)  # sampling reads the last row only; no per-token copies of the vocabulary
         r = self.llm.create_chat_completion(messages=messages, temperature=temperature, top_p=top_p,
                                             max_tokens=max_tokens)
         choice, usage = r["choices"][0], r.get("usage") or {}

@@ -93,6 +93,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-tokens", type=int, help="override every task's generation budget (e.g. reasoning models)")
     p.add_argument("--temperature", type=float, help="override every task's temperature")
     p.add_argument("--n-ctx", type=int, help="context window for --backend llamacpp (default 4096)")
+    p.add_argument("--n-threads", type=int, help="CPU threads for --backend llamacpp (default: llama.cpp's choice)")
     p.add_argument("--chat-format", help="chat format for --backend llamacpp when the GGUF carries no chat template "
                    "(a llama-cpp-python format: gemma, chatml, llama-3, ...; default: the GGUF's template, else its "
                    "known family; the backend refuses to guess)")
@@ -122,7 +123,8 @@ def make_backend(cfg: RunConfig) -> tuple[Any, dict]:
         from evaluator.backends.llamacpp import ChatFormatError, LlamaCppBackend
 
         try:
-            backend = LlamaCppBackend(cfg.model_path, n_ctx=cfg.n_ctx, chat_format=cfg.chat_format)
+            backend = LlamaCppBackend(cfg.model_path, n_ctx=cfg.n_ctx, chat_format=cfg.chat_format,
+                                      n_threads=cfg.n_threads)
         except ChatFormatError as exc:
             raise ConfigError(str(exc)) from None
         return backend, {"backend": "llamacpp", "model_file": os.path.basename(cfg.model_path),
