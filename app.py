@@ -4,18 +4,21 @@ from __future__ import annotations
 import streamlit as st
 
 from pages._hub import push_changes, sync_banner
-from pages._ui import md_escape
-from store.cached import connection, q
+from pages._ui import md_escape, run_page
+from store.cached import connection, parquet_root, q
 
 st.set_page_config(page_title="Tanaw · SEA LLM leaderboard", page_icon="🔭", layout="wide")
 
 
 @st.cache_resource(show_spinner="Preparing the results database…")
 def prepare_store() -> str:
-    """Once per process: fill an empty store with the reported paper results and the demo baselines."""
-    from services.demo import ensure_default_db
+    """Once per process: registries and roll-ups into the store, the demo content into an empty store, and the
+    uploads the CLI queued in the inbox (`services.startup`)."""
+    from services.startup import prepare_store as prepare
+    from store.db import db_path
 
-    return "built" if ensure_default_db(connection().cursor()) else "ready"
+    done = prepare(connection().cursor(), db_path(), drain=not parquet_root())
+    return "built" if done["built"] else "ready"
 
 
 PAGES = {
@@ -38,6 +41,7 @@ PAGES = {
     ],
 }
 
+
 def demo_banner() -> None:
     """Say plainly when what the pages show is the embedded demo, not benchmark results."""
     demo = q("demo_models")
@@ -53,5 +57,5 @@ def demo_banner() -> None:
 prepare_store()
 demo_banner()
 sync_banner()  # results repo on the Hub (TANAW_RESULTS_REPO): pulled on start, pushed after changes
-st.navigation({k: v for k, v in PAGES.items() if v}, position="top").run()
+run_page(st.navigation({k: v for k, v in PAGES.items() if v}, position="top"))  # errors: an id, no traceback
 push_changes()

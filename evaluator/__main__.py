@@ -22,4 +22,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        from evaluator.languages import LanguageError
+    except ValueError as exc:  # a bad language entry: say which file and field, no traceback
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    try:
+        sys.exit(main())
+    except LanguageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)

@@ -19,6 +19,7 @@ import numpy as np
 
 from evaluator.metrics import METRICS
 from evaluator.metrics.base import MetricSpec
+from evaluator.rollup import SUBTASKS, rollup  # noqa: F401  (re-exported)
 from evaluator.scoring import gold_for
 from evaluator.spec import Item, ItemResult, TaskSpec
 
@@ -93,8 +94,8 @@ def _rows(task: TaskSpec, pairs: Sequence[tuple[Item, ItemResult]]) -> list[_Row
     out = []
     for item, res in pairs:
         p = res.prediction
-        extras = {**res.extras, "item_id": item.item_id, "order": p.order, "run": p.run,
-                  "prompt_lang": p.prompt_lang, "metadata": item.metadata, "inputs": item.inputs,
+        extras = {**res.extras, "item_id": item.item_id, "task": task.name, "lang": item.lang, "order": p.order,
+                  "run": p.run, "prompt_lang": p.prompt_lang, "metadata": item.metadata, "inputs": item.inputs,
                   "scores": res.scores}
         out.append(_Row(item, res, gold_for(task, item, p), extras))
     return out
@@ -105,7 +106,10 @@ def _item_score(spec: MetricSpec, r: _Row) -> float:
     if spec.name in r.result.scores:
         return float(r.result.scores[spec.name])
     answer = r.result.answer if r.result.parsed else None
-    return float(spec.item(answer, r.gold, lang=r.item.lang, item=r.item)) if spec.item else 0.0
+    if spec.item is None:
+        return 0.0
+    raw = {"output": r.result.prediction.output} if spec.reads_output else {}
+    return float(spec.item(answer, r.gold, lang=r.item.lang, item=r.item, **raw))
 
 
 def _triples(rows: Sequence[_Row]) -> list[tuple]:
@@ -326,33 +330,7 @@ def paired_test(a_scores: Sequence[float] | dict, b_scores: Sequence[float] | di
                       a_only if binary else 0, b_only if binary else 0)
 
 
-# ----------------------------------------------------------------------------------------- roll-ups
-
-SUBTASKS = {"translation-en-xx": "translation", "translation-xx-en": "translation"}
-"""Tasks averaged into one sub-task before competency means (both translation directions)."""
-
-
-def rollup(scores: dict[tuple[str, str], float], groups: dict[str, str]) -> dict[str, Any]:
-    """Competency → language → overall means from per-(task, lang) scores (use normalized headline scores).
-
-    `groups` maps task → competency (TaskSpec.group). Sub-tasks in `SUBTASKS` are averaged first; a mean covers
-    only the cells present, and `coverage` lists them.
-    """
-    sub: dict[tuple[str, str, str], list[float]] = defaultdict(list)  # (lang, group, subtask) -> values
-    for (task, lang), v in scores.items():
-        if v is not None and not math.isnan(v):
-            sub[(lang, groups[task], SUBTASKS.get(task, task))].append(v)
-    comp: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for (lang, group, _), vals in sub.items():
-        comp[(lang, group)].append(float(np.mean(vals)))
-    competency = {k: float(np.mean(v)) for k, v in comp.items()}
-    per_lang: dict[str, list[float]] = defaultdict(list)
-    for (lang, _), v in competency.items():
-        per_lang[lang].append(v)
-    language = {lang: float(np.mean(v)) for lang, v in per_lang.items()}
-    overall = float(np.mean(list(language.values()))) if language else float("nan")
-    coverage = {k: sorted(s for (lg, g, s) in sub if (lg, g) == k) for k in competency}
-    return {"competency": competency, "language": language, "overall": overall, "coverage": coverage}
+# roll-ups live in evaluator/rollup.py (re-exported here for callers of `aggregate.rollup`)
 
 
 # --------------------------------------------------------------------------------------- breakdowns

@@ -153,6 +153,26 @@ def _retry_after(exc: Exception) -> float | None:
         return None
 
 
+def _guard_hook(guard: Callable[[str], Any]) -> Callable[[httpx.Request], Awaitable[None]]:
+    """An httpx request hook running `guard(url)` (which may resolve names: off the event loop) before sending."""
+    async def hook(request: httpx.Request) -> None:
+        await asyncio.get_running_loop().run_in_executor(None, guard, str(request.url))
+
+    return hook
+
+
+def _refused(exc: BaseException | None) -> bool:
+    """Whether an exception (or one it wraps) is the endpoint policy refusing a request: never retried."""
+    from evaluator.endpoints import EndpointRefused
+
+    seen = 0
+    while exc is not None and seen < 10:
+        if isinstance(exc, EndpointRefused):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
+
+
 def _describe(exc: Exception) -> str:
     status = getattr(exc, "status_code", None)
     return f"{type(exc).__name__}" + (f" (HTTP {status})" if status else "") + f": {exc}"
@@ -168,7 +188,8 @@ class ModelClient:
 
     def __init__(self, base_url: str, model: str, *, api_key: str | None = None, timeout: float = 120.0,
                  retry: RetryPolicy = RetryPolicy(), rpm: float | None = None,
-                 extra_body: Mapping[str, Any] | None = None, concurrency: int = 8):
+                 extra_body: Mapping[str, Any] | None = None, concurrency: int = 8,
+                 guard: Callable[[str], Any] | None = None):
         self.base_urls = [u.strip().rstrip("/") for u in base_url.split(",") if u.strip()]
         if not self.base_urls:
             raise ValueError("base_url names no server")
@@ -182,8 +203,12 @@ class ModelClient:
         # one pool per POOL_SIZE slots (measured: ~10x less client CPU per request at 128 in flight).
         per_server = max(1, math.ceil(concurrency / len(self.base_urls) / POOL_SIZE))
         self._urls = [url for url in self.base_urls for _ in range(per_server)]
+        # Redirects are never followed (a public endpoint must not bounce the request, and its key, elsewhere);
+        # `guard` (the endpoint policy, for queued runs) checks every request's URL before it is sent.
+        hooks = {"request": [_guard_hook(guard)]} if guard else {}
         self._pools = [AsyncOpenAI(base_url=url, api_key=api_key or "EMPTY", timeout=timeout, max_retries=0,
-                                   http_client=httpx.AsyncClient(timeout=timeout)) for url in self._urls]
+                                   http_client=httpx.AsyncClient(timeout=timeout, follow_redirects=False,
+                                                                 event_hooks=hooks)) for url in self._urls]
         self._busy = [0] * len(self._pools)
 
     async def close(self) -> None:
@@ -212,6 +237,8 @@ class ModelClient:
             except LogprobsUnsupported:
                 raise
             except Exception as exc:  # noqa: BLE001 - classified below
+                if _refused(exc):
+                    raise ClientError(f"{what}: endpoint refused by the endpoint policy") from exc
                 if not _retryable(exc):
                     raise ClientError(f"{what} at {self._urls[pool]}: {_describe(exc)}") from exc
                 if attempt > self.retry.max_retries:
@@ -279,9 +306,12 @@ class ModelClient:
 
 
 def choose(options: Sequence[str], scores: Sequence[OptionScore]) -> dict[str, int]:
-    """Argmax option index per length normalisation (none, chars, bytes, tokens); ties go to the first option."""
+    """Argmax option index per length normalisation (none, chars, bytes, tokens); ties are decided by the options'
+    text, never their position (`evaluator.metrics.choice.argmax_option`)."""
+    from evaluator.metrics.choice import argmax_option
+
     def argmax(values: list[float]) -> int:
-        return max(range(len(values)), key=lambda i: (values[i], -i))
+        return argmax_option(values, options)
 
     sums = [s.logprob for s in scores]
     return {

@@ -2,7 +2,9 @@
 
 Prompt packs travel with the data (`TANAW_DATA_DIR`): LINDSEA's `lindsea/<lang>/prompts.yaml` and SEA-HELM task
 configs in `seahelm-configs/`. A cell without a native prompt raises `NoNativePrompt` rather than inventing a
-machine translation. Per-language literals (language names, label words, cause/effect) live in `LITERALS`.
+machine translation. Per-language words (language names, NER and toxicity labels, cause/effect) come from the
+language entries (`evaluator.languages`); a task names the ones its templates need in `TaskSpec.language_slots`. A
+language entry may carry its own prompt pack (`prompt_pack:`), used for its native prompts.
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from typing import Any, Mapping
 
 import yaml
 
-from evaluator.registry import LANG_NAMES
+from evaluator import languages
 from evaluator.spec import Item, PromptTemplate, TaskSpec
 
 
@@ -39,31 +41,6 @@ class Rendered:
     source: str
     """Where the template came from (registry, pack path, item field)."""
 
-
-LITERALS: dict[str, dict[str, str]] = {
-    # Short per-language words the templates need; a missing entry is an error, never a guess.
-    "id": {"cause": "sebab", "effect": "akibat"},
-    "vi": {"cause": "nguyên nhân", "effect": "kết quả"},
-    "th": {"cause": "สาเหตุ", "effect": "ผลลัพธ์"},
-    "ta": {"cause": "காரணம்", "effect": "விளைவு"},
-}
-"""Native cause/effect words for the XCOPA native templates (`{question_translated}`)."""
-
-NER_LABELS = {"id": "PERSON, PLACE, ORGANISATION", "vi": "PERSON, LOCATION, ORGANIZATION, MISCELLANEOUS",
-              "th": "PERSON, ORGANIZATION, LOCATION, DATE, TIME, MONEY, PERCENT, LAW, LEN, URL, PHONE, EMAIL, ZIP",
-              "ta": "PERSON, LOCATION, ORGANISATION"}
-"""Entity labels named in the NER prompt, per dataset (NERGrit, VLSP2018, ThaiNER, Naamapadam)."""
-
-TOXICITY_LABELS = {
-    "id": ("Clean: No harassment.\nAbusive: Involves harassment and even profanity, but does not attack any "
-           "specific object.\nHate: Directly harasses or abuses a specific object.", "Clean/Abusive/Hate"),
-    "vi": ("Clean: No harassment or offensive language.\nOffensive: Contains harassment or profanity, but does not "
-           "attack any specific object.\nHate: Harasses or abuses a specific individual or group.",
-           "Clean/Offensive/Hate"),
-    "th": ("Non-toxic: Not offensive.\nToxic: Offensive, harassing or hateful towards a person or group.",
-           "Toxic/Non-toxic"),
-}
-"""Label definitions per dataset (BHASA Table 6 for Indonesian; ViHSD and Thai Toxicity Tweet authors' labels)."""
 
 _FIELD = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -127,10 +104,23 @@ def pack_template(task: TaskSpec, lang: str, variant: str, data_dir: str | Path 
     raise ValueError(f"{task.name}: unknown prompt pack kind {kind!r}")
 
 
+def language_pack_template(task: TaskSpec, lang: str) -> PromptTemplate | None:
+    """The native template for `task` in the language entry's own prompt pack, or None when it has none."""
+    entry = languages.get(lang)
+    path = entry.prompt_pack_path() if entry is not None else None
+    if path is None or not path.is_file():
+        return None
+    t = _yaml(str(path)).get(task.name)
+    if not isinstance(t, dict) or not isinstance(t.get("template"), str):
+        return None
+    return PromptTemplate(user=t["template"], system=t.get("system"), source=f"{path}#{task.name}")
+
+
 def template_for(task: TaskSpec, lang: str, prompt_lang: str, data_dir=None) -> PromptTemplate:
     """The template used for (task, lang, prompt_lang); LINDSEA's English prompts come from its pack."""
     if prompt_lang == "native":
-        return pack_template(task, lang, "native", data_dir)
+        own = language_pack_template(task, lang)
+        return own if own is not None else pack_template(task, lang, "native", data_dir)
     if prompt_lang != "en":
         raise ValueError(f"prompt language must be 'en' or 'native', not {prompt_lang!r}")
     if task.native_pack and task.native_pack.startswith("lindsea:"):
@@ -159,23 +149,36 @@ def _swap(item: Item, task: TaskSpec, order: str) -> tuple[dict, Any, tuple | No
     return inputs, gold, options
 
 
+def language_value(lang: str, source: str) -> str | None:
+    """A language entry's field as template text: "ner_labels", "toxicity_labels.choices", "en:name" (English
+    entry); lists are joined with ", "; None when the language or the field is missing."""
+    code, _, path = source.rpartition(":")
+    entry = languages.get(code or lang)
+    value: Any = entry
+    for part in path.split("."):
+        if value is None:
+            return None
+        value = value.get(part) if isinstance(value, Mapping) else getattr(value, part, None)
+    if isinstance(value, (tuple, list)):
+        value = ", ".join(str(v) for v in value)
+    return str(value) if value else None
+
+
 def fields_for(task: TaskSpec, item: Item, inputs: dict, prompt_lang: str) -> dict:
-    """Item inputs plus the derived slots templates use (language names, labels, literals, option blocks)."""
+    """Item inputs plus the derived slots templates use (language name, the task's `language_slots`, the
+    cause/effect literal, the option block)."""
     lang = item.lang
+    entry = languages.get(lang)
     f = dict(inputs)
-    f.setdefault("language", LANG_NAMES.get(lang, lang))
+    f.setdefault("language", languages.name_of(lang))
     f.setdefault("fewshot_examples", "")
-    if task.name == "translation-en-xx":
-        f.setdefault("target_language", LANG_NAMES[lang])
-    elif task.name == "translation-xx-en":
-        f.setdefault("target_language", "English")
-    if task.name == "ner":
-        f.setdefault("labels", NER_LABELS.get(lang, ""))
-    if task.name == "toxicity" and lang in TOXICITY_LABELS:
-        f.setdefault("label_definitions", TOXICITY_LABELS[lang][0])
-        f.setdefault("label_choices", TOXICITY_LABELS[lang][1])
-    if "question" in f and lang in LITERALS and f["question"] in ("cause", "effect"):
-        f.setdefault("question_translated", LITERALS[lang][f["question"]])
+    for slot, source in task.language_slots.items():
+        value = language_value(lang, source)
+        if value is not None:
+            f.setdefault(slot, value)
+    literals = entry.literals if entry is not None else {}
+    if "question" in f and f["question"] in literals:
+        f.setdefault("question_translated", literals[f["question"]])
     if task.option_fields:
         a, b = task.option_fields
         f.setdefault("sentence_pair", f"A: {f[a]}\nB: {f[b]}")

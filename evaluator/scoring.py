@@ -34,7 +34,8 @@ def score_prediction(task: TaskSpec, item: Item, pred: Prediction) -> ItemResult
         if spec is None or spec.item is None or (spec.langs and item.lang not in spec.langs):
             continue
         answer = ex.answer if ex.parsed else None  # unparseable = wrong (0, or below chance for mcq_norm_acc)
-        scores[name] = float(spec.item(answer, gold, lang=item.lang, item=item))
+        raw = {"output": pred.output} if spec.reads_output else {}
+        scores[name] = float(spec.item(answer, gold, lang=item.lang, item=item, **raw))
     reasoning = "\n\n".join(r for r in (pred.reasoning, ex.reasoning) if r) or None
     return ItemResult(prediction=pred, answer=ex.answer, parsed=ex.parsed, reasoning=reasoning,
                       scores=scores, extras=dict(ex.extras))

@@ -62,6 +62,13 @@ class TaskSpec:
     """Binary-choice items are asked in both option orders to control position bias."""
     option_fields: tuple[str, str] | None = None
     """Input fields holding options A and B; asking in order "ba" swaps them and flips the gold letter."""
+    language_slots: Mapping[str, str] = field(default_factory=dict)
+    """Template slots filled from the language entry (`evaluator.languages`): slot → entry field, e.g.
+    {"labels": "ner_labels"}, {"label_choices": "toxicity_labels.choices"}; "en:name" reads the English entry."""
+    output_tag: str | None = None
+    """Kind of output tag the answer may follow (`Language.output_tags` key: "translation", "summary")."""
+    rollup_as: str | None = None
+    """Sub-task name this task is averaged under before its competency mean (both translation directions)."""
     aliases: tuple[str, ...] = ()
     """Other names accepted for this task (e.g. pacute-bench benchmark names)."""
     description: str = ""

@@ -1,4 +1,7 @@
-"""Small layout helpers shared by the explorer pages: downloadable tables, score columns, safe text diffs."""
+"""Small layout helpers shared by the explorer pages: downloadable tables, score columns, safe text diffs, and the
+one place untrusted text (model names, task ids, outputs, rater names) is made safe for each place it is shown:
+Markdown (`md_escape`, `md_code`), Plotly labels and hover text (`plot_text`, `plot_frame`) and spreadsheet
+cells (`sheet_safe`, used by `table` and `frame`). See SECURITY.md, "Uploads and rendering"."""
 from __future__ import annotations
 
 import difflib
@@ -7,8 +10,13 @@ import re
 import pandas as pd
 import streamlit as st
 
-LANG_NAMES = {"id": "Indonesian", "vi": "Vietnamese", "th": "Thai", "ta": "Tamil", "tl": "Filipino", "en": "English"}
-"""Display names of language codes."""
+from evaluator.registry import LANG_NAMES, LANGUAGES
+
+
+def lang_label(code: str) -> str:
+    """"id · Indonesian" for a language choice."""
+    return f"{code} · {LANG_NAMES[code]}" if code in LANG_NAMES else code
+
 
 PROMPT_NAMES = {"en": "English prompt", "native": "Native prompt"}
 """Display names of prompt languages."""
@@ -25,11 +33,53 @@ SCORE_COLUMNS = {
 """Column formats for score tables: every score is shown with its interval and n."""
 
 
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+"""First characters that make a spreadsheet read a cell as a formula (OWASP CSV injection)."""
+
+
+def sheet_cell(value: object) -> object:
+    """A text cell a spreadsheet would run as a formula, prefixed with `'`; anything else unchanged."""
+    return "'" + value if isinstance(value, str) and value.startswith(_FORMULA_START) else value
+
+
+def sheet_safe(df: pd.DataFrame) -> pd.DataFrame:
+    """A copy of `df` whose text cells and column names are neutralised with `sheet_cell` (numbers untouched)."""
+    out = df.copy()
+    for col in out.columns:
+        if out[col].dtype == object or pd.api.types.is_string_dtype(out[col].dtype):
+            out[col] = out[col].map(sheet_cell)
+    out.columns = [sheet_cell(c) for c in out.columns]
+    return out
+
+
+def csv_bytes(df: pd.DataFrame) -> bytes:
+    """CSV of `df` for a download button, formula cells neutralised."""
+    return sheet_safe(df).to_csv(index=False).encode()
+
+
+def frame(df, **kwargs) -> None:
+    """`st.dataframe` of untrusted rows: the grid's own CSV export gets neutralised cells too."""
+    st.dataframe(sheet_safe(pd.DataFrame(df)), **kwargs)
+
+
 def table(df: pd.DataFrame, name: str, *, columns: dict | None = None, height: int | str = "auto") -> None:
-    """A dataframe with a CSV download button under it."""
-    st.dataframe(df, hide_index=True, column_config={**SCORE_COLUMNS, **(columns or {})}, height=height)
-    st.download_button(f"Download {name} (CSV)", df.to_csv(index=False).encode(), file_name=f"{name}.csv",
+    """A dataframe with a CSV download button under it (formula cells neutralised in both)."""
+    frame(df, hide_index=True, column_config={**SCORE_COLUMNS, **(columns or {})}, height=height)
+    st.download_button(f"Download {name} (CSV)", csv_bytes(df), file_name=f"{name}.csv",
                        mime="text/csv", key=f"dl_{name}", icon=":material/download:")
+
+
+def plot_text(value: object) -> str:
+    """Untrusted text for a Plotly label, legend, hover text or annotation: Plotly reads a subset of HTML there
+    (`<a href>` makes a live link), so `&` and `<` become entities, which it shows literally."""
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return ""
+    return str(value).replace("&", "&amp;").replace("<", "&lt;")
+
+
+def plot_frame(df: pd.DataFrame, *columns: str) -> pd.DataFrame:
+    """A copy of `df` with `columns` passed through `plot_text` (for Plotly Express axes, colours and hovers)."""
+    return df.assign(**{c: df[c].map(plot_text) for c in columns if c in df.columns})
 
 
 def score_text(value: float | None, lo: float | None, hi: float | None, n: int | None,
@@ -43,17 +93,23 @@ def score_text(value: float | None, lo: float | None, hi: float | None, n: int |
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$=&\"'])")
+_AUTOLINK = re.compile(r"(?i)(?<=:)(?=//)|(?<=www)(?=\.)|(?=@)")
+WORD_JOINER = "\u2060"
+"""Invisible; placed inside `://`, `www.` and before `@` so GitHub-flavoured Markdown finds no URL or e-mail to
+auto-link (backslash escapes do not stop it)."""
 
 
 def md_escape(text: object) -> str:
-    """Backslash-escape every Markdown/HTML-significant character so untrusted text shows literally."""
+    """Backslash-escape every Markdown/HTML-significant character and break auto-links, so untrusted text shows
+    literally."""
     if text is None or (isinstance(text, float) and pd.isna(text)):
         return ""
-    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", "  \n")
+    return _MD_SPECIAL.sub(r"\\\1", _AUTOLINK.sub(WORD_JOINER, str(text))).replace("\n", "  \n")
 
 
 def _tokens(text: str, lang: str | None) -> list[str]:
-    if lang == "th":
+    entry = LANGUAGES.get(lang) if lang else None
+    if entry is not None and entry.tokenizer == "newmm":
         from pythainlp.tokenize import word_tokenize
 
         return word_tokenize(text, keep_whitespace=True)
@@ -85,10 +141,13 @@ def word_diff(a: str, b: str, lang: str | None = None) -> tuple[str, str]:
 
 
 def md_code(text: object) -> str:
-    """Inline code span for untrusted text (code spans render nothing inside; backticks get a longer fence)."""
+    """Inline code span for untrusted text (code spans render nothing inside; the fence is longer than any run of
+    backticks in the text, so it cannot be closed early)."""
     body = md_escape(text) if text is None or isinstance(text, float) else str(text).replace("\n", " ")
-    fence = "``" if "`" in body else "`"
-    return f"{fence} {body} {fence}" if fence == "``" else f"`{body}`"
+    if "`" not in body:
+        return f"`{body}`"
+    fence = "`" * (max(len(run) for run in re.findall(r"`+", body)) + 1)
+    return f"{fence} {body} {fence}"
 
 
 def answer_text(answer: object) -> str:
@@ -101,6 +160,18 @@ def mark(right: bool | None) -> str:
     if right is None or pd.isna(right):
         return "–"
     return "✓ right" if right else "✗ wrong"
+
+
+def run_page(page) -> None:
+    """Run a navigation page; an unexpected exception is logged with an id and the visitor sees only the id
+    (Streamlit's st.stop / st.rerun pass through: they are BaseExceptions)."""
+    from evaluator import incidents
+
+    try:
+        page.run()
+    except Exception:
+        error_id = incidents.record(f"page {getattr(page, 'title', '?')}")
+        st.error(incidents.message(error_id, "This page hit an unexpected error"), icon=":material/error:")
 
 
 def empty_state(what: str, how: str) -> None:

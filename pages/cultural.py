@@ -3,11 +3,14 @@ from __future__ import annotations
 
 import streamlit as st
 
+from evaluator.registry import task_langs
 from pages._entry import ensure_app
 from pages._filters import filtered_models, model_filters
-from pages._ui import empty_state, md_escape, table
-from store import ratings
-from store.cached import clear, connection, q
+from pages._ui import empty_state, lang_label, md_escape, table
+from services import ratings as ratings_flow
+from store import access, db, ratings
+from store.cached import clear, q
+from store.writer_lock import WriterBusy
 
 ensure_app()
 
@@ -17,7 +20,8 @@ st.caption("Open questions on proverbs, customs and culture asked in the native 
 
 available = filtered_models(model_filters(), "cultural-")
 c1, c2 = st.columns([1, 3])
-lang = c1.selectbox("Language", ("id", "ta"), key="lang", bind="query-params", help="id Indonesian, ta Tamil")
+langs = task_langs("cultural-representation")
+lang = c1.selectbox("Language", langs, key="lang", bind="query-params", help=", ".join(map(lang_label, langs)))
 items = q("cultural_items", lang=lang)
 if items.empty:
     empty_state(f"No cultural probes stored for {lang}.", "Ingest cultural-representation results first.")
@@ -63,17 +67,37 @@ else:
         st.markdown(f"Ratings of probe {md_escape(item_id)}")
         table(this, f"cultural_ratings_{lang}_{item_id}")
 
-with st.expander("Upload ratings (CSV)"):
+def _ratings_upload() -> None:
+    """Upload ratings through services.ratings.save_ratings (locked, audited; a rater token names its rater).
+    Closed on a public Space unless TANAW_RATER_TOKENS is set (SECURITY.md, "Ratings")."""
+    state = access.mode("rate")
+    if state == "closed":
+        st.info("Rating uploads are closed here: the operator has not set rater tokens (TANAW_RATER_TOKENS).",
+                icon=":material/lock:")
+        return
+    token = st.text_input("Rater token", type="password", key="rater_token") if state == "token" else ""
     upload = st.file_uploader("Ratings file", type=["csv"], key="ratings_upload")
-    if upload is not None and st.button("Add ratings", key="ratings_add"):
-        try:
-            added = ratings.ingest_ratings(connection(), upload.getvalue(), upload.name)
-        except ratings.RatingsError as e:
-            st.error(str(e), icon=":material/error:")
-        else:
-            clear()
-            st.success(f"Added {added.n_rows} scores: {added.n_items} probes, {added.n_models} models, "
-                       f"{added.n_raters} raters, criteria {', '.join(added.criteria)}.")
+    if upload is None or not st.button("Add ratings", key="ratings_add"):
+        return
+    grant = access.authorise("rate", token)
+    if grant is None:
+        st.error("Ratings need a valid rater token; ask the maintainers.", icon=":material/lock:")
+        return
+    try:
+        added = ratings_flow.save_ratings(db.db_path(), upload.getvalue(), upload.name, actor=grant.actor,
+                                          rater=grant.rater)
+    except ratings.RatingsError as e:
+        st.error(md_escape(str(e)), icon=":material/error:")
+    except WriterBusy:
+        st.error("The store is busy; try again shortly.", icon=":material/error:")
+    else:
+        clear()
+        st.success(md_escape(f"Added {added.n_rows} scores: {added.n_items} probes, {added.n_models} models, "
+                             f"{added.n_raters} raters, criteria {', '.join(added.criteria)}."))
+
+
+with st.expander("Upload ratings (CSV)"):
+    _ratings_upload()
 
 with st.expander(f"All {len(items)} probes in {lang}"):
     table(items, f"cultural_probes_{lang}", height=300)

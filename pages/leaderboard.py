@@ -6,7 +6,7 @@ import streamlit as st
 
 from pages._entry import ensure_app
 from pages._filters import filtered_models, model_filters
-from pages._ui import empty_state, table
+from pages._ui import csv_bytes, empty_state, plot_text, table
 from store.cached import q
 
 ensure_app()
@@ -58,7 +58,8 @@ else:
               what="hover")
     if not z.empty:
         fig = go.Figure(go.Heatmap(
-            z=z.values, x=list(z.columns), y=list(z.index), customdata=hover.values,
+            z=z.values, x=[plot_text(c) for c in z.columns], y=[plot_text(m) for m in z.index],
+            customdata=hover.map(plot_text).values,  # names are text: Plotly would render <a href> as a link
             hovertemplate="%{y}<br>%{x}<br>%{customdata}<extra></extra>", texttemplate="%{z:.0f}",
             colorscale="RdBu", zmid=0 if score == "normalized" else 50, zmin=-100 if score == "normalized" else 0,
             zmax=100, colorbar={"title": "normalized" if score == "normalized" else "raw"}))
@@ -68,12 +69,19 @@ else:
 
     with st.expander("Every cell with its interval, n and format failures"):
         details = q("leaderboard_cells", prompt_lang=prompt_lang, family=family, models=models)
+        view = q("seahelm_view_cells", prompt_lang=prompt_lang, family=family, models=models)
+        details = details.merge(view, on=["model", "task", "lang"], how="left")
         table(details[["model", "origin", "task", "lang", "metric", "value", "ci_low", "ci_high", "n", "n_runs",
-                       "chance", "normalized", "below_chance", "parse_fail_rate", "status", "note"]],
+                       "chance", "normalized", "below_chance", "parse_fail_rate", "SEA-HELM view", "status", "note"]],
               f"cells-{family}-{prompt_lang}",
               columns={"normalized": st.column_config.NumberColumn("normalized", format="%.1f"),
                        "parse_fail_rate": st.column_config.NumberColumn("unparsed", format="percent",
-                                                                        help="instruction-following failures")})
+                                                                        help="instruction-following failures"),
+                       "SEA-HELM view": st.column_config.NumberColumn(
+                           "SEA-HELM view", format="%.1f",
+                           help="SEA-HELM's headline for classification tasks: balanced accuracy normalised by "
+                                "chance and clipped at 0, unparsed answers as a null class. For comparison with "
+                                "SEA-HELM's board; not ranked (see Methodology)")})
 
 st.subheader("Reported in the papers (not ranked)")
 reported = q("reported_table", prompt_lang=prompt_lang, score=score, family=family)
@@ -85,6 +93,12 @@ else:
     table(reported, f"reported-{family}-{prompt_lang}",
           columns={c: st.column_config.NumberColumn(format="%.1f") for c in reported.columns
                    if c not in ("system", "source")})
+    caveats = q("reported_rows")
+    caveats = caveats[caveats["note"].fillna("").str.contains("scored by a different gold", regex=False)
+                      & (caveats["task"] + " · " + caveats["lang"]).isin(reported.columns)]
+    for cell, note in sorted(set(zip(caveats["task"] + " · " + caveats["lang"], caveats["note"]))):
+        st.warning(f"{cell}: {note[note.index('scored by a different gold'):]}. See Methodology → Differences.",
+                   icon=":material/warning:")
     st.download_button("Download every reported result with its citation (CSV)",
-                       q("reported_rows").to_csv(index=False).encode(), file_name="reported-results.csv",
+                       csv_bytes(q("reported_rows")), file_name="reported-results.csv",
                        mime="text/csv", key="dl_reported_all", icon=":material/download:")

@@ -5,10 +5,11 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
+from evaluator.registry import family_langs
 from pages._entry import ensure_app
 from pages._filters import filtered_models, model_filters
-from pages._ui import (LANG_NAMES, PROMPT_NAMES, answer_text, empty_state, mark, md_code, md_escape, score_text,
-                       table, word_diff)
+from pages._ui import (LANG_NAMES, PROMPT_NAMES, answer_text, empty_state, lang_label, mark, md_code, md_escape,
+                       plot_frame, plot_text, score_text, table, word_diff)
 from store.cached import q
 
 ensure_app()
@@ -26,7 +27,8 @@ if not models:
 
 c1, c2, c3 = st.columns([2, 1, 1])
 model = c1.selectbox("Model", models, key="model", bind="query-params")
-lang = c2.selectbox("Language", ("id", "ta"), key="lang", bind="query-params", help="id Indonesian, ta Tamil")
+langs = family_langs("lindsea")
+lang = c2.selectbox("Language", langs, key="lang", bind="query-params", help=", ".join(map(lang_label, langs)))
 prompt_lang = c3.radio("Prompt", ("en", "native"), key="prompt", bind="query-params", horizontal=True,
                        help="en: the English prompt; native: the prompt in the item's language")
 
@@ -42,7 +44,8 @@ st.subheader("Where it breaks")
 facts = q("lindsea_facts", model=model, lang=lang)
 nodes = q("lindsea_tree", facts=facts, prompt_lang=prompt_lang)
 fig = go.Figure(go.Treemap(
-    ids=nodes["id"], parents=nodes["parent"], labels=nodes["label"], values=nodes["n"], branchvalues="total",
+    ids=nodes["id"], parents=nodes["parent"], labels=nodes["label"].map(plot_text), values=nodes["n"],
+    branchvalues="total",
     customdata=nodes["value"], maxdepth=4, texttemplate="%{label}<br>%{customdata:.0f}% · n=%{value}",
     hovertemplate="%{label}<br>accuracy %{customdata:.1f}%<br>n=%{value} items<extra></extra>",
     marker=dict(colors=nodes["value"], colorscale="RdYlGn", cmin=0, cmax=100, showscale=True,
@@ -64,7 +67,7 @@ if branch != "all":
     phen = c5.selectbox("Phenomenon", ("all", *phenomena), key="phenomenon", bind="query-params")
     if phen != "all":
         level["phenomenon"], depth = phen, 2
-bars = q("lindsea_drill", facts=facts, depth=depth, **level)
+bars = plot_frame(q("lindsea_drill", facts=facts, depth=depth, **level), "label")  # as Plotly shows them
 key = ("branch", "phenomenon", "category")[depth]
 fig = px.bar(bars, y="label", x="value", color="prompt_lang", barmode="group", orientation="h",
              error_x=bars["ci_high"] - bars["value"], error_x_minus=bars["value"] - bars["ci_low"], range_x=(0, 100),

@@ -8,24 +8,16 @@ from pages._entry import ensure_app
 
 ensure_app()
 
-from evaluator.datasets import default_data_dir
-from evaluator.metrics import docs
+from services import methodology as docs
 
-SECTIONS = ("Metrics", "Tasks", "Answer extraction", "Aggregation", "ROUGE-L variants", "PACUTE vs pacute-bench")
+DIFFERENCES = "Differences from pacute-bench and SEA-HELM"
+SECTIONS = ("Metrics", "Tasks", "Answer extraction", "Aggregation", "ROUGE-L variants", DIFFERENCES)
+NO_FIGURES = ("The sample figures have not been computed (`python scripts/build_methodology_figures.py` with the "
+              "public samples beside the repository).")
 FAMILIES = ("all", "bhasa", "lindsea", "pacute", "cultural")
 WRAP = {"description": st.column_config.TextColumn(width="large"),
         "reference": st.column_config.TextColumn(width="medium"),
         "reads": st.column_config.TextColumn(width="large")}
-
-
-@st.cache_data(show_spinner="Scoring the XL-Sum samples…")
-def _rouge(data_dir: str) -> list[dict]:
-    return docs.rouge_variants(data_dir)
-
-
-@st.cache_data(show_spinner="Re-scoring the pacute-bench sample…")
-def _pacute(data_dir: str) -> tuple[int, list[dict]]:
-    return docs.pacute_differences(data_dir)
 
 
 def _table(rows: list[dict], **kw) -> None:
@@ -36,7 +28,6 @@ st.title("Methodology")
 st.caption("Generated from Tanaw's task registry and metric registry: what is listed here is what is computed.")
 section = st.radio("Section", SECTIONS, key="section", horizontal=True, bind="query-params",
                    label_visibility="collapsed")
-data_dir = str(default_data_dir())
 
 if section == "Metrics":
     st.markdown("Scores are stored on 0-1 and shown on 0-100. *Item* metrics are averaged over items; *corpus* "
@@ -59,18 +50,23 @@ elif section == "Tasks":
         st.markdown(f"- **{name}**: {text}")
 elif section == "Answer extraction":
     st.markdown("Every output first loses its `<think>` and `<reflection>` blocks (kept as the reasoning trace); "
-                "an `<answer>` block is preferred, then the text after the last answer tag, then the whole "
-                "output. Case, markdown and punctuation around an answer are ignored.")
+                "an `<answer>` block is preferred, then the text after the answer tags, then the whole output. "
+                "Case, markdown and punctuation around an answer are ignored. The words of each language come "
+                "from its entry in `evaluator/languages/`.")
     for r in docs.extractor_rows():
         st.markdown(f"- **{r['extractor']}** ({r['tasks']}): {r['reads']}")
+    st.subheader("Rules for hard cases")
+    for name, rule in docs.extraction_rules():
+        st.markdown(f"- **{name}**: {rule}")
     st.subheader("Accepted answer words")
     _table(docs.answer_words(), height=360)
 elif section == "Aggregation":
     for note in docs.aggregation_notes():
         st.markdown(f"- {note}")
+    st.markdown(docs.rollup_example())
 elif section == "ROUGE-L variants":
     st.markdown(docs.ROUGE_NOTE)
-    rows = _rouge(data_dir)
+    rows = docs.rouge_table()
     if rows:
         st.markdown("Baseline on the shared XL-Sum samples, using each article's **title** as its summary "
                     "(mean per-item ROUGE-L F1, 0-100):")
@@ -78,20 +74,41 @@ elif section == "ROUGE-L variants":
                  for r in rows]
         st.dataframe(pd.DataFrame(shown), hide_index=True)
     else:
-        st.info(f"The XL-Sum samples are not available under {data_dir}.")
+        st.info(NO_FIGURES)
 else:
-    n, rows = _pacute(data_dir)
-    st.markdown("PACUTE generation is scored by exact match after normalising case, surrounding whitespace and "
-                "leading/trailing hyphens of affix strings (PACUTE paper §5), and by contains-match. Re-scoring "
-                "pacute-bench's released per-item results (gpt-4.1-nano sample) with Tanaw's extraction reproduces "
-                "every flag except the deliberate differences counted below.")
+    st.markdown("Where Tanaw deliberately scores differently from pacute-bench (the PACUTE paper's code) and "
+                "SEA-HELM (the BHASA paper's successor), with the count each difference makes on the public "
+                "samples. Figures are computed once by `scripts/build_methodology_figures.py`, not on this page.")
+    _table(docs.differences())
+    n, rows = docs.pacute_differences()
+    st.subheader("PACUTE generation: re-scoring pacute-bench's released results")
+    st.markdown("Exact match after normalising case, surrounding whitespace and leading/trailing hyphens of affix "
+                "strings, after Unicode NFC (PACUTE paper §5); contains-match searches the whole response when no "
+                "`<answer>` block closes. *Normalised* columns re-score pacute-bench's own extracted answers with "
+                "the same normalisation: per benchmark they equal Tanaw's.")
     if n:
+        _table(docs.pacute_benchmarks())
         c1, c2 = st.columns(2)
-        c1.metric("Items re-scored", f"{n:,}", help="8 generative benchmarks; exact and contains match each")
-        c2.metric("Flags that differ", f"{sum(r['items'] for r in rows):,}", help="all with a reason below")
+        c1.metric("Items re-scored", f"{n:,}", help="8 generative benchmarks (gpt-4.1-nano); exact and contains")
+        c2.metric("Flags that differ from the released ones", f"{sum(r['items'] for r in rows):,}",
+                  help="all with a reason below")
         st.dataframe(pd.DataFrame(rows), hide_index=True)
         for key, text in docs.pacute_reasons().items():
             count = sum(r["items"] for r in rows if r["reason"] == key)
             st.markdown(f"- **{key}** ({count} flags): {text}")
+        remaining = docs.pacute_remaining()
+        st.markdown(f"Per-item differences left after normalising pacute-bench's answers: **{len(remaining)}**.")
+        if remaining:
+            _table(remaining)
     else:
-        st.info(f"The pacute-bench result sample is not available under {data_dir}.")
+        st.info(NO_FIGURES)
+    st.subheader("PACUTE multiple choice")
+    st.markdown(f"- **Ties**: {docs.MCQ_TIE_RULE}\n"
+                "- **F1** (`mcq_f1`): as the paper reports it and pacute-bench computes it, the gold is the "
+                "positive class, so precision is 1 and F1 = 2·acc/(1 + acc).\n"
+                "- **Normalised accuracy** (`mcq_norm_acc`): Tanaw uses each item's own number of options k; "
+                "pacute-bench uses one k per benchmark (4), so its values differ where items have 2 options.\n"
+                "- **Hierarchical MCQ**: pacute-bench's loader scores `options[0]` as the gold while the file's "
+                "`answer` differs in most items; the paper's hierarchical MCQ rows (shown under *Reported in the "
+                "papers* on the leaderboard) were scored against that other gold and are not comparable with "
+                "Tanaw's cell, which uses `answer`.")

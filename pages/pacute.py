@@ -6,7 +6,7 @@ import streamlit as st
 
 from pages._entry import ensure_app
 from pages._filters import filtered_models, model_filters
-from pages._ui import empty_state, md_escape, table
+from pages._ui import empty_state, md_escape, plot_frame, plot_text, table
 from store.cached import q
 
 ensure_app()
@@ -48,17 +48,18 @@ st.subheader(f"Hierarchy L0-L5 ({fmt.upper()}, {METRIC_NAMES[metric]})")
 if levels.empty:
     empty_state("No hierarchical results for this format and prompt.", "Switch format or prompt language.")
 else:
-    fig = px.line(levels, x="level_label", y="value", color="model_id", markers=True,
+    shown = plot_frame(levels, "model_id", "level_label", "level_name")  # names are text, never Plotly HTML
+    fig = px.line(shown, x="level_label", y="value", color="model_id", markers=True,
                   error_y=levels["ci_high"] - levels["value"], error_y_minus=levels["value"] - levels["ci_low"],
                   hover_data={"level_name": True, "n": True, "ci_low": ":.1f", "ci_high": ":.1f"},
                   labels={"value": f"{METRIC_NAMES[metric]} (95% CI)", "level_label": "", "model_id": "model"},
                   range_y=(0, 105), color_discrete_sequence=px.colors.qualitative.D3)
-    ceilings = dict(zip(ceiling["model_id"], ceiling["ceiling"]))
+    ceilings = dict(zip(ceiling["model_id"].map(plot_text), ceiling["ceiling"]))  # keyed like the traces
     for trace in list(fig.data):
         if trace.name in ceilings:
             fig.add_scatter(x=["controls (ceiling)"], y=[ceilings[trace.name]], mode="markers", showlegend=False,
                             marker=dict(symbol="star", size=13, color=trace.line.color), name=trace.name,
-                            hovertemplate=f"{trace.name}: mean of the controls %{{y:.1f}}<extra></extra>")
+                            hovertemplate="%{fullData.name}: mean of the controls %{y:.1f}<extra></extra>")
     if chance is not None:
         fig.add_hline(y=chance, line_dash="dash", line_color="#555", annotation_text="chance 25%",
                       annotation_position="bottom left")
@@ -104,7 +105,7 @@ suite = q("pacute_suite", models=chosen, fmt=fmt, metric=metric, prompt_lang=pro
 if suite.empty:
     empty_state("No main-suite or control scores for this format.", "Switch format or metric.")
 else:
-    fig = px.bar(suite, x="stem", y="value", color="model_id", barmode="group", pattern_shape="kind",
+    fig = px.bar(plot_frame(suite, "model_id", "stem"), x="stem", y="value", color="model_id", barmode="group", pattern_shape="kind",
                  color_discrete_sequence=px.colors.qualitative.D3,
                  pattern_shape_map={"suite": "", "control": "/"},
                  error_y=suite["ci_high"] - suite["value"], error_y_minus=suite["value"] - suite["ci_low"],

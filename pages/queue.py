@@ -1,17 +1,22 @@
 """Request an evaluation and follow the queue (PENDING -> RUNNING -> FINISHED | FAILED).
 
-Submitted values are untrusted: they are shown in dataframes only, never as Markdown or HTML.
+Submitted values are untrusted: they are shown in dataframes only, never as Markdown or HTML. The form calls
+`services.queue.submit_request` (field checks, the endpoint policy, one locked write); refusals are shown
+generically (SECURITY.md, "Endpoints"). On a public Space requests need TANAW_SUBMIT_TOKEN (closed without it).
 """
 from __future__ import annotations
 
-import hmac
 import os
 
 import streamlit as st
 
+from evaluator.endpoints import EndpointRefused
+from evaluator.registry import FAMILIES, TASKS
 from pages._entry import ensure_app
-from store import cached, db, queue
-from store.writer_lock import WriterBusy, writer
+from pages._ui import frame, md_escape
+from services.queue import submit_request
+from store import access, cached, db, queue
+from store.writer_lock import WriterBusy
 
 ensure_app()
 
@@ -19,31 +24,18 @@ STATUS_ICONS = {"PENDING": ":material/schedule:", "RUNNING": ":material/autorene
                 "FINISHED": ":material/check_circle:", "FAILED": ":material/error:"}
 BACKENDS = {"openai": "OpenAI-compatible endpoint (vLLM, SGLang, TGI, hosted API)",
             "hub": "Model on the Hugging Face Hub (served by our worker)"}
-PRIVATE_ENV = "TANAW_ALLOW_PRIVATE_ENDPOINTS"  # set on a self-hosted app to queue endpoints on its own network
-TOKEN_ENV = "TANAW_SUBMIT_TOKEN"  # when set, requests need this token (else anyone could queue GPU hours)
 PROMPTS = {"en,native": "English and native prompts", "en": "English prompts", "native": "Native prompts"}
 
 
-
-def _token_ok(given: str) -> bool:
-    want = os.environ.get(TOKEN_ENV)
-    return not want or hmac.compare_digest(want.encode(), (given or "").encode())
-
-
-st.title("Evaluation queue")
-st.caption("Ask for a model to be evaluated on BHASA, LINDSEA, the cultural probes and PACUTE. A worker "
-           "(`python -m evaluator worker`) takes requests in order; results appear on the leaderboard.")
-
-if "queued" in st.session_state:
-    st.success(st.session_state.pop("queued"), icon=":material/check:")
-counts = cached.q("submission_counts")
-for col, row in zip(st.columns(len(counts)), counts.itertuples()):
-    col.metric(row.status.title(), int(row.n))
-
-with st.expander("Request an evaluation", icon=":material/add_circle:"):
+def _request_form(access_mode: str) -> None:
+    """The request form, or why it is closed; queues through submit_request."""
+    if access_mode == "closed":
+        st.info("Requests are closed on this public Space: the operator has not set a submission token "
+                "(TANAW_SUBMIT_TOKEN).", icon=":material/lock:")
+        return
     choices = cached.q("submission_choices")
-    families = sorted(choices["family"].unique()) or ["bhasa", "lindsea", "cultural", "pacute"]
-    langs = sorted(choices["lang"].unique()) or ["id", "vi", "th", "ta", "tl"]
+    families = sorted(choices["family"].unique()) or list(FAMILIES)
+    langs = sorted(choices["lang"].unique()) or sorted({lang for t in TASKS.values() for lang in t.langs})
     with st.form("request"):
         model_id = st.text_input("Model name (as shown on the leaderboard)", max_chars=200)
         backend = st.radio("Where is it served?", list(BACKENDS), format_func=BACKENDS.get)
@@ -63,9 +55,9 @@ with st.expander("Request an evaluation", icon=":material/add_circle:"):
         prompt_langs = c5.selectbox("Prompts", list(PROMPTS), format_func=PROMPTS.get)
         limit = c6.number_input("Items per task and language (empty = all)", min_value=1, value=None, step=10)
         submitter = st.text_input("Your name or contact", max_chars=200)
-        token = st.text_input("Submission token", type="password") if os.environ.get(TOKEN_ENV) else ""
+        token = st.text_input("Submission token", type="password") if access_mode == "token" else ""
         sent = st.form_submit_button("Queue the request", type="primary")
-    if sent and not _token_ok(token):
+    if sent and access.authorise("queue", token) is None:
         st.error("Requests need a valid submission token; ask the maintainers.")
     elif sent:
         request = queue.Submission(
@@ -76,14 +68,11 @@ with st.expander("Request an evaluation", icon=":material/add_circle:"):
             langs=None if set(sel_langs) == set(langs) else ",".join(sel_langs) or None,
             prompt_langs=prompt_langs, item_limit=int(limit) if limit else None, submitter=submitter.strip() or None)
         try:
-            if queue.is_private_endpoint(request.base_url) and not os.environ.get(PRIVATE_ENV):
-                raise queue.QueueError("base_url: private and local addresses are not accepted here")
-            with writer(db.db_path()) as con:
-                stored, created = queue.submit(con, request)
-        except queue.QueueError as e:
-            st.error(f"Not queued: {e}")
-        except WriterBusy as e:
-            st.error(f"Not queued, the store is busy: {e}")
+            stored, created = submit_request(db.db_path(), request)
+        except (queue.QueueError, EndpointRefused) as e:  # messages name the field, never the endpoint's answer
+            st.error(md_escape(f"Not queued: {e}"))
+        except WriterBusy:
+            st.error("Not queued: the store is busy; try again shortly.")
         else:
             cached.clear()
             st.session_state["queued"] = (f"Queued as request {stored.request_id}." if created else
@@ -91,13 +80,27 @@ with st.expander("Request an evaluation", icon=":material/add_circle:"):
                                           f"(request {stored.request_id}).")
             st.rerun()  # redraw the counts above with the new request
 
+
+st.title("Evaluation queue")
+st.caption("Ask for a model to be evaluated on BHASA, LINDSEA, the cultural probes and PACUTE. A worker "
+           "(`python -m evaluator worker`) takes requests in order; results appear on the leaderboard.")
+
+if "queued" in st.session_state:
+    st.success(st.session_state.pop("queued"), icon=":material/check:")
+counts = cached.q("submission_counts")
+for col, row in zip(st.columns(len(counts)), counts.itertuples()):
+    col.metric(row.status.title(), int(row.n))
+
+with st.expander("Request an evaluation", icon=":material/add_circle:"):
+    _request_form(access.mode("queue"))
+
 status = st.segmented_control("Show", ["ALL", *queue.STATUSES], default="ALL", key="status",
                               bind="query-params")
 rows = cached.q("submissions", status=None if status in (None, "ALL") else status)
 if rows.empty:
     st.info("No requests yet." if status in (None, "ALL") else f"No {status} requests.")
 else:
-    st.dataframe(rows, hide_index=True, use_container_width=True, column_config={
+    frame(rows, hide_index=True, use_container_width=True, column_config={
         "status": st.column_config.TextColumn("status"),
         "model_id": st.column_config.TextColumn("model"),
         "served_at": st.column_config.TextColumn("served at"),
@@ -116,4 +119,4 @@ with st.expander("Results repository sync", icon=":material/cloud_sync:"):
     st.text(f"Results repo: {repo}" if repo else "Hub sync is off (TANAW_RESULTS_REPO not set).")
     log = cached.q("hub_sync_log", limit=20)
     if not log.empty:
-        st.dataframe(log, hide_index=True, use_container_width=True)
+        frame(log, hide_index=True, use_container_width=True)

@@ -5,18 +5,17 @@ Everything in an uploaded file is untrusted: file names, ids and model outputs a
 """
 from __future__ import annotations
 
-import hmac
-import os
 from pathlib import Path
 
 import streamlit as st
 
+from evaluator import incidents
 from services import upload as upload_flow
 from evaluator.formats.limits import DEFAULT_LIMITS, MB
 from evaluator.formats.read import read_upload
 from pages._entry import ensure_app
-from pages._ui import md_escape
-from store import cached, db
+from pages._ui import frame, md_escape
+from store import access, cached, db
 from store.writer_lock import WriterBusy
 
 ensure_app()
@@ -26,17 +25,12 @@ FORMATS = {"auto": "Detect automatically", "native": "Tanaw native JSONL", "pacu
 MODEL_PAGE = "pages/model.py"
 
 
-def _token_ok(env: str, given: str) -> bool:
-    want = os.environ.get(env)
-    return not want or hmac.compare_digest(want.encode(), (given or "").encode())
-
-
 def _problems(rows, kind: str, tail: str = "") -> None:
     """A count line and a table of problems (file, line, field, problem), shown as data, not Markdown."""
     if not rows:
         return
     (st.error if kind == "error" else st.warning)(f"{len(rows)} {kind}{'s' if len(rows) != 1 else ''}{tail}")
-    st.dataframe([{"file": e.file, "line": str(e.line or ""), "field": e.field or "", "problem": e.problem}
+    frame([{"file": e.file, "line": str(e.line or ""), "field": e.field or "", "problem": e.problem}
                   for e in rows[:500]],
                  hide_index=True, use_container_width=True)
 
@@ -45,12 +39,12 @@ def _admin() -> None:
     """Hide, show again or delete an upload, and read the audit trail (admin token only)."""
     with st.expander("Admin: hide or delete an upload"):
         admin = st.text_input("Admin token", type="password", key="admin_token")
-        if not admin or not _token_ok("TANAW_ADMIN_TOKEN", admin):
+        if not admin or access.authorise("admin", admin) is None:
             return
         if "admin_done" in st.session_state:
             st.success(md_escape(st.session_state.pop("admin_done")))
         uploads = cached.q("uploads", include_hidden=True)
-        st.dataframe(uploads, hide_index=True, use_container_width=True)
+        frame(uploads, hide_index=True, use_container_width=True)
         if len(uploads):
             models = dict(zip(uploads["source_hash"], uploads["model_id"]))
             target = st.selectbox("Upload", list(models), key="admin_target",
@@ -65,34 +59,55 @@ def _admin() -> None:
                                                                            actor="admin")
                 cached.clear()
                 st.rerun()
-        st.dataframe(cached.q("audit_log", limit=100), hide_index=True, use_container_width=True)
+        frame(cached.q("audit_log", limit=100), hide_index=True, use_container_width=True)
 
 
-@st.cache_data(max_entries=4, show_spinner="Reading and checking the file…")
-def _read(data: bytes, name: str, fmt: str):
-    return read_upload(data, name, fmt=fmt)
+def _read(file, fmt: str):
+    """The checked upload, kept for this session (the bytes Streamlit holds are read in place, not copied)."""
+    key = (file.file_id, fmt)
+    if st.session_state.get("upload_read", (None,))[0] != key:
+        with st.spinner("Reading and checking the file…"):
+            st.session_state["upload_read"] = (key, read_upload(file.getbuffer(), file.name, fmt=fmt))
+    return st.session_state["upload_read"][1]
+
+
+def _failed(where: str, what: str) -> None:
+    """Log the exception being handled with an id; show the visitor the id only, never the traceback."""
+    st.error(incidents.message(incidents.record(where), what), icon=":material/error:")
+    st.stop()
 
 
 st.title("Upload results")
 st.caption("SEA-HELM, lm-evaluation-harness and pacute-bench result files (or a .zip of them, with run_N folders) "
            "are re-scored against our gold answers. Scores inside the file are kept as self-reported only.")
 
-try:  # uploads the CLI queued (`ingest --inbox`) while this app held the store
-    queued = upload_flow.drain_inbox(db.db_path())
-except WriterBusy:
-    queued = []
-if queued:
+queued = upload_flow.queued_count(db.db_path())
+if queued and st.button(f"Import {queued} file(s) queued from the command line (`ingest --inbox`)", key="drain"):
+    try:
+        done = upload_flow.drain_inbox(db.db_path())
+    except WriterBusy:
+        done = []
+        st.warning("The store is busy; try again shortly.")
+    except Exception:  # a queued file must not take the page down; the operator finds it in the log
+        incidents.record("draining the upload inbox")
+        done = []
     cached.clear()
-    st.info(md_escape("Imported files queued from the command line: " +
-                      "; ".join(f"{o.model_id}: {o.message}" for o in queued)))
+    if done:
+        st.info(md_escape("Imported files queued from the command line: " +
+                          "; ".join(f"{o.model_id}: {o.message}" for o in done)))
 
-if os.environ.get("TANAW_ADMIN_TOKEN"):
+if access.mode("admin") == "token":  # admin is never open without TANAW_ADMIN_TOKEN
     _admin()
 
 token = ""
-if os.environ.get("TANAW_UPLOAD_TOKEN"):
+upload_mode = access.mode("upload")  # SECURITY.md, "Roles and tokens": closed on a public Space without a token
+if upload_mode == "closed":
+    st.info("Uploads are closed on this public Space: the operator has not set an upload token "
+            "(TANAW_UPLOAD_TOKEN).", icon=":material/lock:")
+    st.stop()
+if upload_mode == "token":
     token = st.text_input("Upload token", type="password", help="Ask the maintainers for a token.")
-    if not _token_ok("TANAW_UPLOAD_TOKEN", token):
+    if access.authorise("upload", token) is None:
         st.info("Uploads need a valid token.")
         st.stop()
 
@@ -105,12 +120,15 @@ file = st.file_uploader("Result file", type=["jsonl", "json", "zip"], key="file"
                              "run_1/, run_2/ folders give run numbers.")
 if file is None:
     with st.expander("Recent uploads"):
-        st.dataframe(cached.q("uploads", limit=20), hide_index=True, use_container_width=True)
+        frame(cached.q("uploads", limit=20), hide_index=True, use_container_width=True)
     st.stop()
 
-upload = _read(file.getvalue(), file.name, fmt)
+try:
+    upload = _read(file, fmt)
+except Exception:
+    _failed("reading an upload", "The file could not be checked")
 st.subheader("Detected")
-st.dataframe([{"file": f.name, "format": f.format, "run": f.run, "rows": f.rows, "matched": f.imported}
+frame([{"file": f.name, "format": f.format, "run": f.run, "rows": f.rows, "matched": f.imported}
               for f in upload.files], hide_index=True, use_container_width=True)
 st.text(f"{len(upload.predictions)} predictions matched to our items, {len(upload.summary)} self-reported "
         f"summary scores, sha256 {upload.sha256[:16]}…")
@@ -157,10 +175,9 @@ if submitted:
         outcome = upload_flow.ingest_upload(
             db.db_path(), upload, model=model, actor="web:" + (who.strip() or "anonymous") + (" (token)" if token else ""),
             progress=lambda i, n: bar.progress(min(i / max(n, 1), 1.0), text=f"Scoring {i} of {n}…"))
-    except Exception as e:  # the app keeps serving whatever happens; the message says why
+    except Exception:  # the app keeps serving whatever happens; details go to the log, never to the visitor
         bar.empty()
-        st.error(md_escape(f"Import failed, nothing was written: {type(e).__name__}: {e}"))
-        st.stop()
+        _failed("importing an upload", "Import failed")
     bar.progress(1.0, text="Done")
     cached.clear()
     if outcome.status == "rejected":
@@ -169,17 +186,17 @@ if submitted:
         st.stop()
     st.success(md_escape(outcome.message))
     if outcome.cells:
-        st.dataframe([{"task": c.task, "lang": c.lang, "prompt": c.prompt_lang, "metric": c.metric,
+        frame([{"task": c.task, "lang": c.lang, "prompt": c.prompt_lang, "metric": c.metric,
                        "score": c.value, "ci_low": c.ci_low, "ci_high": c.ci_high, "n": c.n,
                        "unparsed": c.parse_fail_rate, "status": c.status} for c in outcome.cells],
                      hide_index=True, use_container_width=True)
     reported = cached.q("self_reported_summary", model=outcome.model_id)
     if len(reported):
         st.caption("Scores the file reported itself: kept apart, never ranked (their own scales).")
-        st.dataframe(reported, hide_index=True, use_container_width=True)
+        frame(reported, hide_index=True, use_container_width=True)
     if Path(MODEL_PAGE).exists():
         try:
-            st.page_link(MODEL_PAGE, label=f"Open the model page of {outcome.model_id}", icon=":material/person:",
+            st.page_link(MODEL_PAGE, label=f"Open the model page of {md_escape(outcome.model_id)}", icon=":material/person:",
                          query_params={"model": outcome.model_id})
         except Exception:  # the model page is not in the navigation (yet)
             pass

@@ -24,6 +24,10 @@ PACUTE_TASKS = {"mda": "pacute-mda", "langgame": "pacute-langgame", "manipulatio
 PACUTE_METRICS = {("mcq", "normalized_accuracy"): "mcq_norm_acc", ("mcq", "accuracy"): "mcq_acc",
                   ("mcq", "exact_match"): "mcq_acc", ("gen", "exact_match"): "exact_match",
                   ("gen", "contains_match"): "contains_match"}
+DIFFERENT_GOLD = ("scored by a different gold: pacute-bench's hierarchical loader takes options[0] as the answer, "
+                  "which differs from the file's `answer` (Tanaw's gold) in 464 of 600 items; not comparable with "
+                  "Tanaw's cell")
+"""Note on the paper's hierarchical MCQ rows (pacute-bench src/pacute_bench/loaders/hierarchical.py @ 89a610f)."""
 FIELDS = ("benchmark", "task", "lang", "metric", "paper_metric", "system", "prompt_lang", "value", "note", "citation")
 
 
@@ -40,6 +44,8 @@ def pacute_rows(path: Path):
         stem = PACUTE_TASKS.get(r["benchmark"])
         task = f"{stem}-{r['format']}" if stem else r["benchmark"]
         note = r["note"] + (f"; paper benchmark '{r['benchmark']}'" if r["benchmark"].startswith("morph") else "")
+        if r["benchmark"] == "hierarchical" and r["format"] == "mcq":
+            note = f"{note}; {DIFFERENT_GOLD}"
         yield {"benchmark": "PACUTE", "task": task, "lang": "tl",
                "metric": PACUTE_METRICS.get((r["format"], r["metric"]), r["metric"]), "paper_metric": r["metric"],
                "system": r["system"], "prompt_lang": "n/a", "value": r["value"], "note": note.strip("; "),

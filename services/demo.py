@@ -18,12 +18,12 @@ from pathlib import Path
 import duckdb
 
 from evaluator.datasets import available_cells, load_items
-from services.ingest import ingest_predictions, task_rows
+from services.ingest import ingest_predictions, refresh_rollups, sync_registry
 from evaluator.registry import TASKS
 from evaluator.spec import Item, Prediction
 from store.db import transaction
 from store.reference import load_reported
-from store.writer import sync_tasks
+from store.writer import models_without_rollups
 
 DEMO_DIR = Path(__file__).resolve().parents[1] / "data" / "demo"
 SEED = 0
@@ -144,10 +144,11 @@ def build_default_db(con: duckdb.DuckDBPyConnection, data_dir: Path = DEMO_DIR) 
 
 
 def ensure_default_db(con: duckdb.DuckDBPyConnection) -> bool:
-    """Mirror the registry into the store, and build the demo content when the store has no models and no
-    reported rows yet; True when it built."""
+    """Mirror the registries into the store (and roll up models stored before roll-ups were), and build the demo
+    content when the store has no models and no reported rows yet; True when it built."""
     with transaction(con):
-        sync_tasks(con, task_rows())
+        sync_registry(con)
+        refresh_rollups(con, models_without_rollups(con))
     has = con.execute("SELECT (SELECT count(*) FROM models) + (SELECT count(*) FROM reported)").fetchone()[0]
     if has:
         return False

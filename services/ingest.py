@@ -1,7 +1,7 @@
-"""Wiring from predictions to the store: validate against our items, score, write, aggregate — in one transaction.
+"""Predictions into the store: validate against our items, score, write, aggregate, roll up — in one transaction.
 
-This is the only evaluator module that imports `store` (besides the CLI). Uploads, the CLI `ingest` command and
-live runs all go through here, so every number in the store is computed by the registry's own metrics.
+Uploads, the CLI `ingest` command and live runs all go through here, so every number in the store (cell
+aggregates and roll-ups) is computed by the evaluator's own metrics and `evaluator.rollup`.
 """
 from __future__ import annotations
 
@@ -15,7 +15,9 @@ import duckdb
 
 from evaluator.datasets import load_items
 from evaluator.formats.base import FormatError
+from evaluator.metrics import METRICS
 from evaluator.registry import TASKS
+from evaluator.rollup import rollup_rows
 from evaluator.spec import Item, ItemResult, Prediction, TaskSpec
 from store import writer
 from store.db import transaction
@@ -80,6 +82,24 @@ def task_rows() -> list[dict]:
              "metrics": t.metrics, "headline": {lang: t.headline_metric(lang) for lang in t.langs},
              "chance": {lang: t.chance_level(lang) for lang in t.langs}, "description": t.description,
              "version": t.version} for t in TASKS.values()]
+
+
+def metric_rows() -> list[dict]:
+    """The metric registry's facts as rows for the store's `metrics` table (0/1-ness from `MetricSpec.binary`)."""
+    return [{"metric": m.name, "display": m.display, "binary": m.binary, "higher_is_better": m.higher_is_better}
+            for m in METRICS.values()]
+
+
+def sync_registry(con: duckdb.DuckDBPyConnection) -> None:
+    """Mirror the task and metric registries into the store (inside the caller's transaction)."""
+    writer.sync_tasks(con, task_rows())
+    writer.sync_metrics(con, metric_rows())
+
+
+def refresh_rollups(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str]) -> None:
+    """Recompute and store the roll-ups of these models from their stored headline aggregates."""
+    for model_id in sorted(set(model_ids)):
+        writer.save_rollups(con, model_id, rollup_rows(writer.headline_cells(con, model_id)))
 
 
 class ItemCache:
@@ -157,6 +177,7 @@ def refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str,
         else:
             out.append(CellSummary(task_name, lang, prompt_lang, "-", None, None, None, len(pairs), None, None,
                                    "not_scored", "no automatic metric (human-rated)"))
+    refresh_rollups(con, [model_id])
     return out
 
 
@@ -187,7 +208,7 @@ def ingest_predictions(con: duckdb.DuckDBPyConnection, preds: Iterable[Predictio
     summary = IngestSummary(file=file, model_id=model_id, n_predictions=len(pairs), warnings=warnings)
     with transaction(con):
         writer.upsert_model(con, {"origin": "uploaded", **model})
-        writer.sync_tasks(con, task_rows())
+        sync_registry(con)
         for (task, lang) in {(t, lg) for (t, lg, _, _) in by_run}:
             writer.upsert_items(con, list(items.cell(task, lang).values()), content_hash)
         for (task, lang, prompt_lang, run_no), results in sorted(by_run.items()):
@@ -226,7 +247,7 @@ def save_live(con: duckdb.DuckDBPyConnection, model_id: str,
             meta = group[0][0]
             if rid not in known:
                 if not any(isinstance(k, str) for k in known):  # first run of this process: the registry rows
-                    writer.sync_tasks(con, task_rows())
+                    sync_registry(con)
                 writer.upsert_model(con, {"model_id": model_id, "origin": "evaluated", **(model_info or {})})
                 writer.upsert_run(con, {"run_id": rid, "model_id": model_id, "task": meta["task"],
                                         "lang": meta["lang"], "prompt_lang": meta["prompt_lang"],

@@ -156,6 +156,13 @@ def drain_inbox(db_path: str | Path | None, *, timeout: float = 30.0) -> list[Ou
     return outcomes
 
 
+def queued_count(db_path: str | Path | None) -> int:
+    """How many uploads wait in the store's inbox (imported at app start or on the Upload page's button)."""
+    from store import inbox
+
+    return len(inbox.pending(db_path))
+
+
 def queue_upload(db_path: str | Path | None, path: str | Path, *, fmt: str, model: Mapping[str, Any],
                  actor: str | None = None) -> Path:
     """Queue a file (or a folder, zipped) in the store's inbox for the process holding the store to import."""

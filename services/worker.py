@@ -5,11 +5,17 @@ Each request runs as `python -m evaluator run` (the documented run command, star
 the model behind an OpenAI-compatible API (vLLM, SGLang); the worker starts it, waits for `/v1/models`, runs, and
 stops it. With TANAW_RESULTS_REPO set, the worker pulls the results repo before claiming and pushes after each
 status change, so the Space's queue view follows along.
+
+Every request is hostile until checked (SECURITY.md, "The worker"): its fields are validated again, its endpoint and
+key go through `evaluator.endpoints.check` (and the run applies the policy to every request it sends), the child
+process gets a scrubbed environment holding only the one allow-listed key, and the error stored on a FAILED request
+is generic: connection errors and status codes from the endpoint go to this worker's log only.
 """
 from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import os
 import shlex
 import socket
@@ -17,7 +23,18 @@ import subprocess
 import sys
 import time
 import urllib.request
-from typing import Iterator
+from typing import Iterator, Mapping
+
+log = logging.getLogger("tanaw.worker")
+
+KEY_VAR = "ENDPOINT_API_KEY"
+"""The only variable holding a key in the run's environment (the allow-listed key, copied under this name)."""
+CHILD_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "PYTHONPATH", "PYTHONHASHSEED",
+             "VIRTUAL_ENV", "TANAW_DB", "TANAW_HOME", "TANAW_DATA_DIR", "TANAW_COMET_PATH",
+             "TANAW_ALLOW_PRIVATE_ENDPOINTS", "TANAW_UPLOAD_MAX_MB", "HF_HOME", "HF_HUB_CACHE", "HF_HUB_OFFLINE",
+             "HF_ENDPOINT", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE")
+"""Variables a run inherits from the worker; everything else (HF_TOKEN, OPENAI_*, other keys) stays behind."""
+RUN_FAILED = "the run failed; the operator can read why in the worker's log"
 
 EXAMPLE = """examples:
   python -m evaluator worker --db worker.duckdb --once
@@ -103,29 +120,73 @@ def served(sub, args) -> Iterator[tuple[str, str | None]]:
 
 
 def run_command(sub, url: str, served_model: str | None, args) -> list[str]:
-    """The `evaluator run` command line for a request."""
-    cmd = [sys.executable, "-m", "evaluator.cli.run", "--model", sub.model_id, "--base-url", url,
-           "-c", str(args.concurrency), "--no-progress"]
-    for flag, value in (("--served-model", served_model), ("--api-key-env", sub.api_key_env),
+    """The `evaluator run` command line for a request (values as `--flag=value`, so none can pose as an option)."""
+    cmd = [sys.executable, "-m", "evaluator.cli.run", f"--model={sub.model_id}", f"--base-url={url}",
+           f"--concurrency={args.concurrency}", "--no-progress"]
+    if sub.backend == "openai":
+        cmd.append("--public-endpoint")
+    for flag, value in (("--served-model", served_model), ("--api-key-env", KEY_VAR if sub.api_key_env else None),
                         ("--tasks", sub.tasks), ("--langs", sub.langs), ("--prompt-lang", sub.prompt_langs),
                         ("--limit", sub.item_limit), ("--db", args.db), ("--data-dir", args.data_dir)):
         if value:
-            cmd += [flag, str(value)]
+            cmd.append(f"{flag}={value}")
     return cmd
 
 
+def run_env(sub, args, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The run's environment: CHILD_ENV only, plus the request's allow-listed key as KEY_VAR, plus HF_TOKEN only
+    when the operator's --data-dir reads a Hub dataset (it is never sent to an endpoint: no key variable names it)."""
+    environ = os.environ if environ is None else environ
+    env = {k: v for k, v in environ.items() if k in CHILD_ENV}
+    if sub.api_key_env and environ.get(sub.api_key_env):
+        env[KEY_VAR] = environ[sub.api_key_env]
+    if str(args.data_dir or "").startswith("hf:") and environ.get("HF_TOKEN"):
+        env["HF_TOKEN"] = environ["HF_TOKEN"]
+    return env
+
+
+def admit(sub) -> None:
+    """Check a claimed request again before running it (it may come from the results repo, not the page):
+    fields, endpoint and key. Raises EndpointRefused or QueueError with a message safe to store publicly."""
+    from evaluator import endpoints
+    from store import queue
+
+    queue.validate(sub)
+    if sub.backend == "openai":
+        endpoints.check(sub.base_url, sub.api_key_env)
+    elif sub.api_key_env:
+        raise endpoints.EndpointRefused("api_key_env: Hub models are served by the worker; no key is sent",
+                                        f"hub request names {sub.api_key_env}")
+
+
 def handle(sub, args) -> tuple[bool, str]:
-    """Run one claimed request; (succeeded, message)."""
+    """Run one claimed request; (succeeded, message). Messages are stored publicly, so they never carry the
+    endpoint's answers: those go to the log."""
+    from evaluator.endpoints import EndpointRefused
+    from store.queue import QueueError
+
+    try:
+        admit(sub)
+    except (EndpointRefused, QueueError) as e:
+        log.warning("request %s refused: %s", sub.request_id, getattr(e, "detail", e))
+        return False, f"refused: {e}"
     try:
         with served(sub, args) as (url, served_model):
             res = subprocess.run(run_command(sub, url, served_model, args), capture_output=True, text=True,
-                                 timeout=args.job_timeout)
-    except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
-        return False, str(e)
+                                 timeout=args.job_timeout, env=run_env(sub, args))
+    except subprocess.TimeoutExpired:
+        return False, f"the run took longer than {args.job_timeout:.0f}s and was stopped"
+    except (RuntimeError, OSError) as e:
+        log.warning("request %s: %s", sub.request_id, e)
+        return False, str(e) if isinstance(e, RuntimeError) else RUN_FAILED
     tail = "\n".join((res.stderr or res.stdout).strip().splitlines()[-15:])
     if res.returncode == 0:
         return True, ""
-    return res.returncode == 1, f"`evaluator run` exited with {res.returncode}: {tail}"
+    log.warning("request %s: `evaluator run` exited with %s:\n%s", sub.request_id, res.returncode, tail)
+    print(f"worker: `evaluator run` exited with {res.returncode}:\n{tail}", file=sys.stderr)
+    if res.returncode == 1:
+        return True, "some answers failed; the operator can read why in the worker's log"
+    return False, RUN_FAILED
 
 
 def _stored(con, model_id: str) -> int:
@@ -147,8 +208,11 @@ def work_one(args) -> bool:
     ok, message = handle(sub, args)
     with _open(args.db) as con:
         n = _stored(con, sub.model_id)
-        done = queue.finish(con, sub.request_id, n, message or None) if ok and n else \
-            queue.fail(con, sub.request_id, message or "the run stored no answers")
+        if ok and n:
+            done = queue.finish(con, sub.request_id, n, message or None)
+        else:
+            done = queue.fail(con, sub.request_id, message if not ok else RUN_FAILED if message else
+                              "the run stored no answers")
         _sync(con, "push", f"Queue: {sub.model_id} {done.status} ({sub.request_id})")
     print(f"worker: {sub.model_id} {done.status}, {n} answers stored" + (f": {message}" if message else ""),
           file=sys.stderr)

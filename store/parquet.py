@@ -11,6 +11,11 @@ Layout of an export folder (also the layout of the results dataset repo on the H
 
 Partition values are URL-encoded by DuckDB ("meta/llama 3" -> "meta%2Fllama%203"). A checksum is the order-independent
 sum of DuckDB's `hash()` of every row, so an import that reproduces the same rows reproduces the same checksum.
+
+A manifest is data from whoever can push to the results repo (SECURITY.md, "No SQL from data"): every table, column
+and partition key it names is checked against this store's own schema (`checked_manifest`) and only the schema's
+names, quoted, reach SQL; row counts and uncompressed sizes are read from the Parquet footers and checked against the
+manifest and TANAW_IMPORT_MAX_GB before any row is read.
 """
 from __future__ import annotations
 
@@ -31,6 +36,10 @@ FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 SKIP_TABLES = ("schema_version", "hub_sync")
 """Tables never exported: migrations and the local log of Hub syncs belong to each store."""
+PARTITION_KEYS = ("model_id", "task")
+"""The only partition keys an export uses (see `partitioning`)."""
+MAX_IMPORT_GB_ENV = "TANAW_IMPORT_MAX_GB"
+"""Ceiling on the uncompressed size of one import, from the Parquet footers (default 20 GB)."""
 
 
 class ParquetStoreError(ValueError):
@@ -53,6 +62,11 @@ class TableExport:
     """True when the partition keys come from `runs` rather than the table's own columns."""
 
 
+def quote_ident(name: str) -> str:
+    """A SQL identifier in double quotes (inner quotes doubled); callers pass names from the schema only."""
+    return '"' + str(name).replace('"', '""') + '"'
+
+
 def tables(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Every base table of the main schema except schema_version, sorted."""
     rows = con.execute(
@@ -71,7 +85,7 @@ def columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
 
 def checksum(con: duckdb.DuckDBPyConnection, table: str) -> tuple[int, str]:
     """(row count, checksum) of a table: the sum of `hash(row)` over every row, independent of row order."""
-    n, total = con.execute(f'SELECT count(*), coalesce(sum(hash(t)), 0) FROM "{table}" AS t').fetchone()
+    n, total = con.execute(f"SELECT count(*), coalesce(sum(hash(t)), 0) FROM {quote_ident(table)} AS t").fetchone()
     return int(n), str(int(total))
 
 
@@ -101,18 +115,18 @@ def _export_table(con: duckdb.DuckDBPyConnection, table: str, dest: Path) -> Tab
     keys, derived = partitioning(con, table)
     n, digest = checksum(con, table)
     cols = columns(con, table)
-    order = ", ".join(f'"{c}"' for c in cols)
+    order = ", ".join(quote_ident(c) for c in cols)
     if n == 0:
         return TableExport(table, 0, digest, keys, derived)
     if derived:
-        sel = ", ".join(f't."{c}"' for c in cols)
-        source = (f'SELECT {sel}, r.model_id AS model_id, r.task AS task FROM "{table}" t '
-                  f'LEFT JOIN runs r ON r.run_id = t.run_id ORDER BY {sel}')
+        sel = ", ".join(f"t.{quote_ident(c)}" for c in cols)
+        source = (f"SELECT {sel}, r.model_id AS model_id, r.task AS task FROM {quote_ident(table)} t "
+                  f"LEFT JOIN runs r ON r.run_id = t.run_id ORDER BY {sel}")
     else:
-        source = f'SELECT * FROM "{table}" ORDER BY {order}'
+        source = f"SELECT * FROM {quote_ident(table)} ORDER BY {order}"
     out = dest / table
     if keys:
-        opts = (f"FORMAT parquet, PARTITION_BY ({', '.join(keys)}), "
+        opts = (f"FORMAT parquet, PARTITION_BY ({', '.join(quote_ident(k) for k in keys)}), "
                 f"WRITE_PARTITION_COLUMNS {'false' if derived else 'true'}")
         con.execute(f"COPY ({source}) TO {_q(out)} ({opts})")
     else:
@@ -171,6 +185,66 @@ def read_manifest(src: str | os.PathLike) -> dict:
     return manifest
 
 
+def _fail(where: str, message: str) -> ParquetStoreError:
+    return ParquetStoreError(f"{where}: {message}")
+
+
+def checked_manifest(con: duckdb.DuckDBPyConnection, manifest: dict, where: str) -> dict[str, dict]:
+    """The manifest's tables with every name checked against this store's schema: tables must exist here, columns
+    must be columns of that table, partition keys one of PARTITION_KEYS, rows a count and checksum a number.
+    Raises ParquetStoreError naming the manifest field; nothing from the manifest is ever formatted into SQL."""
+    known = set(tables(con))
+    out: dict[str, dict] = {}
+    for table, meta in manifest["tables"].items():
+        field = f"{where}: tables.{table!r}"
+        if table not in known:
+            raise _fail(where, f"tables {sorted(set(manifest['tables']) - known)} do not exist in this store "
+                               f"(export schema v{manifest.get('schema_version')}, store v{current_version(con)})")
+        if not isinstance(meta, dict):
+            raise _fail(field, "must be an object")
+        rows, digest = meta.get("rows"), meta.get("checksum")
+        if not isinstance(rows, int) or isinstance(rows, bool) or rows < 0:
+            raise _fail(f"{field}.rows", f"must be a row count, not {rows!r}")
+        if not isinstance(digest, str) or not digest.lstrip("-").isdigit():
+            raise _fail(f"{field}.checksum", "must be a decimal number in a string")
+        own = columns(con, table)
+        cols = meta.get("columns") or own
+        if not isinstance(cols, list) or any(not isinstance(c, str) or c not in own for c in cols):
+            bad = [c for c in cols if c not in own] if isinstance(cols, list) else cols
+            raise _fail(f"{field}.columns", f"{bad!r} are not columns of table {table!r} in this store")
+        keys = meta.get("partition_by") or []
+        if not isinstance(keys, list) or any(k not in PARTITION_KEYS for k in keys):
+            raise _fail(f"{field}.partition_by", f"{keys!r}: partition keys are among {PARTITION_KEYS}")
+        out[table] = {**meta, "columns": [c for c in own if c in set(cols)], "partition_by": list(keys)}
+    return out
+
+
+def _max_import_bytes() -> int:
+    return int(float(os.environ.get(MAX_IMPORT_GB_ENV) or 20) * 1024 ** 3)
+
+
+def check_footers(con: duckdb.DuckDBPyConnection, files: list[Path], rows: int, where: str, table: str) -> None:
+    """Refuse before reading any row: the files' row counts (from their footers) must equal the manifest's, and
+    their uncompressed size must stay under TANAW_IMPORT_MAX_GB."""
+    if not files:
+        if rows:
+            raise _fail(where, f"table {table!r} has 0 rows (no Parquet files), manifest says {rows} rows")
+        return
+    names = [str(f) for f in files]
+    try:
+        n = con.execute("SELECT coalesce(sum(num_rows), 0) FROM parquet_file_metadata(?)", [names]).fetchone()[0]
+        size = con.execute("SELECT coalesce(sum(total_uncompressed_size), 0) FROM parquet_metadata(?)",
+                           [names]).fetchone()[0]
+    except duckdb.Error as e:
+        raise _fail(where, f"unreadable Parquet footer ({str(e).splitlines()[0]})") from None
+    if int(n) != rows:
+        raise _fail(where, f"table {table!r} has {n} rows in the files' footers, manifest says {rows} rows; "
+                           "nothing was read")
+    if int(size) > _max_import_bytes():
+        raise _fail(where, f"{int(size) / 1024 ** 3:.1f} GB uncompressed is over the import limit "
+                           f"({MAX_IMPORT_GB_ENV}={_max_import_bytes() / 1024 ** 3:g})")
+
+
 MERGE_PREFER = {"submissions": "CASE {t}.status WHEN 'PENDING' THEN 0 WHEN 'RUNNING' THEN 1 ELSE 2 END"}
 """Merge rule for rows present on both sides: the incoming row replaces the local one when this rank is higher
 (a request the worker finished must not go back to PENDING). Other tables keep the local row."""
@@ -184,15 +258,15 @@ def primary_key(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
 
 
 def _stage(con: duckdb.DuckDBPyConnection, src: Path, table: str, meta: dict) -> str:
-    """Load one table's files into a temp table shaped like `table`, checked against the manifest."""
+    """Load one table's files into a temp table shaped like `table`, checked against the (checked) manifest."""
     staged = f"_import_{table}"
-    con.execute(f'CREATE OR REPLACE TEMP TABLE "{staged}" AS SELECT * FROM "{table}" LIMIT 0')
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {quote_ident(staged)} AS SELECT * FROM {quote_ident(table)} LIMIT 0")
     files = sorted((src / table).rglob("*.parquet")) if (src / table).is_dir() else []
+    check_footers(con, files, meta["rows"], str(src / table), table)
     if files:
-        listing = "[" + ", ".join(_q(f) for f in files) + "]"
-        cols = ", ".join(f'"{c}"' for c in meta.get("columns") or columns(con, table))
-        con.execute(f'INSERT INTO "{staged}" ({cols}) SELECT {cols} FROM '
-                    f"read_parquet({listing}, hive_partitioning = false, union_by_name = true)")
+        cols = ", ".join(quote_ident(c) for c in meta["columns"])
+        con.execute(f"INSERT INTO {quote_ident(staged)} ({cols}) SELECT {cols} FROM "
+                    "read_parquet(?, hive_partitioning = false, union_by_name = true)", [[str(f) for f in files]])
     n, digest = checksum(con, staged)
     if n != meta["rows"] or digest != meta["checksum"]:
         raise ParquetStoreError(
@@ -203,15 +277,16 @@ def _stage(con: duckdb.DuckDBPyConnection, src: Path, table: str, meta: dict) ->
 
 def _merge(con: duckdb.DuckDBPyConnection, table: str, staged: str) -> None:
     key = primary_key(con, table)
+    t, x = quote_ident(table), quote_ident(staged)
     if not key:
-        con.execute(f'INSERT INTO "{table}" SELECT * FROM "{staged}" EXCEPT SELECT * FROM "{table}"')
+        con.execute(f"INSERT INTO {t} SELECT * FROM {x} EXCEPT SELECT * FROM {t}")
         return
     rank = MERGE_PREFER.get(table)
     if rank:
-        on = " AND ".join(f'l."{k}" = x."{k}"' for k in key)
-        con.execute(f'DELETE FROM "{table}" AS l USING "{staged}" AS x WHERE {on} '
+        on = " AND ".join(f"l.{quote_ident(k)} = x.{quote_ident(k)}" for k in key)
+        con.execute(f"DELETE FROM {t} AS l USING {x} AS x WHERE {on} "
                     f'AND ({rank.format(t="x")}) > ({rank.format(t="l")})')
-    con.execute(f'INSERT OR IGNORE INTO "{table}" SELECT * FROM "{staged}"')
+    con.execute(f"INSERT OR IGNORE INTO {t} SELECT * FROM {x}")
 
 
 def import_store(con: duckdb.DuckDBPyConnection, src: str | os.PathLike, *, mode: str = "replace",
@@ -230,11 +305,7 @@ def import_store(con: duckdb.DuckDBPyConnection, src: str | os.PathLike, *, mode
     manifest = read_manifest(src)
     if only is not None:
         manifest["tables"] = {t: m for t, m in manifest["tables"].items() if t in set(only)}
-    known = set(tables(con))
-    unknown = sorted(set(manifest["tables"]) - known)
-    if unknown:
-        raise ParquetStoreError(f"{src / MANIFEST}: tables {unknown} do not exist in this store "
-                                f"(export schema v{manifest.get('schema_version')}, store v{current_version(con)})")
+    manifest["tables"] = checked_manifest(con, manifest, str(src / MANIFEST))
     done: dict[str, TableExport] = {}
     staged: list[str] = []
     con.execute("BEGIN TRANSACTION")
@@ -242,14 +313,14 @@ def import_store(con: duckdb.DuckDBPyConnection, src: str | os.PathLike, *, mode
         for table, meta in sorted(manifest["tables"].items()):
             staged.append(_stage(con, src, table, meta))
             if mode == "replace":
-                con.execute(f'DELETE FROM "{table}"')
-                con.execute(f'INSERT INTO "{table}" SELECT * FROM "{staged[-1]}"')
+                con.execute(f"DELETE FROM {quote_ident(table)}")
+                con.execute(f"INSERT INTO {quote_ident(table)} SELECT * FROM {quote_ident(staged[-1])}")
             else:
                 _merge(con, table, staged[-1])
             done[table] = TableExport(table, meta["rows"], meta["checksum"], tuple(meta.get("partition_by", ())),
                                       bool(meta.get("derived_partitions")))
         for name in staged:
-            con.execute(f'DROP TABLE "{name}"')
+            con.execute(f"DROP TABLE {quote_ident(name)}")
         con.execute("COMMIT")
     except BaseException as e:
         con.execute("ROLLBACK")

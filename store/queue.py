@@ -7,7 +7,6 @@ it FINISHED or FAILED. API keys are never stored: a request names the environmen
 from __future__ import annotations
 
 import hashlib
-import ipaddress
 import json
 import re
 from dataclasses import dataclass, fields
@@ -19,8 +18,9 @@ import duckdb
 STATUSES = ("PENDING", "RUNNING", "FINISHED", "FAILED")
 BACKENDS = ("openai", "hub")
 _ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]{0,63}")
-_HUB_ID = re.compile(r"[\w.-]{1,96}/[\w.-]{1,96}")
-_CSV = re.compile(r"[\w.,-]{0,500}")
+_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}")
+_CSV = re.compile(r"[A-Za-z0-9][\w.,-]{0,499}")
+"""Comma lists and revisions: no leading '-', so no value can pose as a command-line option."""
 
 
 class QueueError(ValueError):
@@ -70,9 +70,11 @@ class Submission:
 COLUMNS = tuple(f.name for f in fields(Submission))
 
 
-def _check(sub: Submission) -> None:
-    if not sub.model_id.strip() or len(sub.model_id) > 200:
-        raise QueueError("model_id: required, at most 200 characters")
+def validate(sub: Submission) -> None:
+    """Field checks of a request (QueueError naming the field); the endpoint policy is evaluator.endpoints.check,
+    applied by the page, `queue add` and the worker."""
+    if not sub.model_id.strip() or len(sub.model_id) > 200 or sub.model_id.startswith("-"):
+        raise QueueError("model_id: required, at most 200 characters, not starting with '-'")
     if sub.backend not in BACKENDS:
         raise QueueError(f"backend: must be one of {BACKENDS}, not {sub.backend!r}")
     if sub.backend == "openai":
@@ -91,19 +93,6 @@ def _check(sub: Submission) -> None:
         raise QueueError("item_limit: a positive number of items, or empty for all")
 
 
-def is_private_endpoint(url: str | None) -> bool:
-    """Whether an endpoint names this machine or a private network by IP literal or "localhost" (a public form
-    must not let the worker be pointed at its own network; names resolving to private addresses are not caught)."""
-    host = (urlsplit(url or "").hostname or "").lower()
-    if host == "localhost" or host.endswith(".localhost") or host.endswith(".internal"):
-        return True
-    try:
-        ip = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_reserved or ip.is_unspecified
-
-
 def _from_row(row) -> Submission:
     return Submission(*row)
 
@@ -111,7 +100,7 @@ def _from_row(row) -> Submission:
 def submit(con: duckdb.DuckDBPyConnection, sub: Submission) -> tuple[Submission, bool]:
     """Queue `sub` as PENDING; returns (stored request, created?). An identical request still PENDING or RUNNING
     is returned instead of a duplicate."""
-    _check(sub)
+    validate(sub)
     same = ("model_id", "backend", "base_url", "hub_model", "revision", "tasks", "langs", "prompt_langs",
             "item_limit")
     where = " AND ".join(f"{c} IS NOT DISTINCT FROM ?" for c in same)

@@ -4,6 +4,10 @@ The CSV has one row per (item, model, rater): the columns `item`, `model` and `r
 `task` (default "cultural-representation"), and one numeric column per rating criterion (e.g. `accuracy`,
 `fluency`, `sensitivity`). Empty score cells are skipped. Every row is checked before anything is written;
 the first problem is raised as `file:line: field: message` and the database is left unchanged.
+
+The app writes ratings through `services.ratings.save_ratings` (SECURITY.md, "Ratings and admin actions"): the writer lock, one transaction with an
+audit row (who, when, file hash), and a signed-in rater (store.access) may only write rows under their own name, so
+nobody replaces another rater's scores.
 """
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ from pathlib import Path
 
 import duckdb
 
+from store import audit
 from store.db import transaction
 
 DEFAULT_TASK = "cultural-representation"
@@ -57,8 +62,9 @@ def _item_langs(con: duckdb.DuckDBPyConnection, task: str) -> dict[str, list[str
     return out
 
 
-def parse_ratings(con: duckdb.DuckDBPyConnection, text: str, file_name: str) -> list[tuple]:
-    """Validate the CSV text against the store; rows (task, lang, item_id, model_id, rater, criterion, value)."""
+def parse_ratings(con: duckdb.DuckDBPyConnection, text: str, file_name: str, rater: str | None = None) -> list[tuple]:
+    """Validate the CSV text against the store; rows (task, lang, item_id, model_id, rater, criterion, value).
+    With `rater` (a signed-in rater), every row must be theirs."""
     reader = csv.DictReader(io.StringIO(text))
     header = [h.strip() for h in (reader.fieldnames or [])]
     for col in KEY_COLUMNS:
@@ -76,6 +82,9 @@ def parse_ratings(con: duckdb.DuckDBPyConnection, text: str, file_name: str) -> 
         for col in KEY_COLUMNS:
             if not rec.get(col):
                 raise _fail(file_name, line, col, "empty")
+        if rater is not None and rec["rater"] != rater:
+            raise _fail(file_name, line, "rater", f"signed in as {rater!r}: rows for {rec['rater']!r} are refused "
+                        "(a rater can only add or replace their own ratings)")
         if rec["model"] not in models:
             raise _fail(file_name, line, "model", f"unknown model {rec['model']!r}")
         langs = items_by_task.setdefault(task, _item_langs(con, task)).get(rec["item"], [])
@@ -108,24 +117,39 @@ def parse_ratings(con: duckdb.DuckDBPyConnection, text: str, file_name: str) -> 
     return rows
 
 
-def ingest_ratings(con: duckdb.DuckDBPyConnection, data: str | bytes | Path, file_name: str | None = None,
-                   ) -> RatingsSummary:
-    """Validate and write a ratings CSV (path, bytes or text) in one transaction; re-uploads replace scores."""
+def _decode(data: str | bytes | Path, file_name: str | None) -> tuple[bytes, str, str]:
+    """(raw bytes, text, file name) of a ratings file given as a path, bytes or text."""
     if isinstance(data, Path):
         file_name = file_name or data.name
         data = data.read_bytes()
     raw = data.encode() if isinstance(data, str) else data
     file_name = file_name or "ratings.csv"
     try:
-        text = raw.decode("utf-8-sig")
+        return raw, raw.decode("utf-8-sig"), file_name
     except UnicodeDecodeError as e:
         raise _fail(file_name, raw[:e.start].count(b"\n") + 1, "encoding", "not UTF-8") from None
-    rows = parse_ratings(con, text, file_name)
+
+
+def _summary(file_name: str, rows: list[tuple]) -> RatingsSummary:
+    return RatingsSummary(
+        file_name=file_name, n_rows=len(rows), n_items=len({r[:3] for r in rows}), n_models=len({r[3] for r in rows}),
+        n_raters=len({r[4] for r in rows}), criteria=tuple(dict.fromkeys(r[5] for r in rows)))
+
+
+def ingest_ratings(con: duckdb.DuckDBPyConnection, data: str | bytes | Path, file_name: str | None = None, *,
+                   rater: str | None = None, actor: str | None = None) -> RatingsSummary:
+    """Validate and write a ratings CSV (path, bytes or text) in one transaction; re-uploads replace scores.
+    The caller holds the writer lock (see services.ratings.save_ratings); with `actor` an audit row commits with
+    the scores."""
+    raw, text, file_name = _decode(data, file_name)
+    rows = parse_ratings(con, text, file_name, rater)
     digest = hashlib.sha256(raw).hexdigest()
+    summary = _summary(file_name, rows)
     with transaction(con):
         con.executemany(
             "INSERT OR REPLACE INTO ratings (task, lang, item_id, model_id, rater, criterion, value, source_file,"
             " source_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [(*r, file_name, digest) for r in rows])
-    return RatingsSummary(
-        file_name=file_name, n_rows=len(rows), n_items=len({r[:3] for r in rows}), n_models=len({r[3] for r in rows}),
-        n_raters=len({r[4] for r in rows}), criteria=tuple(dict.fromkeys(r[5] for r in rows)))
+        if actor:
+            audit.record(con, actor, "ratings", source_hash=digest, file_name=file_name,
+                         detail=f"{summary.n_rows} scores, raters {', '.join(sorted({r[4] for r in rows}))}")
+    return summary

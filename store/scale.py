@@ -5,6 +5,9 @@ are views over `<root>/<table>/**/*.parquet` (the layout of store/parquet.py), s
 runs unchanged. `root` is a local folder, `hf://datasets/<org>/<repo>[@<rev>]` (the results repo itself) or
 `s3://bucket/prefix`. Partition folders are read as hive partitions: filters on `model_id` / `task` skip whole
 files, and per-run tables (predictions, scores) gain `model_id` and `task` columns for such filters.
+
+The manifest is data (SECURITY.md, "No SQL from data"): tables must be tables of the store's schema and partition
+keys among parquet.PARTITION_KEYS (`parquet.checked_manifest`) before any name reaches a statement, quoted.
 """
 from __future__ import annotations
 
@@ -50,22 +53,33 @@ def _quote(s: str) -> str:
 def view_sql(root: str, table: str, partition_by: tuple[str, ...] | list[str] = ("model_id", "task")) -> str:
     """The CREATE VIEW statement for one table under `root`; partition values stay strings (a model named
     "123" is not a number). Every file of one export has the same schema, so the first file's is used
-    (union_by_name would read every footer on every query: 4-16x slower at 1M rows)."""
+    (union_by_name would read every footer on every query: 4-16x slower at 1M rows). `table` must be a table of
+    the schema and `partition_by` among parquet.PARTITION_KEYS (ValueError otherwise: a view parameter cannot be
+    bound, so only checked names are written into the statement, quoted)."""
+    if not str(table).replace("_", "").isalnum() or any(k not in parquet.PARTITION_KEYS for k in partition_by):
+        raise ValueError(f"table {table!r} / partition keys {list(partition_by)!r} are not names of the store")
     glob = f"{root.rstrip('/')}/{table}/{'**/' if partition_by else ''}*.parquet"
-    types = ", ".join(f"'{k}': VARCHAR" for k in partition_by)
+    types = ", ".join(f"{_quote(k)}: VARCHAR" for k in partition_by)
     hive = f"hive_partitioning = true, hive_types = {{{types}}}" if partition_by else "hive_partitioning = false"
-    return (f'CREATE OR REPLACE VIEW "{table}" AS SELECT * FROM '
+    return (f"CREATE OR REPLACE VIEW {parquet.quote_ident(table)} AS SELECT * FROM "
             f"read_parquet({_quote(glob)}, {hive})")
 
 
 def manifest_tables(con: duckdb.DuckDBPyConnection, root: str) -> dict[str, dict]:
-    """The manifest's tables (name -> rows, partition_by, ...), read locally or through DuckDB for remote roots."""
+    """The manifest's tables (name -> rows, partition_by, ...), read locally or through DuckDB for remote roots,
+    every name checked against the schema of `con` (parquet.checked_manifest; ParquetStoreError otherwise)."""
+    where = f"{root.rstrip('/')}/{parquet.MANIFEST}"
     if is_remote(root):
-        text = con.execute("SELECT content FROM read_text(?)", [f"{root.rstrip('/')}/{parquet.MANIFEST}"]).fetchone()[0]
-        manifest = json.loads(text)
+        text = con.execute("SELECT content FROM read_text(?)", [where]).fetchone()[0]
+        try:
+            manifest = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise parquet.ParquetStoreError(f"{where}: line {e.lineno}: invalid JSON ({e.msg})") from None
+        if manifest.get("format") != parquet.FORMAT or not isinstance(manifest.get("tables"), dict):
+            raise parquet.ParquetStoreError(f"{where}: field 'format' must be {parquet.FORMAT!r} with 'tables'")
     else:
         manifest = parquet.read_manifest(root)
-    return manifest["tables"]
+    return parquet.checked_manifest(con, manifest, where)
 
 
 PER_ITEM_TABLES = ("predictions", "scores", "self_reported")
@@ -91,11 +105,11 @@ def attach_parquet(con: duckdb.DuckDBPyConnection, root: str | os.PathLike, *, t
             continue
         create = view_sql(root, table, meta.get("partition_by") or ())
         if table in present and (views is None or table in views):
-            con.execute(f'DROP TABLE "{table}"')
+            con.execute(f"DROP TABLE {parquet.quote_ident(table)}")
         if table in present and views is not None and table not in views:
-            cols = ", ".join(f'"{c}"' for c in parquet.columns(con, table))
+            cols = ", ".join(parquet.quote_ident(c) for c in parquet.columns(con, table))
             source = create.split(" AS SELECT * FROM ", 1)[1]
-            con.execute(f'INSERT INTO "{table}" ({cols}) SELECT {cols} FROM {source}')
+            con.execute(f"INSERT INTO {parquet.quote_ident(table)} ({cols}) SELECT {cols} FROM {source}")
             made[table] = "loaded"
         else:
             con.execute(create)

@@ -133,11 +133,28 @@ V2 = (
 """Uploads: an audit trail of who did what and when, per-upload visibility, and summary-file scores
 (SEA-HELM / lm-eval results JSON, pacute-bench evaluation_results) kept as self-reported cells."""
 
-MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3), (4, V4))
+V5 = (
+    """CREATE TABLE IF NOT EXISTS rollups (
+        model_id VARCHAR, prompt_lang VARCHAR,
+        family VARCHAR,                        -- benchmark family, '' = every family
+        score VARCHAR,                         -- value | normalized (both 0-100)
+        level VARCHAR,                         -- overall | competency | language
+        key VARCHAR,                           -- competency or language code; '' for overall
+        value DOUBLE, coverage INTEGER,        -- the mean and the number of headline cells behind it
+        PRIMARY KEY (model_id, prompt_lang, family, score, level, key))""",
+    """CREATE TABLE IF NOT EXISTS metrics (
+        metric VARCHAR PRIMARY KEY, display VARCHAR,
+        is_binary BOOLEAN,                     -- per-item scores are 0/1 (an item is right or wrong)
+        higher_is_better BOOLEAN)""",
+)
+"""Roll-ups of each model's headline cells (computed by `evaluator.rollup` at ingest) and the metric registry's
+facts the queries need (which metrics are 0/1), both written by the wiring."""
+
+MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3), (4, V4), (5, V5))
 """(version, statements) in order; append a new version, never edit an applied one."""
 
 TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",
-          "self_reported", "ingests", "uploads", "self_reported_cells", "ratings", "submissions")
+          "self_reported", "ingests", "uploads", "self_reported_cells", "ratings", "submissions", "rollups", "metrics")
 """Tables whose row counts the integrity tests compare before and after a failed write (not `audit`, which records
 refusals too, nor the bookkeeping tables `schema_version` and `hub_sync`)."""
 

@@ -39,6 +39,34 @@ def sync_tasks(con: duckdb.DuckDBPyConnection, rows: Iterable[Mapping[str, Any]]
                      _json(r.get("headline")), _json(r.get("chance")), r.get("description"), r.get("version", 1)])
 
 
+def sync_metrics(con: duckdb.DuckDBPyConnection, rows: Iterable[Mapping[str, Any]]) -> None:
+    """Mirror the metric registry's facts (display name, 0/1-ness, direction) into the `metrics` table."""
+    for r in rows:
+        con.execute("INSERT OR REPLACE INTO metrics VALUES (?, ?, ?, ?)",
+                    [r["metric"], r.get("display"), bool(r["binary"]), bool(r.get("higher_is_better", True))])
+
+
+def headline_cells(con: duckdb.DuckDBPyConnection, model_id: str) -> list[dict[str, Any]]:
+    """A model's headline aggregates (task, lang, prompt_lang, value, normalized, status), for its roll-ups."""
+    cur = con.execute("SELECT task, lang, prompt_lang, value, normalized, status FROM aggregates "
+                      "WHERE model_id = ? AND is_headline", [model_id])
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, row)) for row in cur.fetchall()]
+
+
+def save_rollups(con: duckdb.DuckDBPyConnection, model_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Replace a model's roll-ups with `rows` (prompt_lang, family, score, level, key, value, coverage)."""
+    con.execute("DELETE FROM rollups WHERE model_id = ?", [model_id])
+    _insert_df(con, "rollups", pd.DataFrame([{"model_id": model_id, **r} for r in rows]),
+               {"value": "DOUBLE", "coverage": "INTEGER"})
+
+
+def models_without_rollups(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Models with aggregates but no roll-ups (stores written before roll-ups were stored, or imported)."""
+    return [r[0] for r in con.execute("SELECT DISTINCT model_id FROM aggregates WHERE model_id NOT IN "
+                                      "(SELECT model_id FROM rollups) ORDER BY 1").fetchall()]
+
+
 def _insert_df(con: duckdb.DuckDBPyConnection, table: str, df: pd.DataFrame, casts: Mapping[str, str],
                *, replace: bool = True) -> None:
     if df.empty:

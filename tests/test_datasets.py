@@ -350,5 +350,7 @@ def test_pacute_mcq_label_mismatch_is_flagged(tmp_path):
             {"id": "x3", "prompts": [prompt], "label": None}]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     items = load_items("pacute-affixation-mcq", "tl", data_dir=tmp_path)
-    assert [it.warnings for it in items] == [(), ("mcq-label-mismatch",), ("mcq-label-mismatch",)]
+    assert [it.warnings for it in items] == [("duplicate-item: x2, x3",),
+                                             ("mcq-label-mismatch", "duplicate-item: x1, x3"),
+                                             ("mcq-label-mismatch", "duplicate-item: x1, x2")]
     assert items[0].options == ("b", "a") and items[0].gold == "a" and items[0].metadata["k"] == 2

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evaluator.extract import ANSWER_TAGS, EXTRACTORS, OUTPUT_TAGS, split_reasoning
+from evaluator.extract import EXTRACTORS, split_reasoning
+from evaluator.languages import LANGUAGES
 from evaluator.registry import get_task
 from evaluator.spec import Item, Prediction
 
@@ -128,8 +129,8 @@ def test_answer_tags_match_seahelm_fewshot_labels():
         for task in yaml.safe_load(path.read_text(encoding="utf-8")).values():
             for lang, conf in task["languages"].items():
                 label = conf["prompt_template"].get("fewshot_label", "")
-                if lang in ANSWER_TAGS and label:
-                    assert label.split(":")[0] == ANSWER_TAGS[lang], (path.name, lang, label)
+                if lang in LANGUAGES and label:
+                    assert label.split(":")[0] == LANGUAGES[lang].answer_tag, (path.name, lang, label)
 
 
 @pytest.mark.parametrize("task,lang,raw,expected", [
@@ -147,14 +148,14 @@ def test_generation_output_tags(task, lang, raw, expected):
 
 @pytest.mark.skipif(not (DATA / "seahelm-configs").exists(), reason="shared data not present")
 @pytest.mark.parametrize("family,config", [("translation", "nlg_translation.yaml"),
-                                          ("abssum", "nlg_abstractive_summarization.yaml")])
+                                          ("summary", "nlg_abstractive_summarization.yaml")])
 def test_output_tags_match_seahelm_fewshot_labels(family, config):
     doc = yaml.safe_load((DATA / "seahelm-configs" / config).read_text(encoding="utf-8"))
     for task in doc.values():
         for lang, conf in task["languages"].items():
             label = conf["prompt_template"].get("fewshot_label", "")
-            if lang in OUTPUT_TAGS[family] and label:
-                assert label.split(":")[0] == OUTPUT_TAGS[family][lang], (config, lang, label)
+            if lang in LANGUAGES and label:
+                assert label.split(":")[0] == LANGUAGES[lang].output_tags[family], (config, lang, label)
 
 
 def test_letter_from_repeated_option_text_respects_order():

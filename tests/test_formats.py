@@ -115,7 +115,7 @@ def test_zip_keeps_run_numbers_and_reports_unmatched(index):
     up = read_upload(U.zip_bytes(files), "results.zip", index=index)
     assert up.ok, up.errors
     assert sorted({p.run for p in up.predictions}) == [1, 2] and len(up.predictions) == 8
-    unmatched = [w for w in up.warnings if "'nope' not found" in w.problem]
+    unmatched = [w for w in up.warnings if "id 'nope'" in w.problem and w.problem.startswith("1 row(s)")]
     assert len(unmatched) == 1 and unmatched[0].line == 5 and unmatched[0].file.startswith("results.zip!run_2/")
 
 
@@ -172,7 +172,7 @@ def test_task_names_of_other_harnesses():
     assert lm_eval.our_cell("mmlu") is None
     assert pacute_bench.task_for_benchmark("multi-digit-addition-gen") == "pacute-mda-gen"
     mcq = pacute_bench.parse_inference(b'{"id": "x"}\n', "pacute-affixation-mcq.jsonl")
-    assert not mcq.rows and "log-probabilities" in mcq.warnings[0].problem
+    assert not mcq.rows and str(mcq.errors[0]) == "pacute-affixation-mcq.jsonl:1: options: missing"
 
 
 def test_pretty_printed_summary_detected_by_content(index):

@@ -68,7 +68,7 @@ def test_seahelm_lm_eval_and_native_land_with_our_scores(tmp_path, index):
         ("samples_affixation_mcq_2026-03-01T10-00-00.jsonl", U.jsonl(U.lm_eval_mcq_rows(8, wrong=(0, 3))),
          ("pacute-affixation-mcq", "tl", "en", "mcq_acc", 75.0, 8)),
         ("samples_xcopa_id_2026-03-01T10-00-00.jsonl", U.jsonl(U.lm_eval_xcopa_rows(6, wrong=(2,))),
-         ("causal", "id", "en", "accuracy", 500 / 6, 6)),
+         ("causal", "id", "native", "accuracy", 500 / 6, 6)),  # XCOPA: Indonesian cloze prompt
     ]
     natives = [{"task": "causal", "lang": "vi", "item_id": it.item_id, "prompt_lang": "native",
                 "prediction": it.gold if i % 4 else ("B" if it.gold == "A" else "A")}

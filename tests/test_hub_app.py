@@ -41,7 +41,8 @@ def test_app_pulls_pushes_and_survives_the_hub_going_down(tmp_path):
         upload = tmp_path / "hub-upload-model_sentiment_id.jsonl"
         upload.write_bytes(U.jsonl(U.seahelm_sentiment_rows(6, wrong=(2,))))
         env = {"TANAW_RESULTS_REPO": REPO, "HF_TOKEN": "write-token", "HF_ENDPOINT": standin.url,
-               "TANAW_HOME": str(tmp_path / "home"), "TANAW_HUB_PULL_EVERY_S": "2", "TANAW_DATA_DIR": str(U.DATA)}
+               "TANAW_HOME": str(tmp_path / "home"), "TANAW_HUB_PULL_EVERY_S": "2", "TANAW_DATA_DIR": str(U.DATA),
+               "TANAW_ALLOW_PRIVATE_ENDPOINTS": "1"}  # self-hosted: gpu-7.example need not resolve (SECURITY.md)
         with serve_app(tmp_path / "space.duckdb", env=env) as url, chromium_page(height=2400) as page:
             page.goto(url)  # the first run pulls (a deep link as a fresh server's first request may draw once before)
             wait_for_page(page)

@@ -5,7 +5,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from evaluator.metrics import METRICS
-from evaluator.metrics.docs import metric_rows, pacute_differences, task_rows
+from evaluator.metrics import figures
+from evaluator.metrics.docs import differences, metric_rows, pacute_differences, task_rows
 from evaluator.registry import TASKS
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "methodology.py")
@@ -35,8 +36,8 @@ def test_page_sections_render(section):
         assert len(at.dataframe) >= 1 and len(at.dataframe[0].value) > 0
 
 
-@pytest.mark.skipif(not (DATA / "pacute").exists(), reason="shared data not present")
 def test_page_shows_sample_figures():
+    # read from data/methodology_figures.json: the page does not re-score (no shared data needed)
     at = AppTest.from_file(PAGE, default_timeout=120)
     at.query_params["section"] = "ROUGE-L variants"
     at.run()
@@ -45,5 +46,34 @@ def test_page_shows_sample_figures():
     th = df[df["language"] == "Thai"].iloc[0]
     assert (th["rougeL (XL-Sum, headline)"], th["rougeL_nows (words only)"]) == ("25.42", "21.83")
     assert df[df["language"] == "Tamil"].iloc[0]["rougeL (XL-Sum, headline)"] == "17.16"
-    n, rows = pacute_differences(DATA)
-    assert n == 5940 and sum(r["items"] for r in rows) == 39
+    n, rows = pacute_differences()
+    assert n == 5940 and sum(r["items"] for r in rows) == 37
+
+
+def test_differences_section_lists_counts_without_rescoring(monkeypatch):
+    import evaluator.metrics.pacute_compat as compat
+
+    monkeypatch.setattr(compat, "compare_rows", lambda *a, **k: pytest.fail("the page re-scored"))
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["section"] = "Differences from pacute-bench and SEA-HELM"
+    at.run()
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert len(table) == len(differences()) and set(table["reference"]) == {"pacute-bench", "SEA-HELM"}
+    counts = dict(zip(table["topic"], table["count on the samples"]))
+    assert counts["Affix hyphens"].startswith("35 flags of 5,940")
+    assert "464 of 600" in counts["Hierarchical MCQ gold"]
+    assert counts["Duplicate items"] == "39 groups, 91 syllabification MCQ items"
+    assert "66.41 instead of 66.16" in counts["QA articles (a/an/the)"]
+    per_bench = at.dataframe[1].value.set_index("benchmark")
+    assert (per_bench["EM Tanaw"] == per_bench["EM pacute-bench normalised"]).all()
+    assert (per_bench["CM Tanaw"] == per_bench["CM pacute-bench normalised"]).all()
+    assert per_bench.loc["hierarchical-gen", "EM pacute-bench"] == 37.17
+    text = " ".join(m.value for m in at.markdown)
+    assert "never by their position" in text and "2·acc/(1 + acc)" in text
+
+
+@pytest.mark.skipif(not (DATA / "pacute").exists(), reason="shared data not present")
+def test_stored_figures_are_current():
+    # re-run scripts/build_methodology_figures.py when this fails after a scoring change
+    assert figures.compute(DATA) == figures.load()

@@ -29,9 +29,10 @@ def test_squad_hand_computed():
     gold = ["இந்திய அரசாங்கத்தால்"]
     assert squad_f1("இந்திய அரசாங்கம்", gold) == 0.5  # 1 shared token of 2 each: P = R = 1/2
     assert squad_em("இந்திய அரசாங்கம்", gold) == 0.0
-    # SQuAD normalisation: case, punctuation, English articles; max over golds
-    assert squad_em("The Denver Broncos!", ["Denver Broncos"]) == 1.0
-    assert math.isclose(squad_f1("Denver Broncos team", ["Broncos", "the Denver Broncos"]), 0.8)
+    # SQuAD normalisation: case, punctuation; English articles only in English (SEA-HELM); max over golds
+    assert squad_em("The Denver Broncos!", ["Denver Broncos"], lang="en") == 1.0
+    assert squad_em("The Denver Broncos!", ["Denver Broncos"], lang="id") == 0.0
+    assert math.isclose(squad_f1("Denver Broncos team", ["Broncos", "the Denver Broncos"], lang="en"), 0.8)
     assert squad_f1(None, ["x"]) == 0.0
 
 

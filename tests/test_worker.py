@@ -63,7 +63,8 @@ def test_worker_runs_an_endpoint_request_and_pushes_its_statuses(tmp_path, monke
     with HubStandin() as hub_server, StandinServer() as server:
         hub_server.create_repo("tanaw/results")
         for k, v in {"TANAW_RESULTS_REPO": "tanaw/results", "HF_TOKEN": "write-token",
-                     "HF_ENDPOINT": hub_server.url, "TANAW_HOME": str(tmp_path / "home")}.items():
+                     "HF_ENDPOINT": hub_server.url, "TANAW_HOME": str(tmp_path / "home"),
+                     "TANAW_ALLOW_PRIVATE_ENDPOINTS": "1"}.items():  # the stand-in listens on 127.0.0.1
             monkeypatch.setenv(k, v)
         rid = _queue(path, model_id="synced-model", backend="openai", base_url=server.base_url)
         assert worker.cmd_worker(_args(path)) == 0
@@ -82,7 +83,8 @@ def test_restarted_worker_requeues_its_interrupted_request(tmp_path, monkeypatch
     with HubStandin() as hub_server, StandinServer() as server:
         hub_server.create_repo("tanaw/results")
         for k, v in {"TANAW_RESULTS_REPO": "tanaw/results", "HF_TOKEN": "write-token",
-                     "HF_ENDPOINT": hub_server.url, "TANAW_HOME": str(tmp_path / "home")}.items():
+                     "HF_ENDPOINT": hub_server.url, "TANAW_HOME": str(tmp_path / "home"),
+                     "TANAW_ALLOW_PRIVATE_ENDPOINTS": "1"}.items():  # the stand-in listens on 127.0.0.1
             monkeypatch.setenv(k, v)
         rid = _queue(path, model_id="crashed-model", backend="openai", base_url=server.base_url)
         con = db.connect(path)

@@ -11,6 +11,10 @@ def add(sub) -> None:
     p.add_argument("--db", default=None, help="DuckDB file (default: $TANAW_DB or ~/.tanaw/tanaw.duckdb)")
     p.add_argument("--prompt-lang", choices=("en", "native", "both"), default="both")
     p.add_argument("--family", choices=("bhasa", "lindsea", "cultural", "pacute"), default=None)
+    p.add_argument("--averages", action="store_true",
+                   help="print the stored roll-ups (overall, per competency, per language) instead of the cells")
+    p.add_argument("--score", choices=("normalized", "value"), default="normalized",
+                   help="scale of --averages: chance-normalized (default) or raw")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
 
@@ -29,6 +33,8 @@ def run(args) -> int:
         print(f"error: no database at {db_path(args.db)} (start the app once, or ingest a file)", file=sys.stderr)
         return 2
     con = connect(args.db, read_only=True)
+    if args.averages:
+        return _averages(con, args)
     langs = ("en", "native") if args.prompt_lang == "both" else (args.prompt_lang,)
     rows = []
     for pl in langs:
@@ -47,4 +53,19 @@ def run(args) -> int:
                   fmt(r["value"]) if r["status"] == "ok" else "not scored yet", fmt(r["normalized"]), r["n"],
                   f"[{fmt(r['ci_low'])}, {fmt(r['ci_high'])}]") for r in rows],
                 ("model", "origin", "task", "lang", "prompt", "metric", "raw", "normalized", "n", "95% CI"))
+    return 0
+
+
+def _averages(con, args) -> int:
+    """The stored roll-ups (computed by `evaluator.rollup` at ingest), one row per model, prompt and mean."""
+    from store.queries.leaderboard import rollup_rows
+
+    prompt = None if args.prompt_lang == "both" else args.prompt_lang
+    rows = [{k: _clean(v) for k, v in r.items()}
+            for r in rollup_rows(con, prompt, args.family, args.score).to_dict("records")]
+    if args.json:
+        print_json(rows)
+        return 0
+    print_table([(r["model"], r["prompt_lang"], r["family"] or "all", r["level"], r["key"] or "-", fmt(r["value"]),
+                  r["coverage"]) for r in rows], ("model", "prompt", "family", "level", "of", args.score, "cells"))
     return 0

@@ -98,6 +98,9 @@ def add(sub: argparse._SubParsersAction) -> None:
                    "(a llama-cpp-python format: gemma, chatml, llama-3, ...; default: the GGUF's template, else its "
                    "known family; the backend refuses to guess)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
+    p.add_argument("--public-endpoint", action="store_true",
+                   help="apply the queue's endpoint policy (evaluator/endpoints.py) to every request: set by the "
+                        "worker for queued requests, not needed for your own runs")
     p.set_defaults(func=cmd_run)
 
 
@@ -117,8 +120,9 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     return cfg
 
 
-def make_backend(cfg: RunConfig) -> tuple[Any, dict]:
-    """The model backend and the endpoint description recorded in each run's settings."""
+def make_backend(cfg: RunConfig, *, public_endpoint: bool = False) -> tuple[Any, dict]:
+    """The model backend and the endpoint description recorded in each run's settings; with `public_endpoint`
+    every request's URL is checked by the endpoint policy before it is sent (queued runs, see SECURITY.md)."""
     if cfg.backend == "llamacpp":
         from evaluator.backends.llamacpp import ChatFormatError, LlamaCppBackend
 
@@ -134,8 +138,17 @@ def make_backend(cfg: RunConfig) -> tuple[Any, dict]:
         key = os.environ.get(cfg.api_key_env)
         if not key:
             raise ConfigError(f"--api-key-env: environment variable {cfg.api_key_env} is not set")
+    guard = None
+    if public_endpoint:
+        from evaluator import endpoints
+
+        try:
+            endpoints.check(cfg.base_url)
+        except endpoints.EndpointRefused as e:
+            raise ConfigError(str(e)) from None
+        guard = endpoints.check_url
     client = ModelClient(cfg.base_url, cfg.served_model or cfg.model, api_key=key, timeout=cfg.timeout,
-                         concurrency=cfg.concurrency,
+                         concurrency=cfg.concurrency, guard=guard,
                          retry=RetryPolicy(max_retries=cfg.max_retries), rpm=cfg.rpm)
     return client, {"backend": "http", "endpoint": cfg.base_url, "served_model": cfg.served_model or cfg.model}
 
@@ -159,7 +172,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     try:
         cfg = config_from_args(args)
-        backend, endpoint = make_backend(cfg)
+        backend, endpoint = make_backend(cfg, public_endpoint=getattr(args, "public_endpoint", False))
     except (ConfigError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

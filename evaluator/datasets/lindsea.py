@@ -62,7 +62,9 @@ def read_minimal_pairs(data_dir: Path, lang: str) -> Iterator[Item]:
             yield make_item("lindsea.mp", lang, f"{stem}-{item_key(row)}", {"correct": correct, "wrong": wrong}, "A",
                             required=("correct", "wrong"), options=(correct, wrong),
                             metadata=_metadata(row, "syntax", stem),
-                            warnings=validate.minimal_pair_warnings(correct, wrong))
+                            warnings=[*validate.minimal_pair_warnings(correct, wrong),
+                                      *validate.known_typo_warnings("lindsea-mp", lang, f"{stem}-{item_key(row)}",
+                                                                    {"correct": correct, "wrong": wrong})])
 
 
 def _truth(row: Row) -> tuple[str, None, list[str]]:

@@ -8,7 +8,8 @@
   LangGame's raw gold keeps its leading space (" method"); scoring normalises whitespace.
 - composition/manipulation have no ids: items get pacute-bench's own scheme, `pacute_<fmt>_<5-digit 0-based
   record number>` (its result files use `pacute_gen_00012` for both), so uploaded results join by id.
-MCQ items note `k` (the number of options) in metadata.
+MCQ items note `k` (the number of options) in metadata. Items of one file that repeat another's question and
+options under a different id are flagged `duplicate-item` (`validate.with_duplicate_flags`).
 """
 from __future__ import annotations
 
@@ -63,6 +64,9 @@ def _suite_reader(data: str, fmt: str):
     stem, key = f"{data}_{fmt}", f"pacute.{data}_{fmt}"
 
     def read(data_dir: Path, lang: str) -> Iterator[Item]:
+        yield from validate.with_duplicate_flags(list(_read(data_dir, lang)))
+
+    def _read(data_dir: Path, lang: str) -> Iterator[Item]:
         for item_id, row in _rows(data_dir, stem):
             prompt = _prompt(row)
             inputs = {"text_en": prompt["text_en"], "text_tl": prompt["text_tl"]}

@@ -13,6 +13,12 @@ Warning codes:
   replaced by the cross-language consensus (the mislabelling the BHASA paper reports).
 - `xcopa-question-unchecked`: no consensus field and no Tamil file to check the question word against.
 - `mcq-label-mismatch`: the file's answer letter does not point at its correct option.
+- `duplicate-item: ID, ...`: another item of the same file has the same question and the same options (in any
+  order) under a different id (PACUTE: 39 groups, 91 items in syllabification MCQ); counted once per copy, so a
+  cell's score weights that question more than once.
+- `known-typo: FIELD 'X' (fixed copy: 'Y')`: a typo in the source that a later copy fixes (LINDSEA
+  `argument_structure-21`: the unacceptable sentence also misspells *mengambilkan*, so the pair differs in two
+  ways; SEA-HELM's copy of the item has the fix). The item is kept as the source has it.
 """
 from __future__ import annotations
 
@@ -64,6 +70,55 @@ def xcopa_question(raw: str, consensus: str | None, mismatch: bool | None) -> tu
     if consensus and (mismatch or consensus != raw):
         return consensus, [f"xcopa-question-corrected: {raw}→{consensus}"]
     return raw, []
+
+
+KNOWN_TYPOS: dict[tuple[str, str, str], tuple[str, str, str, str]] = {
+    ("lindsea-mp", "id", "argument_structure-21"): (
+        "wrong", "mengambilan", "mengambilkan",
+        "aisingapore/SEA-HELM@360c7cc seahelm_tasks/lindsea/syntax/data/id_syntax_mcq_randomized.jsonl id 21"),
+}
+"""(task, lang, item id) → (field, typo, fix, where the fixed copy is): source typos another copy corrects."""
+
+
+def known_typo_warnings(task: str, lang: str, item_id: str, inputs: Mapping[str, Any]) -> list[str]:
+    """A `known-typo` warning when this item's field still holds a typo listed in `KNOWN_TYPOS`."""
+    typo = KNOWN_TYPOS.get((task, lang, item_id))
+    if typo is None or typo[1] not in str(inputs.get(typo[0]) or "").split():
+        return []
+    field, wrong, fixed, _where = typo
+    return [f"known-typo: {field} {wrong!r} (fixed copy: {fixed!r})"]
+
+
+def _question_key(item: Item) -> tuple:
+    text = tuple(sorted((k, str(v)) for k, v in item.inputs.items() if k.startswith("text")))
+    return text, tuple(sorted(item.options or ()))
+
+
+def duplicate_groups(items: Sequence[Item]) -> list[list[str]]:
+    """Ids of items sharing their question text and option set, per group of two or more, in file order."""
+    groups: dict[tuple, list[str]] = {}
+    for it in items:
+        groups.setdefault(_question_key(it), []).append(it.item_id)
+    return [ids for ids in groups.values() if len(ids) > 1]
+
+
+def duplicate_item_warnings(items: Sequence[Item]) -> dict[str, str]:
+    """Item id → `duplicate-item` warning naming (up to three of) the other ids of its group."""
+    out = {}
+    for ids in duplicate_groups(items):
+        for i in ids:
+            others = [x for x in ids if x != i]
+            out[i] = "duplicate-item: " + ", ".join(others[:3]) + (f" (+{len(others) - 3})" if len(others) > 3 else "")
+    return out
+
+
+def with_duplicate_flags(items: Sequence[Item]) -> list[Item]:
+    """The items with a `duplicate-item` warning added where `duplicate_item_warnings` finds one."""
+    import dataclasses
+
+    flags = duplicate_item_warnings(items)
+    return [dataclasses.replace(it, warnings=(*it.warnings, flags[it.item_id])) if it.item_id in flags else it
+            for it in items]
 
 
 def warning_code(warning: str) -> str:

@@ -2,7 +2,8 @@
 
 Guards: member count, per-member and total uncompressed size (counted while reading, not trusted from the
 header), compression ratio (zip bombs), absolute or `..` member names (path traversal), symlinks, encrypted and
-nested archives. Nothing is ever extracted to disk: members are read into memory within the limits.
+nested archives. Nothing is ever extracted to disk, nor held whole in memory: a member is a `Source` read in
+chunks when it is parsed, and its size is counted as it is read.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from evaluator.formats.limits import DEFAULT_LIMITS, MB, FormatError, Limits
+from evaluator.formats.source import Budget, Source
 
 _RUN = re.compile(r"^run[_-]?(\d{1,4})$", re.IGNORECASE)
 _JUNK = ("__MACOSX/", ".DS_Store", "Thumbs.db")
@@ -28,7 +30,8 @@ class Member:
     """Display name: `archive.zip!inner/path.jsonl` (or the folder-relative path)."""
     path: str
     """Path inside the archive or folder (POSIX)."""
-    data: bytes
+    data: Source
+    """The member's bytes, read on demand."""
     run: int
     """Run number from the nearest `run_{n}` folder, else 1."""
 
@@ -56,18 +59,18 @@ def unsafe_name(name: str) -> str | None:
     return None
 
 
-def read_zip(data: bytes, name: str, limits: Limits = DEFAULT_LIMITS) -> tuple[list[Member], list[FormatError]]:
-    """Members of a zip held in memory; every refused member is an error naming it."""
+def read_zip(data: bytes | Path, name: str, limits: Limits = DEFAULT_LIMITS) -> tuple[list[Member], list[FormatError]]:
+    """Members of a zip (bytes in memory or a file path); every refused member is an error naming it."""
     errors: list[FormatError] = []
     try:
-        zf = zipfile.ZipFile(io.BytesIO(data))
+        zf = zipfile.ZipFile(data if isinstance(data, Path) else io.BytesIO(data))
         infos = zf.infolist()
     except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError, EOFError) as e:
         return [], [FormatError(name, None, None, f"not a readable zip archive ({e})")]
     if len(infos) > limits.max_members:
         return [], [FormatError(name, None, None, f"archive has {len(infos)} entries; the limit is {limits.max_members}")]
     members: list[Member] = []
-    total = 0
+    budget = Budget(limits.max_unpacked_bytes)
     for info in infos:
         inner = info.filename
         where = f"{name}!{inner}"
@@ -97,19 +100,10 @@ def read_zip(data: bytes, name: str, limits: Limits = DEFAULT_LIMITS) -> tuple[l
                                                          f"{info.file_size / max(info.compress_size, 1):.0f}:1 "
                                                          f"exceeds {limits.max_ratio:.0f}:1 (zip bomb guard)"))
             continue
-        budget = min(limits.max_bytes, limits.max_unpacked_bytes - total)
-        try:
-            with zf.open(info) as fh:
-                body = fh.read(budget + 1)
-        except (zipfile.BadZipFile, RuntimeError, NotImplementedError, OSError, EOFError, ValueError) as e:
-            errors.append(FormatError(where, None, None, f"cannot be read ({e})"))
-            continue
-        if len(body) > budget:
-            errors.append(FormatError(where, None, None, "refused: uncompressed size exceeds the archive limit "
-                                                         f"({limits.max_unpacked_bytes / MB:.0f} MB in total)"))
-            break
-        total += len(body)
-        members.append(Member(where, inner, body, run_number(inner)))
+        too_large = (f"uncompressed size exceeds the limit ({limits.max_bytes / MB:.0f} MB a member, "
+                     f"{limits.max_unpacked_bytes / MB:.0f} MB in total)")
+        members.append(Member(where, inner, Source.from_zip(zf, info, limits.max_bytes, budget, too_large),
+                              run_number(inner)))
     return members, errors
 
 
@@ -135,7 +129,7 @@ def read_folder(root: Path, limits: Limits = DEFAULT_LIMITS) -> tuple[list[Membe
             errors.append(FormatError(rel, None, None, f"file is {size / MB:.1f} MB; over the size limit"))
             continue
         total += size
-        members.append(Member(rel, rel, p.read_bytes(), run_number(rel)))
+        members.append(Member(rel, rel, Source.from_path(p), run_number(rel)))
     return members, errors
 
 
@@ -144,5 +138,5 @@ def zip_members(members: list[Member]) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for m in members:
-            zf.writestr(m.path, m.data)
+            zf.writestr(m.path, m.data.read())
     return buf.getvalue()

@@ -5,6 +5,8 @@ import json
 import re
 from pathlib import PurePosixPath
 
+from evaluator.formats import seahelm
+
 FORMATS = ("native", "pacute-bench", "pacute-bench-summary", "seahelm", "seahelm-summary", "lm-eval",
            "lm-eval-summary", "archive")
 """Every format key `--format` accepts besides "auto"."""
@@ -32,6 +34,8 @@ def detect(name: str, head: bytes) -> str | None:
     if base.endswith(".jsonl"):
         if re.match(r"^samples_.+_\d{4}-\d{2}-\d{2}t", base):
             return "lm-eval"
+        if seahelm.BATCH_FILE.search(base):
+            return "seahelm-batch"
         first = _first_object(head) or {}
         if {"doc_id", "resps"} <= first.keys() or {"doc_id", "filtered_resps"} <= first.keys():
             return "lm-eval"
@@ -39,6 +43,8 @@ def detect(name: str, head: bytes) -> str | None:
             return "seahelm"
         if {"question", "response"} <= first.keys() and ("ground_truth" in first or "exact_match" in first):
             return "pacute-bench"
+        if {"question", "ground_truth", "options", "logprobs"} <= first.keys():
+            return "pacute-bench"  # MCQ rows (`_async_mcq` detail)
         if "item_id" in first or "task" in first or not first:
             return "native"
         return None
@@ -47,7 +53,7 @@ def detect(name: str, head: bytes) -> str | None:
             return "pacute-bench-summary"
         if base.startswith("results_") or base.startswith("results."):
             return "lm-eval-summary"
-        if base.endswith("_seahelm_results.json"):
+        if seahelm.SUMMARY_FILE.match(base):
             return "seahelm-summary"
         try:
             doc = json.loads(head.decode("utf-8"))
@@ -58,15 +64,17 @@ def detect(name: str, head: bytes) -> str | None:
                 return "pacute-bench-summary"
             if "results" in doc:
                 return "lm-eval-summary"
-            if doc and set(doc) <= _LANG_KEYS:
+            if doc and set(doc) - {"total"} and set(doc) <= _LANG_KEYS | {"total"}:
                 return "seahelm-summary"
+            if doc and all(isinstance(v, dict) and "benchmarks" in v for v in doc.values()):
+                return "pacute-bench-summary"  # the combined file: {model: {hf_model_name, benchmarks}}
     return None
 
 
 def resolve(chosen: str, name: str, head: bytes) -> str | None:
     """The format to read a file with: detected under "auto", else the named format (a family picks its
     summary parser for `.json` files)."""
-    if chosen == "auto" or detect(name, head) == "archive":
+    if chosen == "auto" or detect(name, head) in ("archive", "seahelm-batch"):
         return detect(name, head)
     if chosen in FAMILIES and chosen != "native" and name.lower().endswith(".json"):
         return chosen + "-summary"

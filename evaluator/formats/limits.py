@@ -8,12 +8,16 @@ from __future__ import annotations
 import json
 import math
 import os
+import time
 from dataclasses import dataclass
 from typing import Any, Iterator
 
 from evaluator.formats.base import FormatError
+from evaluator.formats.source import Source, SourceError, split_lines
 
 MB = 1024 * 1024
+INT32_MAX = 2**31 - 1
+"""Largest value of the store's INTEGER columns (run numbers, token counts)."""
 
 
 class RowError(ValueError):
@@ -41,8 +45,17 @@ class Limits:
     """Largest compression ratio of an archive member (zip-bomb guard)."""
     max_members: int = 2000
     """Most files in one archive or folder."""
-    max_errors: int = 200
-    """Stop listing errors after this many (the file is rejected anyway)."""
+    max_errors: int = 100
+    """Stop reading an upload after this many errors (it is refused anyway), with a count of what was not checked."""
+    max_document_bytes: int = 16 * MB
+    """Largest whole-JSON document (summary files are a few kB)."""
+    max_rows: int = 200_000
+    """Most per-item rows in one upload (one run of every BHASA, LINDSEA and PACUTE item in both prompt languages
+    and option orders is about 34,000): bounds the memory an accepted upload needs."""
+    max_cpu_seconds: float = float(os.environ.get("TANAW_UPLOAD_MAX_CPU_S", 120))
+    """CPU time one upload may take to read and check ($TANAW_UPLOAD_MAX_CPU_S)."""
+    deadline: float | None = None
+    """`time.process_time()` at which reading stops (set per upload by `read_upload`)."""
 
 
 DEFAULT_LIMITS = Limits()
@@ -57,6 +70,27 @@ def _finite_float(s: str) -> float:
     if not math.isfinite(f):
         raise ValueError(f"number {s[:20]} overflows (non-finite numbers are rejected)")
     return f
+
+
+def as_float(v: Any) -> float | None:
+    """`v` as a finite float, or None when it is not a number or cannot be represented (NaN, ±inf, 400 digits)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    try:
+        f = float(v)
+    except OverflowError:
+        return None
+    return f if math.isfinite(f) else None
+
+
+def over_budget(limits: "Limits") -> bool:
+    """True once the upload's CPU deadline has passed."""
+    return limits.deadline is not None and time.process_time() > limits.deadline
+
+
+def cpu_error(file: str, limits: "Limits") -> FormatError:
+    return FormatError(file, None, None, f"refused: checking took more than {limits.max_cpu_seconds:g} s of CPU "
+                                         "(split the upload into smaller files)")
 
 
 def _depth(obj: Any, limit: int) -> int:
@@ -106,53 +140,71 @@ def check_size(size: int, file: str, limits: Limits = DEFAULT_LIMITS) -> FormatE
     return None
 
 
-def json_lines(data: bytes, file: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[tuple[int, Any, FormatError | None]]:
-    """Yield (line number, parsed object or None, error or None) for each non-blank JSONL line."""
-    err = check_size(len(data), file, limits)
+def json_lines(data: "bytes | Source", file: str, limits: Limits = DEFAULT_LIMITS
+               ) -> Iterator[tuple[int, Any, FormatError | None]]:
+    """Yield (line number, parsed object or None, error or None) for each non-blank JSONL line.
+
+    `data` is read in chunks (see `source.split_lines` for line breaks and the BOM); past the CPU deadline one
+    last error is yielded and reading stops.
+    """
+    src = Source.of(data)
+    err = check_size(src.size, file, limits)
     if err:
         yield 0, None, err
         return
-    start = 0
-    line_no = 0
-    n = len(data)
-    while start < n:
-        end = data.find(b"\n", start)
-        end = n if end < 0 else end
-        line_no += 1
-        raw = data[start:end]
-        start = end + 1
-        if not raw.strip():
-            continue
-        if len(raw) > limits.max_line_bytes:
-            yield line_no, None, FormatError(
-                file, line_no, None, f"line is {len(raw)} bytes; the limit is {limits.max_line_bytes}")
-            continue
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as e:
-            yield line_no, None, FormatError(file, line_no, None, f"invalid UTF-8 at column {e.start + 1}")
-            continue
-        if line_no == 1:
-            text = text.removeprefix("\ufeff")
-        try:
-            obj = loads(text, limits)
-        except ValueError as e:
-            yield line_no, None, FormatError(file, line_no, None, f"not valid JSON: {_short(e)}")
-            continue
-        if not isinstance(obj, dict):
-            yield line_no, None, FormatError(file, line_no, None, f"expected a JSON object, got {_kind(obj)}")
-            continue
-        yield line_no, obj, None
+    try:
+        for line_no, raw, length in split_lines(src.chunks(), limits.max_line_bytes):
+            if over_budget(limits):
+                yield line_no, None, cpu_error(file, limits)
+                return
+            if raw is None:
+                yield line_no, None, FormatError(
+                    file, line_no, None, f"line is {length} bytes; the limit is {limits.max_line_bytes}")
+                continue
+            yield (line_no, *_json_object(raw, file, line_no, limits))
+    except SourceError as e:
+        yield 0, None, FormatError(file, None, None, f"refused: {e}")
 
 
-def json_document(data: bytes, file: str, limits: Limits = DEFAULT_LIMITS) -> tuple[Any, FormatError | None]:
-    """Parse a whole-file JSON document (summary files) with the same guards."""
-    err = check_size(len(data), file, limits)
+def _json_object(raw: bytes, file: str, line_no: int, limits: Limits) -> tuple[Any, FormatError | None]:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return None, FormatError(file, line_no, None, f"invalid UTF-8 at column {e.start + 1}")
+    try:
+        obj = loads(text, limits)
+    except ValueError as e:
+        return None, FormatError(file, line_no, None, f"not valid JSON: {_short(e)}")
+    if not isinstance(obj, dict):
+        return None, FormatError(file, line_no, None, f"expected a JSON object, got {_kind(obj)}")
+    return obj, None
+
+
+def count_rows(data: "bytes | Source", limits: Limits = DEFAULT_LIMITS) -> int:
+    """Non-blank lines of `data` (read in chunks; 0 when unreadable)."""
+    try:
+        return sum(1 for _ in split_lines(Source.of(data).chunks(), limits.max_line_bytes))
+    except SourceError:
+        return 0
+
+
+def json_document(data: "bytes | Source", file: str, limits: Limits = DEFAULT_LIMITS) -> tuple[Any, FormatError | None]:
+    """Parse a whole-file JSON document (summary files, at most `max_document_bytes`) with the same guards."""
+    src = Source.of(data)
+    err = check_size(src.size, file, limits)
+    if err is None and src.size > limits.max_document_bytes:
+        err = FormatError(file, None, None, f"JSON document is {src.size / MB:.1f} MB; the limit is "
+                                            f"{limits.max_document_bytes / MB:.0f} MB")
     if err:
         return None, err
-    text, err = decode(data, file)
+    try:
+        body = Source(src.opener, src.size, limits.max_document_bytes, src.budget, "document over the size limit").read()
+    except SourceError as e:
+        return None, FormatError(file, None, None, f"refused: {e}")
+    text, err = decode(body, file)
     if err:
         return None, err
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # JSON whitespace either way; line numbers right
     try:
         obj = loads(text, limits)
     except json.JSONDecodeError as e:
@@ -206,8 +258,11 @@ def number(v: Any, field: str, *, required: bool = False) -> float | None:
         return None
     if isinstance(v, bool):
         return float(v)
-    if isinstance(v, (int, float)) and math.isfinite(v):
-        return float(v)
+    f = as_float(v)
+    if f is not None:
+        return f
+    if isinstance(v, (int, float)):
+        raise RowError(field, "number is not finite or too large to represent")
     if isinstance(v, str):
         try:
             f = float(v)
@@ -219,12 +274,15 @@ def number(v: Any, field: str, *, required: bool = False) -> float | None:
     raise RowError(field, f"expected a finite number, got {_kind(v) if not isinstance(v, str) else repr(v[:40])}")
 
 
-def integer(v: Any, field: str) -> int | None:
-    """A non-negative integer or None."""
+def integer(v: Any, field: str, *, low: int = 0, high: int = INT32_MAX) -> int | None:
+    """An integer in [low, high] (the store's INTEGER range by default) or None."""
     if v is None:
         return None
-    if isinstance(v, bool) or not isinstance(v, int) or v < 0 or v > 10**12:
-        raise RowError(field, f"expected a non-negative integer, got {_kind(v) if not isinstance(v, int) else v}")
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise RowError(field, f"expected {'a non-negative' if low == 0 else 'an'} integer, got {_kind(v)}")
+    if not low <= v <= high:
+        shown = str(v) if -10**24 < v < 10**24 else "a huge number"
+        raise RowError(field, f"{shown} is out of range ({low} to {high})")
     return v
 
 

@@ -1,9 +1,15 @@
 """lm-evaluation-harness result files: `samples_{task}_{date}.jsonl` and `results_{date}.json`.
 
-Sample rows carry `doc_id`, `doc`, `target`, `arguments`, `resps`, `filtered_resps`, `filter`, `metrics`,
-`doc_hash` and one key per metric. Generation rows are re-scored from the raw `resps`; log-likelihood rows
-(one `[logprob, is_greedy]` per choice) become option log-probabilities, matched to our options by the
-continuation text in `arguments`. Per-metric keys and `results_*.json` metrics (`"acc,none"`) are self-reported.
+Layout as lm-evaluation-harness 0.4.13 writes it (`lm_eval/loggers/evaluation_tracker.py`, `evaluator.py`):
+sample rows carry `doc_id`, `doc`, `target`, `arguments` (`{"gen_args_i": {"arg_0": context, "arg_1":
+continuation}}`), `resps`, `filtered_resps` (log-likelihood rows: `["-12.5", "False"]` per choice, as strings),
+`filter`, `metrics`, `doc_hash`, `prompt_hash`, `target_hash` and one key per metric. Generation rows are re-scored
+from the raw `resps`; log-likelihood rows become option log-probabilities, aligned with our options by the
+continuation text (XCOPA: `convert_choice` lower-cases the first letter), or for XNLI by the label word each
+continuation carries (`premise, QUESTION? WORD, hypothesis`, choices in the order entailment, neutral,
+contradiction: `xnli/utils.py`), never by position. XCOPA and XNLI are cloze prompts in the target language
+(connector or question word), so their rows are filed under prompt language "native". Per-metric keys and
+`results_*.json` metrics (`"acc,none"`) are self-reported.
 """
 from __future__ import annotations
 
@@ -19,13 +25,30 @@ from evaluator.spec import Prediction
 LM_EVAL_TASKS = {"xcopa": "causal", "xnli": "nli", "indonli": "nli"}
 """lm-eval task stems (before `_{lang}`) that are one of ours under another name."""
 
+SINGLE_LANGUAGE = {"indonli": ("nli", "id")}
+"""Task names without a language suffix (IndoNLI tasks of SEA forks are named `indonli`, `indonli_lay`...)."""
+
+NATIVE_PROMPT = ("xcopa", "xnli", "indonli")
+"""Task stems whose templates are cloze prompts in the target language (connectors, question words)."""
+
+XNLI_LABEL_WORDS = {
+    "th": ("ถูกต้อง", {"ใช่": "entailment", "ดังนั้น": "neutral", "ไม่": "contradiction"}),
+    "vi": ("đúng", {"Vâng": "entailment", "Vì vậy": "neutral", "Không": "contradiction"}),
+    "en": ("right", {"Yes": "entailment", "Also": "neutral", "No": "contradiction"}),
+}
+"""Question word and label words of each XNLI continuation `premise, QUESTION? WORD, hypothesis` (`LANGUAGES` in
+lm-eval `tasks/xnli/utils.py`, commit 4e7e0d47)."""
+
 _SAMPLES = re.compile(r"^samples_(?P<task>.+?)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.:\-]+)$")
 _META = {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics", "doc_hash",
          "prompt_hash", "target_hash"}
 
 
 def our_cell(name: str) -> tuple[str, str] | None:
-    """(task, lang) for an lm-eval task name such as `xcopa_id`, `sentiment_th` or `affixation_mcq`."""
+    """(task, lang) for an lm-eval task name such as `xcopa_id`, `sentiment_th`, `indonli` or `affixation_mcq`."""
+    for prefix, cell in SINGLE_LANGUAGE.items():
+        if name == prefix or name.startswith(prefix + "_") and name.rpartition("_")[2] not in LANG_NAMES:
+            return cell
     stem, _, lang = name.rpartition("_")
     if stem and lang in LANG_NAMES:
         for cand in (LM_EVAL_TASKS.get(stem, stem), stem.replace("_", "-")):
@@ -98,6 +121,30 @@ def _generation(resps: Any) -> str | None:
     return resps if isinstance(resps, str) else None
 
 
+def xnli_labels(conts: tuple[str, ...], lang: str, doc: dict) -> tuple[str, ...] | None:
+    """The label each XNLI continuation stands for: the word between `premise, QUESTION? ` and `, hypothesis`
+    (None when any continuation is not built that way or its word is not one of the language's labels)."""
+    question, words = XNLI_LABEL_WORDS.get(lang, ("", {}))
+    premise, hypothesis = doc.get("premise"), doc.get("hypothesis")
+    if not question or not isinstance(premise, str) or not isinstance(hypothesis, str):
+        return None
+    head, tail = f"{premise}, {question}? ", f", {hypothesis}"
+    labels = []
+    for c in conts:
+        c = c[1:] if c.startswith(" ") else c  # the target delimiter
+        if not (c.startswith(head) and c.endswith(tail)) or len(c) < len(head) + len(tail):
+            return None
+        word = c[len(head):len(c) - len(tail)]
+        if word not in words:
+            return None
+        labels.append(words[word])
+    return tuple(labels)
+
+
+def _prompt_lang(name: str) -> str:
+    return "native" if any(name == s or name.startswith(s + "_") for s in NATIVE_PROMPT) else "en"
+
+
 def _texts(doc: dict) -> tuple[str, ...]:
     vals = [v for v in doc.values() if isinstance(v, str)]
     for v in doc.values():
@@ -125,7 +172,8 @@ def parse_samples(data: bytes, file: str, *, run: int = 1, limits: L.Limits = L.
         if doc_id is None:
             raise L.RowError("doc_id", "missing")
         doc = L.obj(obj, "doc")
-        item_id = L.ident(doc, "id", path="doc.id") if doc.get("id") is not None else str(doc_id)
+        own_id = doc.get("id") is not None
+        item_id = L.ident(doc, "id", path="doc.id") if own_id else str(doc_id)
         if obj.get("filter") is not None:
             L.text(obj, "filter")
         args = obj.get("arguments")
@@ -148,12 +196,33 @@ def parse_samples(data: bytes, file: str, *, run: int = 1, limits: L.Limits = L.
             output = _generation(resps) if resps else _generation(filtered)
             if output is None:
                 raise L.RowError("resps", "expected the generated text as a string")
-        pred = Prediction(task=task, lang=lang, item_id=item_id, prompt_lang="en", output=output, run=run,
-                          option_logprobs=logprobs, self_reported=scores, prompt=_prompt(args))
-        return Row(pred, line, texts=_texts(doc), file_task=name, choices=conts if logprobs else None)
+        labels = None
+        if logprobs and task == "nli":
+            labels = xnli_labels(conts or (), lang, doc)
+            if labels is None:
+                known = ", ".join(XNLI_LABEL_WORDS.get(lang, ("", {}))[1]) or f"none for {lang!r}"
+                raise L.RowError("arguments", "the NLI choices are not `premise, QUESTION? WORD, hypothesis` with a "
+                                              f"label word Tanaw knows ({known}); they cannot be aligned with "
+                                              "entailment/contradiction/neutral")
+        pred = Prediction(task=task, lang=lang, item_id=item_id, prompt_lang=_prompt_lang(name), output=output,
+                          run=run, option_logprobs=logprobs, self_reported=scores, prompt=_prompt(args) or None)
+        fields = {k: v for k, v in doc.items() if isinstance(v, str)}
+        return Row(pred, line, texts=_texts(doc), fields=fields, own_id=own_id, file_task=name,
+                   choices=conts if logprobs and not labels else None, choice_labels=labels)
 
     each_row(out, data, limits, row)
     return out
+
+
+NON_SCORES = ("sample_len", "sample_count", "num_samples", "samples", "n-samples", "alias", "name")
+"""Numeric keys of a `results` entry that are not scores (0.4.13 writes `"sample_len": 100` beside `"acc,none"`)."""
+
+
+def _is_score(key: str, value: Any) -> bool:
+    """A metric of a results entry: `metric,filter` (or a bare metric name), numeric, not a stderr or a count."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return "_stderr" not in key and key.split(",")[0] not in NON_SCORES
 
 
 def parse_results(data: bytes, file: str, *, limits: L.Limits = L.DEFAULT_LIMITS) -> ParsedRows:
@@ -183,14 +252,14 @@ def parse_results(data: bytes, file: str, *, limits: L.Limits = L.DEFAULT_LIMITS
             out.warn(None, f"results.{task_name}", "unknown task; scores not imported")
             continue
         for key, value in metrics.items():
-            if "_stderr" in key or not isinstance(value, (int, float)) or isinstance(value, bool):
+            if not _is_score(key, value):
                 continue
             try:
                 v = L.number(value, f"results.{task_name}.{key}")
             except L.RowError as e:
                 out.error(None, e.field, e.problem)
                 continue
-            out.summary.append(SummaryScore(cell[0], cell[1], key[:64], v, "en"))
+            out.summary.append(SummaryScore(cell[0], cell[1], key[:64], v, _prompt_lang(task_name)))
     if not out.summary and not out.errors:
         out.error(None, "results", "no scores found")
     return out

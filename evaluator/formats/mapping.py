@@ -1,6 +1,10 @@
-"""Mapping file rows onto our items: by id, then by a content hash of the input where ids differ.
+"""Mapping file rows onto our items: by id, else by the input texts; then aligning option log-probabilities.
 
-Unmatched rows, duplicates and incomplete runs become warnings naming file and line; nothing is dropped silently.
+A row is matched by content when its input texts are ours and no field our item also has (premise, hypothesis,
+context, question...) says something else: the same premise with another hypothesis is not our item. An id that
+is the tool's own numbering (SEA-HELM integers, lm-eval `doc_id`) is never taken for ours. Rows that cannot be
+matched are reported once per file (a count and the first five); rows whose options cannot be aligned with ours
+with certainty are refused with FILE:LINE (the file is not imported), never guessed.
 A content match on a native-language field (e.g. PACUTE `text_tl`) also tells the prompt language.
 """
 from __future__ import annotations
@@ -13,12 +17,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from evaluator.formats.align import align
 from evaluator.formats.parsed import ParsedRows, Row
 from evaluator.registry import get_task
 from evaluator.spec import Item, Prediction
 
 NATIVE_FIELDS = ("text_tl", "prompt_tl", "question_translated")
 """Input fields holding the native-language prompt: a row matched on one was asked natively."""
+
+FIELD_ALIASES = {"sentence1": "premise", "sentence2": "hypothesis", "premises": "premise"}
+"""File field names that are one of our input fields under another name (SEA-HELM NLI, XCOPA templates)."""
+
+IDENTIFYING = ("premise", "hypothesis", "context", "question", "text", "conclusion", "correct", "wrong",
+               "choice1", "choice2", "text_en", "text_tl")
+"""Input fields that identify an item: a row naming one of them with another value is another item."""
+
+_FREE_VALUES = {"cause", "effect"}
+"""Values never compared: XCOPA's question word is corrected in our items (cross-language consensus)."""
+
+MAX_EXAMPLES = 5
+"""Unmatched rows are reported as a count plus this many examples."""
 
 
 def content_hash(text: str) -> str:
@@ -32,8 +50,8 @@ class Cell:
     """Our items of one (task, lang), indexed by id and by the hash of every string input."""
 
     items: dict[str, Item]
-    by_hash: dict[str, tuple[str, str] | None] = field(default_factory=dict)
-    """Hash → (item_id, field); None when several items share the text (ambiguous)."""
+    by_hash: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    """Hash → every (item_id, field) holding that text."""
 
     @classmethod
     def build(cls, items: list[Item]) -> "Cell":
@@ -41,19 +59,40 @@ class Cell:
         for it in items:
             for key, value in it.inputs.items():
                 if isinstance(value, str) and value.strip():
-                    h = content_hash(value)
-                    prev = cell.by_hash.get(h, ())
-                    if prev == ():
-                        cell.by_hash[h] = (it.item_id, key)
-                    elif prev is not None and prev[0] != it.item_id:
-                        cell.by_hash[h] = None
+                    cell.by_hash.setdefault(content_hash(value), []).append((it.item_id, key))
         return cell
 
-    def by_content(self, texts: tuple[str, ...]) -> tuple[str, str] | None:
-        for t in texts:
-            hit = self.by_hash.get(content_hash(t)) if t and t.strip() else None
-            if hit:
-                return hit
+    def contradiction(self, item: Item, fields: dict) -> str | None:
+        """The first identifying field of the row whose text differs from our item's, or None."""
+        for name, value in fields.items():
+            ours = item.inputs.get(FIELD_ALIASES.get(name, name))
+            if FIELD_ALIASES.get(name, name) not in IDENTIFYING or not isinstance(ours, str):
+                continue
+            if not isinstance(value, str) or value.strip().casefold() in _FREE_VALUES:
+                continue
+            if content_hash(value) != content_hash(ours):
+                return name
+        return None
+
+    def candidates(self, row: Row) -> list[str]:
+        """Items the row's texts name and its fields do not contradict, best-supported first (ties kept)."""
+        support: Counter = Counter()
+        for t in dict.fromkeys(row.texts):
+            if t and t.strip():
+                for item_id in {i for i, _ in self.by_hash.get(content_hash(t), [])}:
+                    support[item_id] += 1
+        alive = [(n, i) for i, n in support.items() if self.contradiction(self.items[i], row.fields) is None]
+        if not alive:
+            return []
+        best = max(n for n, _ in alive)
+        return sorted(i for n, i in alive if n == best)
+
+    def native_field(self, row: Row, item_id: str) -> str | None:
+        """Our field the row's first matching text sits in (tells a native-language prompt)."""
+        for t in row.texts:
+            for i, f in self.by_hash.get(content_hash(t), []) if t and t.strip() else []:
+                if i == item_id:
+                    return f
         return None
 
 
@@ -79,30 +118,46 @@ class ItemIndex:
         return self._cells[key]
 
 
-def _align(row: Row, item: Item) -> Prediction | str:
-    """Reorder a log-probability row's options to ours (by text); letter tasks get the argmax letter as output."""
+def locate(row: Row, cell: Cell) -> tuple[str | None, str]:
+    """(our item id, how) for a row, or (None, why not)."""
     pred = row.prediction
-    if not pred.option_logprobs:
-        return pred
-    lps = pred.option_logprobs
-    if row.choices and item.options:
-        by_text = {c.strip(): lp for c, lp in zip(row.choices, lps)}
-        missing = [o for o in item.options if o.strip() not in by_text]
-        if missing or len(row.choices) != len(item.options):
-            return f"options differ from ours (e.g. {missing[0][:40]!r} not offered)" if missing else \
-                f"{len(row.choices)} options in the file, {len(item.options)} in our item"
-        lps = tuple(by_text[o.strip()] for o in item.options)
-    if get_task(pred.task).mode == "generate":
-        best = max(range(len(lps)), key=lps.__getitem__)
-        return dataclasses.replace(pred, option_logprobs=lps, output=chr(ord("A") + best))
-    return dataclasses.replace(pred, option_logprobs=lps)
+    by_id = cell.items.get(pred.item_id) if row.own_id else None
+    found = cell.candidates(row) if row.texts else []
+    if by_id is not None:
+        clash = cell.contradiction(by_id, row.fields)
+        if clash is None and (not found or by_id.item_id in found):
+            return by_id.item_id, "id"
+        if len(found) == 1:
+            return found[0], "content"  # its id names another item than its text: the text decides
+        return None, f"id {pred.item_id!r} is ours but its {clash or 'input text'} differs from our item"
+    if len(found) == 1:
+        return found[0], "content"
+    if found:
+        return None, (f"its input text matches {len(found)} of our items ({', '.join(map(repr, found[:3]))}); "
+                      "cannot tell which")
+    label = f"id {pred.item_id!r}" if row.own_id else "row"
+    return None, f"{label}: no id or input text matches one of our items"
+
+
+def _report_unmatched(parsed: ParsedRows, unmatched: list[tuple[int, str, str]]) -> None:
+    """One warning for all unmatched rows of a file: the count and the first examples."""
+    if not unmatched:
+        return
+    cells = sorted({c for _, c, _ in unmatched})
+    examples = "; ".join(f"line {line}: {why}" for line, _, why in unmatched[:MAX_EXAMPLES])
+    more = f" (first {MAX_EXAMPLES}: {examples})" if len(unmatched) > MAX_EXAMPLES else f" ({examples})"
+    parsed.warn(unmatched[0][0], "id", f"{len(unmatched)} row(s) of {', '.join(cells)} not imported: they match "
+                                       f"none of our items{more}")
 
 
 def map_rows(parsed: ParsedRows, index: ItemIndex) -> list[Prediction]:
-    """Our-item predictions for the parsed rows; problems go to `parsed.warnings`."""
+    """Our-item predictions for the parsed rows; unmatched rows go to `parsed.warnings`, rows that cannot be
+    aligned with certainty to `parsed.errors`."""
     out: list[Prediction] = []
     seen: dict[tuple, tuple[int, Prediction]] = {}
     unavailable: set[tuple[str, str]] = set()
+    unmatched: list[tuple[int, str, str]] = []
+    relinked = 0
     per_run: Counter = Counter()
     for row in parsed.rows:
         pred = row.prediction
@@ -112,25 +167,22 @@ def map_rows(parsed: ParsedRows, index: ItemIndex) -> list[Prediction]:
                 unavailable.add((pred.task, pred.lang))
                 parsed.warn(None, None, f"{cell}; {pred.task}/{pred.lang} rows not imported")
             continue
-        hit = cell.by_content(row.texts)
-        if pred.item_id in cell.items:
-            item_id = pred.item_id
-            fld = hit[1] if hit and hit[0] == item_id else None
-        elif hit:
-            item_id, fld = hit
-        else:
-            parsed.warn(row.line, "id", f"item {pred.item_id!r} not found in {pred.task}/{pred.lang} "
-                                        "(no id or input text matches ours); row not imported")
+        item_id, how = locate(row, cell)
+        if item_id is None:
+            unmatched.append((row.line, f"{pred.task}/{pred.lang}", how))
             continue
+        relinked += how == "content" and row.own_id and pred.item_id in cell.items
+        fld = cell.native_field(row, item_id)
         prompt_lang = "native" if fld in NATIVE_FIELDS else pred.prompt_lang
         item = cell.items[item_id]
         order = pred.order
         if row.label and get_task(pred.task).both_orders and item.gold in ("A", "B") and row.label != item.gold:
             order = "ba"  # the file presented the options swapped (its gold letter is the other one)
         pred = dataclasses.replace(pred, item_id=item_id, prompt_lang=prompt_lang, line=row.line, order=order)
-        aligned = _align(dataclasses.replace(row, prediction=pred), item)
+        aligned = align(dataclasses.replace(row, prediction=pred), item)
         if isinstance(aligned, str):
-            parsed.warn(row.line, "arguments", f"item {item_id!r}: {aligned}; row not imported")
+            parsed.error(row.line, "options", f"item {item_id!r}: {aligned}; the row cannot be aligned with our "
+                                              "options with certainty, so the file is not imported")
             continue
         key = (pred.task, pred.lang, prompt_lang, item_id, pred.run, order)
         if key in seen:
@@ -143,9 +195,13 @@ def map_rows(parsed: ParsedRows, index: ItemIndex) -> list[Prediction]:
         seen[key] = (row.line, aligned)
         per_run[(pred.task, pred.lang, prompt_lang, pred.run)] += 1
         out.append(aligned)
+    _report_unmatched(parsed, unmatched)
+    if relinked:
+        parsed.warn(None, "id", f"{relinked} row(s) carry an id of another item than their input text; "
+                                "matched by the text")
     for (task, lang, prompt_lang, run), n in sorted(per_run.items()):
         cell = index.cell(task, lang)
         total = len(cell.items) if not isinstance(cell, str) else 0
         if n < total:
             parsed.warn(None, None, f"incomplete run: {task}/{lang}/{prompt_lang} run {run} has {n} of {total} items")
-    return out
+    return [] if parsed.errors else out  # a file with a row that cannot be aligned is not imported at all

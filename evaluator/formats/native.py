@@ -6,20 +6,15 @@ Scores in the file are never trusted: everything is re-scored against our gold.
 """
 from __future__ import annotations
 
-import json
-import math
 from typing import Any
 
+from evaluator.formats import limits as L
 from evaluator.formats.base import FormatError, ParsedFile
 from evaluator.registry import TASKS, resolve
 from evaluator.spec import Prediction
 
 REQUIRED = ("task", "lang", "item_id", "prompt_lang", "prediction")
 OPTIONAL = ("run", "option_logprobs", "order", "reasoning", "prompt", "scores")
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a valid JSON number")
 
 
 def _check(obj: Any, file: str, line: int) -> tuple[Prediction | None, list[FormatError]]:
@@ -58,6 +53,8 @@ def _check(obj: Any, file: str, line: int) -> tuple[Prediction | None, list[Form
     run = obj.get("run", 1)
     if isinstance(run, bool) or not isinstance(run, int) or run < 1:
         err("run", "must be an integer ≥ 1")
+    elif run > L.INT32_MAX:
+        err("run", f"{run if run < 10**24 else 'a huge number'} is out of range (1 to {L.INT32_MAX})")
     order = obj.get("order", "ab")
     if order not in ("ab", "ba"):
         err("order", "must be 'ab' or 'ba'")
@@ -65,9 +62,11 @@ def _check(obj: Any, file: str, line: int) -> tuple[Prediction | None, list[Form
         err("order", f"{task.name} is not asked in both orders")
     lps = obj.get("option_logprobs")
     if lps is not None:
-        if not isinstance(lps, list) or not lps or not all(
-                isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in lps):
-            err("option_logprobs", "must be a non-empty list of finite numbers")
+        bad = next((i for i, x in enumerate(lps) if L.as_float(x) is None), None) if isinstance(lps, list) else 0
+        if not isinstance(lps, list) or not lps or len(lps) > 64:
+            err("option_logprobs", "must be a list of 1 to 64 numbers")
+        elif bad is not None:
+            err(f"option_logprobs[{bad}]", "must be a finite number of ordinary size")
     for k in ("reasoning", "prompt"):
         if obj.get(k) is not None and not isinstance(obj[k], str):
             err(k, "must be a string")
@@ -79,23 +78,23 @@ def _check(obj: Any, file: str, line: int) -> tuple[Prediction | None, list[Form
                       reasoning=obj.get("reasoning"), prompt=obj.get("prompt"), line=line), errs
 
 
-def parse_native(data: bytes, name: str) -> ParsedFile:
-    """Parse native JSONL bytes; every problem is reported as `name:LINE: field: problem`."""
+def parse_native(data, name: str, limits: L.Limits = L.DEFAULT_LIMITS) -> ParsedFile:
+    """Parse native JSONL (bytes or a `Source`, read in chunks); every problem is `name:LINE: field: problem`.
+
+    Stops after `limits.max_errors` errors or `limits.max_rows` predictions (see `parsed.each_row`).
+    """
+    from evaluator.formats.source import Source
+
     out = ParsedFile(name=name, format="native")
-    try:
-        text = data.decode("utf-8", errors="strict")
-    except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        out.errors.append(FormatError(name, line, None, f"invalid UTF-8 at byte {e.start}"))
-        return out
     seen: dict[tuple, int] = {}
-    for n, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw, parse_constant=_reject_constant)
-        except (ValueError, RecursionError) as e:
-            out.errors.append(FormatError(name, n, None, f"invalid JSON: {e}"))
+    for n, obj, error in L.json_lines(data, name, limits):
+        if len(out.errors) >= limits.max_errors:
+            rest = max(Source.of(data).count_lines() - n + 1, 1)
+            out.errors.append(FormatError(name, n, None, f"stopped after {len(out.errors)} errors; {rest:,} more "
+                                                         "line(s) from here on not checked"))
+            return out
+        if error is not None:
+            out.errors.append(error)
             continue
         pred, errs = _check(obj, name, n)
         out.errors.extend(errs)
@@ -106,6 +105,9 @@ def parse_native(data: bytes, name: str) -> ParsedFile:
             out.errors.append(FormatError(name, n, "item_id",
                                           f"duplicate of line {seen[key]} ({pred.task}/{pred.lang}/{pred.item_id})"))
             continue
+        if len(out.predictions) >= limits.max_rows:
+            out.errors.append(FormatError(name, n, None, f"more than {limits.max_rows:,} rows in this upload; split it"))
+            return out
         seen[key] = n
         out.predictions.append(pred)
     if not out.predictions and not out.errors:

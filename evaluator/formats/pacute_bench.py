@@ -1,8 +1,17 @@
 """pacute-bench result files: per-benchmark inference JSONL (`<benchmark>.jsonl`) and `evaluation_results_*.json`.
 
-Inference rows carry `id`, `category`, `question`, `ground_truth`, `response`, `thinking_trace`, `reflection`,
-`answer`, `exact_match`, `contains_match`, `prefix_match`. The raw `response` is re-scored against our gold;
-the three match flags are kept as self-reported only.
+Layouts as `raileymontalan/pacute-bench` writes them (`src/pacute_bench/evaluator.py` and
+`scripts/run_evaluation.py` at 89a610f; the sample results at d4c288b):
+- generative rows: `id`, `category`, `question`, `ground_truth`, `response` (lower-cased), `thinking_trace`,
+  `reflection`, `answer`, `exact_match`, `contains_match`, `prefix_match`. The raw `response` is re-scored
+  against our gold; the three match flags are kept as self-reported only.
+- MCQ rows (`_async_mcq`): `id`, `category`, `question`, `ground_truth`, `options` = [ground truth, distractors...]
+  (raw values: numbers stay numbers), `predicted_idx`, `predicted_answer`, `is_correct`, `logprobs` (one summed
+  log-probability per option, in `options` order). The log-probabilities are re-ordered to our options by text;
+  pacute-bench's gold is `options[0]` (for hierarchical MCQ it differs from the item's `answer`), ours is not
+  taken from the file. `is_correct` is kept as self-reported.
+- `evaluation_results_{timestamp}.json`: `{hf_model_name, model_type, benchmarks: {name: {...}}, timestamp}`, or
+  the combined `{model: {hf_model_name, model_type, benchmarks}}` file written beside the model folders.
 """
 from __future__ import annotations
 
@@ -14,6 +23,9 @@ from evaluator.registry import get_task
 from evaluator.spec import Prediction
 
 SELF_REPORTED = ("exact_match", "contains_match", "prefix_match")
+"""Per-row and summary scores of generative benchmarks."""
+MCQ_SUMMARY = ("accuracy", "f1_score", "normalized_accuracy")
+"""Summary scores of MCQ benchmarks (`_calc_metrics`)."""
 
 
 def task_for_benchmark(name: str) -> str | None:
@@ -24,6 +36,25 @@ def task_for_benchmark(name: str) -> str | None:
         return None
 
 
+def _mcq_row(line: int, obj: dict, task: str, bench: str, run: int) -> Row:
+    """One MCQ row: log-probabilities with the option each belongs to (re-ordered to ours when mapped)."""
+    raw_id = obj.get("id")
+    item_id = L.ident(obj, "id") if raw_id is not None else f"line-{line}"
+    question = L.text(obj, "question", required=False) or ""
+    options = L.lst(obj, "options", required=True)
+    if any(isinstance(o, bool) or not isinstance(o, (str, int, float)) for o in options):
+        raise L.RowError("options", "expected a list of option texts")
+    lps = L.lst(obj, "logprobs", required=True)
+    if len(lps) != len(options) or not options:
+        raise L.RowError("logprobs", f"{len(lps)} log-probabilities for {len(options)} options")
+    values = tuple(L.number(v, f"logprobs[{i}]", required=True) for i, v in enumerate(lps))
+    scores = {"is_correct": 1.0 if obj["is_correct"] else 0.0} if isinstance(obj.get("is_correct"), bool) else {}
+    pred = Prediction(task=task, lang="tl", item_id=item_id, prompt_lang="en", output=None, run=run,
+                      option_logprobs=values, self_reported=scores, prompt=question or None)
+    return Row(pred, line, texts=(question,) if question else (), own_id=isinstance(raw_id, str),
+               file_task=bench, choices=tuple(str(o) for o in options))
+
+
 def parse_inference(data: bytes, file: str, *, run: int = 1, limits: L.Limits = L.DEFAULT_LIMITS) -> ParsedRows:
     """Rows of one `<benchmark>.jsonl`; the benchmark (hence the task) is the file name."""
     out = ParsedRows(file, "pacute-bench")
@@ -32,13 +63,13 @@ def parse_inference(data: bytes, file: str, *, run: int = 1, limits: L.Limits = 
     if task is None:
         out.warn(None, None, f"unknown pacute-bench benchmark {bench!r} (from the file name); rows not imported")
         return out
-    if get_task(task).mode != "generate":
-        out.warn(None, None, f"{bench!r} is scored by option log-probabilities; pacute-bench inference rows hold "
-                             "no log-probabilities, so they are not imported (upload lm-eval samples instead)")
+    if get_task(task).mode == "choice_logprob":
+        each_row(out, data, limits, lambda line, obj: _mcq_row(line, obj, task, bench, run))
         return out
 
     def row(line: int, obj: dict) -> Row:
-        item_id = L.ident(obj, "id")
+        raw_id = obj.get("id")
+        item_id = L.ident(obj, "id") if raw_id is not None else f"line-{line}"
         question = L.text(obj, "question", required=False) or ""
         response = L.text(obj, "response", required=False)
         if response is None and "response" not in obj:
@@ -49,10 +80,23 @@ def parse_inference(data: bytes, file: str, *, run: int = 1, limits: L.Limits = 
         scores = {k: L.number(obj.get(k), k) for k in SELF_REPORTED if obj.get(k) is not None}
         pred = Prediction(task=task, lang="tl", item_id=item_id, prompt_lang="en", output=response, run=run,
                           reasoning=reasoning, self_reported=scores, prompt=question or None)
-        return Row(pred, line, texts=(question,) if question else (), file_task=bench)
+        return Row(pred, line, texts=(question,) if question else (), own_id=isinstance(raw_id, str),
+                   file_task=bench)
 
     each_row(out, data, limits, row)
     return out
+
+
+def _model_entry(doc: dict, out: ParsedRows) -> dict | None:
+    """The one model's `{hf_model_name, benchmarks}` of a per-model or combined results file."""
+    if "benchmarks" in doc:
+        return doc
+    models = [v for v in doc.values() if isinstance(v, dict) and "benchmarks" in v]
+    if len(models) == 1:
+        return models[0]
+    out.error(None, None, f"holds the results of {len(models)} models; upload one model's "
+                          "results/<model>/evaluation_results_*.json" if models else "no `benchmarks` object found")
+    return None
 
 
 def parse_summary(data: bytes, file: str, *, limits: L.Limits = L.DEFAULT_LIMITS) -> ParsedRows:
@@ -62,9 +106,14 @@ def parse_summary(data: bytes, file: str, *, limits: L.Limits = L.DEFAULT_LIMITS
     if err:
         out.errors.append(err)
         return out
+    entry = _model_entry(doc, out) if isinstance(doc, dict) else None
+    if entry is None:
+        if not out.errors:
+            out.error(None, None, "expected a JSON object")
+        return out
     try:
-        out.model_hint = L.text(doc, "hf_model_name", required=False)
-        benches = L.obj(doc, "benchmarks", required=True)
+        out.model_hint = L.text(entry, "hf_model_name", required=False)
+        benches = L.obj(entry, "benchmarks", required=True)
     except L.RowError as e:
         out.error(None, e.field, e.problem)
         return out
@@ -76,7 +125,8 @@ def parse_summary(data: bytes, file: str, *, limits: L.Limits = L.DEFAULT_LIMITS
         if task is None:
             out.warn(None, f"benchmarks.{bench}", "unknown benchmark; scores not imported")
             continue
-        for metric in SELF_REPORTED:
+        metrics = MCQ_SUMMARY if get_task(task).mode == "choice_logprob" else SELF_REPORTED
+        for metric in metrics:
             try:
                 value = L.number(res.get(metric), f"benchmarks.{bench}.{metric}")
             except L.RowError as e:

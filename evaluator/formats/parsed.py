@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Mapping
 
 from evaluator.formats.limits import FormatError
 from evaluator.spec import Prediction
@@ -17,10 +18,18 @@ class Row:
     """1-based line in `file` (for unmatched-row reports)."""
     texts: tuple[str, ...] = ()
     """Input texts found in the row (question, prompt, doc fields), hashed to match items whose ids differ."""
+    fields: Mapping[str, str] = field(default_factory=dict)
+    """The same inputs by the file's field name (`premise`, `sentence2`, `context`...): a content match is refused
+    when a field our item also has says something else (e.g. the same premise with another hypothesis)."""
+    own_id: bool = True
+    """False when the row's id is the tool's own numbering (SEA-HELM integers, lm-eval `doc_id`), never ours."""
     file_task: str = ""
     """Task name exactly as the file gives it (shown when it is unknown)."""
     choices: tuple[str, ...] | None = None
-    """Option texts in the file's order for log-probability rows, to align them with our options."""
+    """Option texts in the file's order for log-probability rows, to align them with our options by text."""
+    choice_labels: tuple[str, ...] | None = None
+    """For rows whose choices stand for labels rather than our option texts (lm-eval XNLI: "premise, right? Yes,
+    hypothesis"), the label of each choice in the file's order (entailment / neutral / contradiction)."""
     label: str | None = None
     """The file's gold letter for binary-choice rows ("A"/"B"): when it differs from ours, the options were
     presented swapped, so the row is filed under order "ba"."""
@@ -62,13 +71,18 @@ class ParsedRows:
         self.warnings.append(FormatError(self.file, line, fld, problem))
 
 
-def each_row(out: ParsedRows, data: bytes, limits, fn) -> None:
-    """Run `fn(line_no, obj) -> Row | None` over every JSONL line, collecting errors (capped) instead of raising."""
+def each_row(out: ParsedRows, data, limits, fn) -> None:
+    """Run `fn(line_no, obj) -> Row | None` over every JSONL line of `data` (bytes or a `Source`), collecting
+    errors instead of raising; stops after `limits.max_errors` errors (saying how many lines were not checked)
+    or `limits.max_rows` rows."""
     from evaluator.formats.limits import RowError, json_lines
+    from evaluator.formats.source import Source
 
     for line_no, obj, err in json_lines(data, out.file, limits):
         if len(out.errors) >= limits.max_errors:
-            out.error(None, None, f"more than {limits.max_errors} errors; stopped reading")
+            rest = max(Source.of(data).count_lines() - line_no + 1, 1)
+            out.error(line_no, None, f"stopped after {len(out.errors)} errors; {rest:,} more line(s) from here "
+                                     "on not checked")
             return
         if err is not None:
             out.errors.append(err)
@@ -79,6 +93,9 @@ def each_row(out: ParsedRows, data: bytes, limits, fn) -> None:
             out.error(line_no, e.field, e.problem)
             continue
         if row is not None:
+            if len(out.rows) >= limits.max_rows:
+                out.error(line_no, None, f"more than {limits.max_rows:,} rows in this upload; split it")
+                return
             out.rows.append(row)
     if not out.rows and not out.errors:
         out.error(None, None, "no result rows in file")

@@ -2,23 +2,34 @@
 
 `read_upload` never raises on bad input: everything wrong is in `Upload.errors` (reject) or `Upload.warnings`
 (imported anyway, minus the rows named). Scoring and writing are the pipeline's job.
+
+Bounds for any upload (see SECURITY.md, "Uploads and rendering"): files are read in 1 MB chunks, never whole;
+reading stops after `Limits.max_errors` errors (saying how much was not checked), `Limits.max_rows` rows or
+`Limits.max_cpu_seconds` of CPU. The same item answered in two files of one upload is a duplicate like one
+answered twice in a file: identical answers keep the first, differing ones refuse the upload.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evaluator import incidents
 from evaluator.formats import archive, detect, lm_eval, pacute_bench, seahelm
-from evaluator.formats.limits import DEFAULT_LIMITS, FormatError, Limits, check_size
+from evaluator.formats.limits import DEFAULT_LIMITS, MB, FormatError, Limits, check_size, cpu_error, over_budget
 from evaluator.formats.mapping import ItemIndex, map_rows
 from evaluator.formats.parsed import ParsedRows, Row, SummaryScore
+from evaluator.formats.source import BOM, Source
 from evaluator.spec import Prediction
 
 PARSERS = {
     "pacute-bench": pacute_bench.parse_inference,
     "seahelm": seahelm.parse_inference,
     "lm-eval": lm_eval.parse_samples,
+    "seahelm-batch": seahelm.parse_batch_file,
 }
 SUMMARY_PARSERS = {
     "pacute-bench-summary": pacute_bench.parse_summary,
@@ -66,39 +77,37 @@ class Upload:
         return sorted({f.format for f in self.files if f.format})
 
 
-def _head(data: bytes, name: str, limits: Limits) -> bytes:
+_LINE_END = re.compile(rb"[\r\n]")
+
+
+def _head(src: Source, name: str, limits: Limits) -> bytes:
     """What detection looks at: a whole `.json` document (summaries are small), else the first JSONL line."""
     if name.lower().endswith(".json"):
-        return data
-    end = data.find(b"\n", 0, limits.max_line_bytes)
-    return data if end < 0 and len(data) <= limits.max_line_bytes else data[: end if end >= 0 else limits.max_line_bytes]
+        return src.head(limits.max_document_bytes).removeprefix(BOM)
+    head = src.head(limits.max_line_bytes).removeprefix(BOM)
+    end = _LINE_END.search(head)
+    return head[: end.start()] if end else head
 
 
-def _native(data: bytes, name: str, run: int, limits: Limits) -> ParsedRows:
+def _native(data: Source, name: str, run: int, limits: Limits) -> ParsedRows:
     from evaluator.formats import native
 
     out = ParsedRows(name, "native")
-    lines = [n for n, raw in enumerate(data.split(b"\n"), start=1) if raw.strip()]
-    for n, raw in enumerate(data.split(b"\n"), start=1):
-        if len(raw) > limits.max_line_bytes:
-            out.error(n, None, f"line is {len(raw)} bytes; the limit is {limits.max_line_bytes}")
-            return out
-    parsed = native.parse_native(data, name)
+    parsed = native.parse_native(data, name, limits)
     out.errors.extend(parsed.errors)
     out.warnings.extend(parsed.warnings)
-    if not parsed.errors:  # then every non-blank line is one prediction, in order
-        out.rows.extend(Row(_with_run(p, run), line) for p, line in zip(parsed.predictions, lines))
+    if not parsed.errors:
+        out.rows.extend(Row(_with_run(p, run), p.line) for p in parsed.predictions)
     return out
 
 
 def _with_run(p: Prediction, run: int) -> Prediction:
-    import dataclasses
-
     return dataclasses.replace(p, run=run) if p.run == 1 else p
 
 
-def parse_member(data: bytes, name: str, fmt: str, run: int, limits: Limits) -> ParsedRows:
+def parse_member(data: "bytes | Source", name: str, fmt: str, run: int, limits: Limits) -> ParsedRows:
     """Parse one file in a known format (no mapping)."""
+    data = Source.of(data)
     if fmt == "native":
         return _native(data, name, run, limits)
     if fmt in PARSERS:
@@ -110,68 +119,119 @@ def parse_member(data: bytes, name: str, fmt: str, run: int, limits: Limits) -> 
     return out
 
 
-def read_upload(source: bytes | str | Path, name: str | None = None, *, fmt: str = "auto",
-                limits: Limits = DEFAULT_LIMITS, index: ItemIndex | None = None,
-                data_dir: str | Path | None = None) -> Upload:
-    """Read bytes, a file path or a folder path as an upload; never raises on bad content."""
-    index = index or ItemIndex(data_dir)
+def _open(source, name: str | None, fmt: str, limits: Limits) -> tuple[Upload, list[archive.Member]]:
+    """The upload record (name, hash, whole-upload errors) and its members, none of them read yet."""
     if isinstance(source, (str, Path)) and Path(source).is_dir():
         root = Path(source)
         members, errors = archive.read_folder(root, limits)
         digest = hashlib.sha256()
         for m in members:
-            digest.update(m.path.encode() + b"\0" + hashlib.sha256(m.data).digest())
-        up = Upload(name or root.name, digest.hexdigest(), errors=list(errors))
+            digest.update(m.path.encode() + b"\0" + bytes.fromhex(m.data.sha256()))
+        return Upload(name or root.name, digest.hexdigest(), errors=list(errors)), members
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        name = name or path.name
+        if not path.is_file():
+            return Upload(name, "", errors=[FormatError(str(path), None, None, "no such file or folder")]), []
+        src, zipped = Source.from_path(path), path
     else:
-        if isinstance(source, (str, Path)):
-            path = Path(source)
-            name = name or path.name
-            if not path.is_file():
-                up = Upload(name, "")
-                up.errors.append(FormatError(str(path), None, None, "no such file or folder"))
-                return up
-            err = check_size(path.stat().st_size, name, limits)
-            data = b"" if err else path.read_bytes()
-        else:
-            data = bytes(source)
-            name = name or "upload"
-            err = check_size(len(data), name, limits)
-        up = Upload(name, hashlib.sha256(data).hexdigest())
-        if err:
-            up.errors.append(err)
-            return up
-        kind = detect.resolve(fmt, name, _head(data, name, limits))
-        if kind == "archive":
-            members, errors = archive.read_zip(data, name, limits)
-            up.errors.extend(errors)
-        else:
-            members = [archive.Member(name, name, data, archive.run_number(name))]
+        name = name or "upload"
+        view = memoryview(source).cast("B")
+        src, zipped = Source.of(view), view
+    err = check_size(src.size, name, limits)
+    up = Upload(name, "" if err else src.sha256())
+    if err:
+        up.errors.append(err)
+        return up, []
+    if detect.resolve(fmt, name, _head(src, name, limits)) != "archive":
+        return up, [archive.Member(name, name, src, archive.run_number(name))]
+    members, errors = archive.read_zip(zipped, name, limits)
+    up.errors.extend(errors)
+    return up, members
+
+
+def read_upload(source: bytes | memoryview | str | Path, name: str | None = None, *, fmt: str = "auto",
+                limits: Limits = DEFAULT_LIMITS, index: ItemIndex | None = None,
+                data_dir: str | Path | None = None) -> Upload:
+    """Read bytes, a file path or a folder path as an upload; never raises on bad content."""
+    index = index or ItemIndex(data_dir)
+    if limits.deadline is None:
+        limits = dataclasses.replace(limits, deadline=time.process_time() + limits.max_cpu_seconds)
+    up, members = _open(source, name, fmt, limits)
     if not members and not up.errors:
         up.errors.append(FormatError(up.name, None, None, "no result files (.jsonl or .json) found"))
-    for m in members:
-        kind = detect.resolve(fmt, m.name, _head(m.data, m.name, limits))
-        if kind is None:
-            up.errors.append(FormatError(m.name, None, None, "format not recognised; name it with --format "
-                                                             f"({', '.join(detect.FORMATS)})"))
-            up.files.append(FileReport(m.name, None, m.run, 0, 0))
-            continue
-        if kind == "archive":
-            up.errors.append(FormatError(m.name, None, None, "refused: nested archives are not accepted"))
-            continue
-        parsed = parse_member(m.data, m.name, kind, m.run, limits)
-        preds = map_rows(parsed, index) if parsed.rows and not parsed.errors else []
-        up.errors.extend(parsed.errors)
-        up.warnings.extend(parsed.warnings)
-        up.predictions.extend(preds)
-        up.summary.extend(parsed.summary)
-        up.model_hint = up.model_hint or parsed.model_hint
-        up.files.append(FileReport(m.name, kind, m.run, len(parsed.rows) or len(parsed.summary),
-                                   len(preds) or len(parsed.summary)))
-        for r in parsed.rows[: max(0, 5 - len(up.preview))]:
-            p = r.prediction
-            up.preview.append({"file": m.name, "line": str(r.line), "task": r.file_task or p.task, "lang": p.lang,
-                               "id": p.item_id, "output": (p.output or "")[:300]})
+    first_seen: dict[tuple, tuple[str, int, Prediction]] = {}
+    rows = 0
+    for i, m in enumerate(members):
+        if len(up.errors) >= limits.max_errors or over_budget(limits):
+            stop = f"stopped after {len(up.errors)} errors" if len(up.errors) >= limits.max_errors else \
+                str(cpu_error(up.name, limits)).removeprefix(up.name + ": ")
+            up.errors.append(FormatError(up.name, None, None, f"{stop}; {len(members) - i} more file(s) not checked"))
+            break
+        budget = dataclasses.replace(limits, max_errors=limits.max_errors - len(up.errors),
+                                     max_rows=max(limits.max_rows - rows, 0))
+        try:
+            rows += _read_member(up, m, fmt, budget, index, first_seen)
+        except Exception:  # a parser bug must not show a traceback nor let a half-read upload through
+            error_id = incidents.record(f"reading {m.name!r}")
+            up.errors.append(FormatError(m.name, None, None, f"could not be checked (internal error {error_id})"))
     if not up.errors and not up.predictions and not up.summary:
         up.errors.append(FormatError(up.name, None, None, "nothing to import: no row matched one of our items "
                                                           "(see the warnings)"))
     return up
+
+
+def _read_member(up: Upload, m: archive.Member, fmt: str, limits: Limits, index: ItemIndex,
+                 first_seen: dict) -> int:
+    """Detect, parse and map one file into `up`; returns the rows it read."""
+    if m.name.lower().endswith(".json") and m.data.size > limits.max_document_bytes:
+        up.errors.append(FormatError(m.name, None, None, f"JSON document is {m.data.size / MB:.1f} MB; the limit "
+                                                         f"is {limits.max_document_bytes / MB:.0f} MB"))
+        return 0
+    kind = detect.resolve(fmt, m.name, _head(m.data, m.name, limits))
+    if kind is None:
+        up.errors.append(FormatError(m.name, None, None, "format not recognised; name it with --format "
+                                                         f"({', '.join(detect.FORMATS)})"))
+        up.files.append(FileReport(m.name, None, m.run, 0, 0))
+        return 0
+    if kind == "archive":
+        up.errors.append(FormatError(m.name, None, None, "refused: nested archives are not accepted"))
+        return 0
+    parsed = parse_member(m.data, m.name, kind, m.run, limits)
+    preds = map_rows(parsed, index) if parsed.rows and not parsed.errors else []
+    up.errors.extend(parsed.errors)
+    up.warnings.extend(parsed.warnings)
+    kept = _across_files(up, m.name, preds, first_seen)
+    up.predictions.extend(kept)
+    up.summary.extend(parsed.summary)
+    up.model_hint = up.model_hint or parsed.model_hint
+    up.files.append(FileReport(m.name, kind, m.run, len(parsed.rows) or len(parsed.summary),
+                               len(kept) or len(parsed.summary)))
+    for r in parsed.rows[: max(0, 5 - len(up.preview))]:
+        p = r.prediction
+        up.preview.append({"file": m.name, "line": str(r.line), "task": r.file_task or p.task, "lang": p.lang,
+                           "id": p.item_id, "output": (p.output or "")[:300]})
+    return len(parsed.rows)
+
+
+def _across_files(up: Upload, file: str, preds: list[Prediction], first_seen: dict) -> list[Prediction]:
+    """`preds` minus answers another file of the upload already gave: identical ones are dropped with a warning,
+    differing ones are errors (the upload is ambiguous), as duplicates within one file are."""
+    kept = []
+    for p in preds:
+        key = (p.task, p.lang, p.prompt_lang, p.item_id, p.run, p.order)
+        seen = first_seen.get(key)
+        if seen is None:
+            first_seen[key] = (file, p.line, p)
+            kept.append(p)
+            continue
+        other_file, other_line, other = seen
+        where = f"{other_file}:{other_line}" if other_line is not None else other_file
+        if (other.output, other.option_logprobs) == (p.output, p.option_logprobs):
+            up.warnings.append(FormatError(file, p.line, "id", f"duplicate of {where} (item {p.item_id!r}, run "
+                                                               f"{p.run}); identical, the first is kept"))
+        else:
+            up.errors.append(FormatError(file, p.line, "id", f"conflicts with {where} (item {p.item_id!r}, run "
+                                                             f"{p.run}): the outputs differ, so the upload is "
+                                                             "ambiguous"))
+    return kept

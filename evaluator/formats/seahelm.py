@@ -1,9 +1,19 @@
-"""SEA-HELM result files: `inferences/{lang}/{task}/{model}_{task}_{lang}.jsonl` and the nested results JSON.
+"""SEA-HELM result files: per-item inference JSONL, the nested results JSON, and the batch files beside them.
 
-Inference rows carry `id`, `label`, `metadata`, `responses` (one entry per turn), `cleaned_responses`,
-`individual_scores`, `finish_reasons`, `token_usages`, `reasoning_contents`, `cumulative_logprobs` (and the
-dataset's `prompts`). The raw first-turn response is re-scored; `individual_scores` are kept as self-reported.
-SEA-HELM prompts are native-language prompts, so rows land under prompt language "native".
+Layouts as SEA-HELM writes them (`aisingapore/SEA-HELM`, `src/seahelm_evaluation.py`,
+`src/dataloaders/base_dataloader.py`, `src/aggregate_metrics.py` at 6844e6c; `seahelm_evaluation.py` at 360c7cc):
+- inference rows `inferences/{lang}/{task}/{model}_{task}_{lang}.jsonl` (360c7cc: `{model}/inference/...`): the
+  dataset row (`id` only in some datasets, an integer in some; `label`; `prompts: [{field: text}]`; `metadata`)
+  plus `responses` (one entry per turn), `cleaned_responses`, `individual_scores`, `finish_reasons`,
+  `token_usages`, `reasoning_contents`, `errors`... The raw first-turn response is re-scored;
+  `individual_scores` are kept as self-reported. SEA-HELM prompts are native-language prompts.
+- `{model}_{task}_{lang}_turn{n}_batch.jsonl` / `_batch_response.jsonl` (and `judge_` ones): intermediate files of
+  the same run, skipped with a note.
+- `{model}_seahelm_results_{datetime}.json`: `{lang: {competency: {task: {metric: value, ...}, "total": x},
+  "total": x}, "total": x}`; failed tasks carry `"error": "Failed to run evaluation for task"` and a 0.
+- `-logprobs` task variants score only the probability of the gold answer, which SEA-HELM appends to each
+  response (`LogprobsInferenceStrategy`): their rows cannot be re-scored; their summary values are kept as
+  self-reported under their own metric names.
 """
 from __future__ import annotations
 
@@ -20,13 +30,34 @@ SEAHELM_TASKS = {"mp-r": "lindsea-mp", "pragmatic-single": "lindsea-pragmatic-si
                  "pragmatic-pair": "lindsea-pragmatic-pair"}
 """SEA-HELM task names that differ from ours (the rest are identical: sentiment, qa, nli, causal, abssum, ...)."""
 
+LOGPROBS = "-logprobs"
+"""Suffix of SEA-HELM's log-probability task variants (`sentiment-logprobs`, `mp-r-logprobs`...)."""
+
+SUMMARY_NODES = ("total", "pragmatics", "pragmatics-logprobs", "lindsea", "translations")
+"""Keys of the results JSON that aggregate tasks (`aggregate_metrics.py`): never tasks themselves."""
+
+NON_SCORES = ("inference_time_taken", "is_cached", "null_count", "errors", "error", "subcategories",
+              "num_samples", "correct_count", "total_count")
+"""Keys beside the metrics of a task entry that are not scores."""
+
+FAILED = "Failed to run evaluation for task"
+"""The `error` SEA-HELM writes into a task entry whose evaluation failed (its metric is then a 0)."""
+
 _FILE = re.compile(r"^(?P<model>.+)_(?P<task>[A-Za-z0-9.-]+)_(?P<lang>[a-z]{2,3})$")
+BATCH_FILE = re.compile(r"_turn\d+_(judge_)?batch(_response)?\.jsonl$", re.IGNORECASE)
+"""Intermediate per-turn files SEA-HELM writes beside the inference file."""
+SUMMARY_FILE = re.compile(r"^(?P<model>.+)_seahelm_results(_[^/]*)?\.json$", re.IGNORECASE)
+"""`{model}_seahelm_results_{datetime}.json` (older runs: without the datetime)."""
+
+_METADATA_TEXTS = ("correct", "wrong", "text", "question", "premise", "hypothesis", "context", "conclusion")
+"""Metadata fields holding the item's own text (LINDSEA minimal pairs keep `correct`/`wrong` there)."""
 
 
 def our_task(name: str) -> str | None:
-    """Our task id for a SEA-HELM task name, or None."""
+    """Our task id for a SEA-HELM task name (a `-logprobs` variant maps to its task), or None."""
+    base = name.removesuffix(LOGPROBS)
     try:
-        return get_task(SEAHELM_TASKS.get(name, name)).name
+        return get_task(SEAHELM_TASKS.get(base, base)).name
     except KeyError:
         return None
 
@@ -37,6 +68,12 @@ def split_name(file: str) -> tuple[str | None, str | None, str | None]:
     return (m["model"], m["task"], m["lang"]) if m else (None, None, None)
 
 
+def summary_model(file: str) -> str | None:
+    """The model name in `{model}_seahelm_results[_{datetime}].json`, else None."""
+    m = SUMMARY_FILE.match(PurePosixPath(file.split("!")[-1]).name)
+    return m["model"] if m else None
+
+
 def _first(v: Any, field: str = "") -> Any:
     """First turn of a per-turn list (SEA-HELM nests one list per turn; a bare value is accepted)."""
     if isinstance(v, list):
@@ -44,14 +81,18 @@ def _first(v: Any, field: str = "") -> Any:
     return v
 
 
-def _texts(obj: dict) -> tuple[str, ...]:
-    """Input strings of the row (the dataset's `prompts[0]` fields, top-level text fields) for content matching."""
-    found: list[str] = []
+def _fields(obj: dict) -> dict[str, str]:
+    """The row's input texts by field name: `prompts[0]` fields, metadata texts, top-level text fields."""
+    found: dict[str, str] = {}
     prompts = obj.get("prompts")
     if isinstance(prompts, list) and prompts and isinstance(prompts[0], dict):
-        found.extend(v for v in prompts[0].values() if isinstance(v, str))
-    found.extend(obj[k] for k in ("text", "question", "premise", "context") if isinstance(obj.get(k), str))
-    return tuple(found)
+        found.update({k: v for k, v in prompts[0].items() if isinstance(v, str)})
+    meta = obj.get("metadata")
+    if isinstance(meta, dict):
+        found.update({k: meta[k] for k in _METADATA_TEXTS if isinstance(meta.get(k), str) and k not in found})
+    found.update({k: obj[k] for k in ("text", "question", "premise", "context")
+                  if isinstance(obj.get(k), str) and k not in found})
+    return found
 
 
 def _scores(v: Any) -> dict[str, float]:
@@ -61,10 +102,18 @@ def _scores(v: Any) -> dict[str, float]:
     if isinstance(v, dict):
         for k, x in v.items():
             x = _first(x, k)
-            if isinstance(x, (int, float)):
+            if isinstance(x, (int, float)) and not isinstance(x, bool):
                 f = L.number(x, f"individual_scores.{k}")
                 if f is not None:
                     out[str(k)[:64]] = f
+    return out
+
+
+def parse_batch_file(data: bytes, file: str, *, run: int = 1, limits: L.Limits = L.DEFAULT_LIMITS) -> ParsedRows:
+    """A SEA-HELM `_batch` / `_batch_response` file: nothing to import, one note."""
+    out = ParsedRows(file, "seahelm-batch")
+    out.warn(None, None, "SEA-HELM intermediate batch file (requests or raw responses of one turn) skipped: "
+                         "the run's {model}_{task}_{lang}.jsonl holds the same outputs with the item fields")
     return out
 
 
@@ -83,16 +132,23 @@ def parse_inference(data: bytes, file: str, *, run: int = 1, limits: L.Limits = 
     if lang not in get_task(task).langs:
         out.warn(None, None, f"task {task!r} has no language {lang!r} here; rows not imported")
         return out
+    if seahelm_task.endswith(LOGPROBS):
+        n = L.count_rows(data, limits)
+        out.warn(None, None, f"SEA-HELM {seahelm_task!r} rows score only the probability of the gold answer, which "
+                             f"SEA-HELM appends to every response, so they cannot be re-scored; {n} rows not "
+                             "imported (the results JSON keeps its cumulative probabilities as self-reported)")
+        return out
 
     def row(line: int, obj: dict) -> Row:
-        item_id = L.ident(obj, "id")
+        raw_id = obj.get("id")
+        own_id = isinstance(raw_id, str)
+        item_id = L.ident(obj, "id") if raw_id is not None else f"line-{line}"
         responses = L.lst(obj, "responses", required=True)
         output = _first(responses, "responses")
         if isinstance(output, list):  # several samples per turn: the first
             output = output[0] if output else None
         if output is not None and not isinstance(output, str):
             raise L.RowError("responses[0]", "expected a string")
-        L.lst(obj, "cleaned_responses")
         L.obj(obj, "metadata")
         reasoning = _first(L.lst(obj, "reasoning_contents"), "reasoning_contents")
         if reasoning is not None and not isinstance(reasoning, str):
@@ -112,7 +168,8 @@ def parse_inference(data: bytes, file: str, *, run: int = 1, limits: L.Limits = 
                           reasoning=reasoning, tokens_in=tokens_in, tokens_out=tokens_out,
                           finish_reason=finish, self_reported=scores)
         label = obj.get("label")
-        return Row(pred, line, texts=_texts(obj), file_task=seahelm_task,
+        fields = _fields(obj)
+        return Row(pred, line, texts=tuple(fields.values()), fields=fields, own_id=own_id, file_task=seahelm_task,
                    label=label.strip().upper() if isinstance(label, str) and label.strip().upper() in ("A", "B")
                    else None)
 
@@ -120,36 +177,77 @@ def parse_inference(data: bytes, file: str, *, run: int = 1, limits: L.Limits = 
     return out
 
 
+def _entry_scores(entry: dict, where: str, out: ParsedRows) -> dict[str, float]:
+    """The metrics of one task entry: numbers that are not counts, flags, timings or standard errors."""
+    scores: dict[str, float] = {}
+    for metric, value in entry.items():
+        if metric in NON_SCORES or isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        if str(metric).startswith("clt_se") or "stderr" in str(metric) or str(metric).endswith("_logprobs"):
+            continue  # standard errors; log-scale means (the probability beside it is kept)
+        try:
+            v = L.number(value, f"{where}.{metric}")
+        except L.RowError as e:
+            out.error(None, e.field, e.problem)
+            continue
+        if v is not None:
+            scores[str(metric)[:64]] = v
+    return scores
+
+
+def _listing(names: list[str], n: int = 5) -> str:
+    return ", ".join(names[:n]) + (f" and {len(names) - n} more" if len(names) > n else "")
+
+
 def parse_summary(data: bytes, file: str, *, limits: L.Limits = L.DEFAULT_LIMITS) -> ParsedRows:
-    """`{lang: {competency: {task: {metric: value}}}}`: numeric task scores, kept as self-reported."""
+    """`{lang: {competency: {task: {metric: value}}}}`: the metrics of every task that ran, kept as self-reported.
+
+    Failed entries, summary nodes, non-score keys, tasks that are not ours and languages our task lacks are left
+    out; each kind is reported once. A file in which every one of our tasks failed imports nothing and says so.
+    """
     out = ParsedRows(file, "seahelm-summary")
     doc, err = L.json_document(data, file, limits)
     if err:
         out.errors.append(err)
         return out
-    stem = PurePosixPath(file.split("!")[-1]).stem
-    out.model_hint = stem.removesuffix("_seahelm_results") if stem.endswith("_seahelm_results") else None
+    if not isinstance(doc, dict):
+        out.error(None, None, "expected a JSON object {lang: {competency: {task: {metric: value}}}}")
+        return out
+    out.model_hint = summary_model(file)
+    failed, ours_failed, unknown, no_lang = [], [], [], []
     for lang, comps in doc.items():
         if lang not in LANG_NAMES or not isinstance(comps, dict):
             continue
         for comp, tasks in comps.items():
             if not isinstance(tasks, dict):
                 continue
-            for name, metrics in tasks.items():
-                if not isinstance(metrics, dict):
+            for name, entry in tasks.items():
+                if name in SUMMARY_NODES or not isinstance(entry, dict):
                     continue
                 task = our_task(name)
-                if task is None:
-                    out.warn(None, f"{lang}.{comp}.{name}", "unknown task; scores not imported")
+                if entry.get("error") is not None:
+                    failed.append(f"{name}/{lang}")
+                    if task is not None and lang in get_task(task).langs:
+                        ours_failed.append(f"{name}/{lang}")
                     continue
-                for metric, value in metrics.items():
-                    if isinstance(value, (int, float)):
-                        try:
-                            v = L.number(value, f"{lang}.{comp}.{name}.{metric}")
-                        except L.RowError as e:
-                            out.error(None, e.field, e.problem)
-                            continue
-                        out.summary.append(SummaryScore(task, lang, str(metric)[:64], v, "native"))
+                if task is None:
+                    unknown.append(f"{name}/{lang}")
+                    continue
+                if lang not in get_task(task).langs:
+                    no_lang.append(f"{name}/{lang}")
+                    continue
+                for metric, v in _entry_scores(entry, f"{lang}.{comp}.{name}", out).items():
+                    out.summary.append(SummaryScore(task, lang, metric, v, "native"))
+    if failed:
+        out.warn(None, None, f"{len(failed)} tasks failed in this file; not imported "
+                             f"(\"{FAILED}\": {_listing(failed)}; {len(ours_failed)} of them are Tanaw tasks)")
+    if unknown:
+        out.warn(None, None, f"{len(unknown)} task entries are not Tanaw tasks; not imported ({_listing(unknown)})")
+    if no_lang:
+        out.warn(None, None, f"{len(no_lang)} scores are for a language the Tanaw task lacks; not imported "
+                             f"({_listing(no_lang)})")
     if not out.summary and not out.errors:
-        out.error(None, None, "no {lang: {competency: {task: {metric: value}}}} scores found")
+        why = (f"every Tanaw task in this file failed in SEA-HELM ({len(ours_failed)} failed entries)"
+               if ours_failed else "no Tanaw task scores found")
+        out.error(None, None, f"{why}; no score imported")
     return out

@@ -42,6 +42,9 @@ class MetricSpec:
     """Vectorised bootstrap of the corpus metric over one run: `(groups, draws) -> stats`, where `groups` holds each
     item's rows, `draws` is an (n_boot, n_items) index array, and stats[b] equals `corpus` on the rows of the items
     drawn in resample b."""
+    reads_output: bool = False
+    """The item function also takes `output=` (the raw model output, untrusted text), e.g. PACUTE contains-match
+    searching the whole response when no answer block closes."""
 
 
 def resample_sums(per_item: Any, draws: Any, chunk: int = 32) -> Any:

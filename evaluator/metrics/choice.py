@@ -5,6 +5,8 @@ and `metadata` (added by `evaluator.aggregate`).
 """
 from __future__ import annotations
 
+import hashlib
+import unicodedata
 from collections import defaultdict
 from typing import Any, Sequence
 
@@ -14,6 +16,24 @@ from evaluator.metrics.base import MetricSpec, register, resample_sums
 from evaluator.metrics.classification import same
 
 FLIP = {"A": "B", "B": "A"}
+
+
+def _tie_key(option: str) -> str:
+    return hashlib.sha256(unicodedata.normalize("NFC", str(option)).encode("utf-8")).hexdigest()
+
+
+def argmax_option(values: Sequence[float], options: Sequence[str]) -> int:
+    """Index of the highest value; an exact tie is decided by the options' text, never their position.
+
+    Among the tied options the one whose NFC text has the smallest SHA-256 digest wins: a fixed pseudo-random
+    draw, so reordering the options never changes the choice, and over many ties the gold wins 1/t of t-way ties
+    on average (pacute-bench credits the gold, which it always puts first; "first option" did the same).
+    """
+    best = max(values)
+    tied = [i for i, v in enumerate(values) if v == best]
+    if len(tied) == 1 or len(options) != len(values):
+        return tied[0]
+    return min(tied, key=lambda i: _tie_key(options[i]))
 
 
 def mcq_acc_item(answer: str | None, gold: Any, *, lang: str = "", item: Any = None) -> float:
@@ -29,6 +49,23 @@ def mcq_norm_acc_item(answer: str | None, gold: Any, *, lang: str = "", item: An
     if k < 2:
         return acc
     return (acc * k - 1) / (k - 1)
+
+
+def mcq_f1(rows: Sequence[tuple]) -> float:
+    """PACUTE MCQ F1 as pacute-bench computes it: gold = positive class, so precision is 1 and recall is the
+    accuracy: F1 = 2·acc/(1 + acc)."""
+    if not rows:
+        return float("nan")
+    acc = sum(mcq_acc_item(a, g) for a, g, *_ in rows) / len(rows)
+    return 2 * acc / (1 + acc)
+
+
+def mcq_f1_resample(groups: Sequence[Sequence[tuple]], draws: np.ndarray) -> np.ndarray:
+    """`mcq_f1` on every resample at once: per item (hits, rows), summed over draws."""
+    per_item = [(sum(mcq_acc_item(a, g) for a, g, *_ in rows), len(rows)) for rows in groups]
+    hits, n = resample_sums(per_item, draws).T
+    acc = hits / np.maximum(n, 1)
+    return np.where(n > 0, 2 * acc / (1 + acc), np.nan)
 
 
 def order_consistency(rows: Sequence[tuple]) -> float:
@@ -90,14 +127,21 @@ def phenomenon_macro_resample(groups: Sequence[Sequence[tuple]], draws: np.ndarr
 
 MCQ_ACC = register(MetricSpec(
     name="mcq_acc", display="MCQ accuracy", item=mcq_acc_item, binary=True,
-    description="Option with the highest summed log-probability given the prompt (no length normalisation; "
-                "ties go to the first option) equals the gold option.",
+    description="Option with the highest summed log-probability given the prompt (no length normalisation) "
+                "equals the gold option. An exact tie is decided by the tied options' text (smallest SHA-256 of "
+                "the NFC text), never by their position.",
     reference="PACUTE paper §5 (scoring); pacute-bench _calc_metrics"))
 MCQ_NORM_ACC = register(MetricSpec(
     name="mcq_norm_acc", display="MCQ normalized accuracy", item=mcq_norm_acc_item, chance="zero",
     description="(acc·k − 1)/(k − 1) with each item's own number of options k: 0 = chance, 1 = perfect, "
-                "negative below chance (not clipped).",
-    reference="PACUTE paper §5 normalized accuracy"))
+                "negative below chance (not clipped). pacute-bench uses one k per benchmark (the largest option "
+                "count, 4), so items with 2 or 3 options are normalised differently there.",
+    reference="PACUTE paper §5 normalized accuracy; pacute-bench _calc_metrics"))
+MCQ_F1 = register(MetricSpec(
+    name="mcq_f1", display="MCQ F1", item=None, corpus=mcq_f1, resample=mcq_f1_resample, chance="none",
+    description="F1 as the PACUTE paper reports it (pacute-bench _calc_metrics): the gold is the positive class, "
+                "so precision is always 1, recall is the accuracy, and F1 = 2·acc/(1 + acc).",
+    reference="PACUTE paper §5; pacute-bench src/pacute_bench/evaluator.py _calc_metrics @ 89a610f"))
 ORDER_CONSISTENCY = register(MetricSpec(
     name="order_consistency", display="Order consistency", item=None, corpus=order_consistency, chance="none",
     resample=order_consistency_resample,

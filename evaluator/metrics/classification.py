@@ -3,6 +3,11 @@
 An unparseable answer (None) counts as a wrong prediction: it lowers the recall of its gold class but is not
 added as a class of its own, so macro-F1 averages over the labels seen in the gold or in parsed answers
 (scikit-learn's `f1_score(average="macro")` over that label set).
+
+The "SEA-HELM view" metrics reproduce SEA-HELM's `F1AccMetric.calculate_metrics` (src/metrics/f1_acc_metric.py;
+`seahelm_tasks/seahelm_metric.py` @ 360c7cc): an unparsed answer becomes the label "null", so it is an extra class
+in macro-F1 (F1 0, since no gold is null), and the headline is balanced accuracy normalised by the chance of the
+language's label set, `max((bacc − 1/K)/(1 − 1/K), 0)` (`SeaHelmMetric.normalize_score`), clipped at 0.
 """
 from __future__ import annotations
 
@@ -67,6 +72,44 @@ def balanced_accuracy(rows: Sequence[tuple]) -> float:
     return sum(hit[g] / total[g] for g in total) / len(total)
 
 
+NULL = "\x00null"
+"""The class an unparsed answer gets in the SEA-HELM view (SEA-HELM's `null_label`)."""
+
+
+def _with_null(rows: Sequence[tuple]) -> list[tuple[str, str]]:
+    return [(NULL if a is None else a, g) for a, g in _pairs(rows)]
+
+
+def seahelm_macro_f1(rows: Sequence[tuple]) -> float:
+    """Macro-F1 over gold ∪ predicted labels with unparsed answers as the extra class "null" (0-1)."""
+    pairs = _with_null(rows)
+    if not pairs:
+        return float("nan")
+    return macro_f1([(a, g) for a, g in pairs])
+
+
+def _label_chance(rows: Sequence[tuple]) -> float:
+    """1/K for the cell's language label set (the task's chance level), else 1/(distinct gold labels)."""
+    extras = rows[0][2] if rows and len(rows[0]) > 2 else {}
+    task, lang = extras.get("task"), extras.get("lang")
+    if task and lang:
+        from evaluator.registry import get_task
+
+        level = get_task(task).chance_level(lang)
+        if level:
+            return float(level)
+    return 1 / max(len({g for _, g in _pairs(rows)}), 1)
+
+
+def seahelm_nba(rows: Sequence[tuple]) -> float:
+    """SEA-HELM's headline: balanced accuracy normalised by 1/K and clipped at 0 (0-1)."""
+    bacc = balanced_accuracy(rows)
+    if bacc != bacc:
+        return bacc
+    c = _label_chance(rows)
+    return max((bacc - c) / (1 - c), 0.0) if c < 1 else 0.0
+
+
 def _item_counts(groups: Sequence[Sequence[tuple]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per item and label (labels in gold ∪ parsed answers): true positives, predictions and golds, (n × K) each."""
     labels = sorted({x for rows in groups for a, g in _pairs(rows) for x in (a, g) if x is not None})
@@ -88,6 +131,13 @@ def macro_f1_resample(groups: Sequence[Sequence[tuple]], draws: np.ndarray) -> n
     f1 = np.where(denom > 0, 2 * tp / np.maximum(denom, 1), 0.0)
     value = f1.sum(axis=1) / np.maximum((denom > 0).sum(axis=1), 1)
     return np.where(gold_n.sum(axis=1) > 0, value, np.nan)  # a resample without rows: NaN, as `macro_f1`
+
+
+def seahelm_nba_resample(groups: Sequence[Sequence[tuple]], draws: np.ndarray) -> np.ndarray:
+    """`seahelm_nba` on every resample at once (balanced accuracy resampled, then normalised and clipped)."""
+    bacc = balanced_accuracy_resample(groups, draws)
+    c = _label_chance([r for rows in groups for r in rows[:1]][:1])
+    return np.where(np.isnan(bacc), np.nan, np.maximum((bacc - c) / (1 - c), 0.0) if c < 1 else 0.0)
 
 
 def balanced_accuracy_resample(groups: Sequence[Sequence[tuple]], draws: np.ndarray) -> np.ndarray:
@@ -113,3 +163,15 @@ BALANCED_ACCURACY = register(MetricSpec(
     resample=balanced_accuracy_resample,
     description="Mean recall over gold classes; robust to class imbalance (e.g. rare neutral in UIT-VSFC).",
     reference="scikit-learn balanced_accuracy_score"))
+SEAHELM_NBA = register(MetricSpec(
+    name="seahelm_nba", display="SEA-HELM view", item=None, corpus=seahelm_nba, resample=seahelm_nba_resample,
+    chance="zero",
+    description="SEA-HELM's headline for classification: balanced accuracy normalised by the chance of the "
+                "language's label set (1/K) and clipped at 0; unparsed answers are the extra label \"null\". Shown "
+                "to compare with SEA-HELM's public board; Tanaw ranks the BHASA paper's metrics.",
+    reference="SEA-HELM src/metrics/f1_acc_metric.py + SeaHelmMetric.normalize_score (seahelm_metric.py)"))
+SEAHELM_MACRO_F1 = register(MetricSpec(
+    name="seahelm_macro_f1", display="Macro-F1 (SEA-HELM, null class)", item=None, corpus=seahelm_macro_f1,
+    description="Macro-F1 as SEA-HELM logs it: unparsed answers are the extra class \"null\" (F1 0), which lowers "
+                "the mean; Tanaw's macro_f1 counts them as wrong without adding a class.",
+    reference="SEA-HELM src/metrics/f1_acc_metric.py (f1_score(average='macro') with null_label)"))

@@ -1,8 +1,9 @@
 """Facts for the methodology page, generated from the task registry, `METRICS` and the extractors.
 
-Everything the page shows comes from here, so documentation cannot drift from what is computed. The two
-sample-based figures (ROUGE-L variants with the article title as the summary, and the differences from
-pacute-bench's released flags) are computed from the shared sample files when they are present.
+Everything the page shows comes from here, so documentation cannot drift from what is computed. Sample-based
+figures (ROUGE-L variants, re-scoring of pacute-bench's released results, QA F1 rules, PACUTE option counts, data
+defects) are computed once by `scripts/build_methodology_figures.py` into `data/methodology_figures.json`
+(`evaluator.metrics.figures`); the page reads them and never re-scores.
 """
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from evaluator import aggregate, extract
-from evaluator.metrics import METRICS
+from evaluator.metrics import METRICS, figures
 from evaluator.metrics.base import MetricSpec
-from evaluator.registry import LANG_NAMES, TASKS
+from evaluator.registry import LANG_NAMES, LANGUAGES, TASKS
 
 CHANCE_TEXT = {"task": "task chance (per language; MCQ: mean 1/k over items)", "zero": "0 (already chance-corrected "
                "or no chance floor)", "none": "not meaningful"}
@@ -87,18 +88,26 @@ def extractor_rows() -> list[dict[str, str]]:
             for name, fn in extract.EXTRACTORS.items()]
 
 
+def extraction_rules() -> tuple[tuple[str, str], ...]:
+    """The extraction rules for hard cases (negation, echoed choices, several tags, unclosed reasoning, ...)."""
+    return extract.RULES
+
+
 def answer_words() -> list[dict[str, str]]:
-    """Answer tags and label words accepted per language."""
-    rows = [{"language": LANG_NAMES.get(k, k), "kind": "answer tag", "word": f"{v}:", "means": "answer follows"}
-            for k, v in extract.ANSWER_TAGS.items()]
-    for lang, words in extract.LABEL_WORDS.items():
-        rows += [{"language": LANG_NAMES.get(lang, lang), "kind": "label word", "word": w, "means": lab}
-                 for w, lab in words.items()]
-    for lang, words in extract.SINGLE_LETTER_LABELS.items():
-        rows += [{"language": LANG_NAMES.get(lang, lang), "kind": "one-letter label", "word": w.upper(),
-                  "means": lab} for w, lab in words.items()]
-    rows += [{"language": "any", "kind": "true/false word", "word": w, "means": "true/yes" if v else "false/no"}
-             for w, v in extract.POLARITY_WORDS.items()]
+    """Answer tags, label words, true/false words and negators accepted per language (from the language entries)."""
+    rows = []
+    for code, lang in LANGUAGES.items():
+        name = LANG_NAMES.get(code, code)
+        rows += [{"language": name, "kind": "answer tag", "word": f"{lang.answer_tag}:", "means": "answer follows"}]
+        rows += [{"language": name, "kind": "label word", "word": w, "means": lab} for w, lab in lang.label_words.items()]
+        rows += [{"language": name, "kind": "one-letter label", "word": w.upper(), "means": lab}
+                 for w, lab in lang.single_letter_labels.items()]
+        rows += [{"language": name, "kind": "true/false word", "word": w, "means": "true/yes" if v else "false/no"}
+                 for w, v in lang.polarity_words.items()]
+        rows += [{"language": name, "kind": "negator (before)", "word": w, "means": "not the next word"}
+                 for w in lang.negation_before]
+        rows += [{"language": name, "kind": "negator (after)", "word": w, "means": "not the word before"}
+                 for w in lang.negation_after]
     return rows
 
 
@@ -146,6 +155,11 @@ def rouge_variants(data_dir: Path | str) -> list[dict[str, Any]]:
     return out
 
 
+def rouge_table() -> list[dict[str, Any]]:
+    """The stored title-as-summary ROUGE-L figures (see `rouge_variants`)."""
+    return list(figures.load().get("rouge", []))
+
+
 def pacute_reasons() -> dict[str, str]:
     """Reason key → explanation for the PACUTE difference table."""
     from evaluator.metrics.pacute_compat import REASONS
@@ -153,12 +167,90 @@ def pacute_reasons() -> dict[str, str]:
     return dict(REASONS)
 
 
-def pacute_differences(data_dir: Path | str) -> tuple[int, list[dict[str, Any]]]:
-    """(items compared, counted differences) between our PACUTE scoring and pacute-bench's sample flags."""
-    from evaluator.metrics.pacute_compat import compare_folder, summarize
+def pacute_differences() -> tuple[int, list[dict[str, Any]]]:
+    """(items compared, counted differences from pacute-bench's released flags), from the stored figures."""
+    pb = figures.load().get("pacute_bench") or {}
+    return int(pb.get("items", 0)), list(pb.get("differences", []))
 
-    folder = Path(data_dir) / "pacute" / "results-sample" / "gpt-4.1-nano" / "inference"
-    if not folder.exists():
-        return 0, []
-    sizes, diffs = compare_folder(folder)
-    return sum(sizes.values()), summarize(diffs)
+
+def pacute_benchmarks() -> list[dict[str, Any]]:
+    """Per benchmark, 0-100: Tanaw's exact/contains match, pacute-bench's as released and re-normalised."""
+    rows = []
+    for b in (figures.load().get("pacute_bench") or {}).get("benchmarks", []):
+        pct = {k: {m: round(100 * v / b["n"], 2) for m, v in b[k].items()} for k in ("ours", "theirs",
+                                                                                     "theirs_normalised")}
+        rows.append({"benchmark": b["task"], "n": b["n"], "EM Tanaw": pct["ours"]["exact_match"],
+                     "EM pacute-bench": pct["theirs"]["exact_match"],
+                     "EM pacute-bench normalised": pct["theirs_normalised"]["exact_match"],
+                     "CM Tanaw": pct["ours"]["contains_match"], "CM pacute-bench": pct["theirs"]["contains_match"],
+                     "CM pacute-bench normalised": pct["theirs_normalised"]["contains_match"]})
+    return rows
+
+
+def pacute_remaining() -> list[dict[str, Any]]:
+    """Per-item differences left after comparing pacute-bench's answers with the paper's normalisation."""
+    return list((figures.load().get("pacute_bench") or {}).get("remaining", []))
+
+
+MCQ_TIE_RULE = (
+    "An exact tie between the highest log-probabilities is decided by the tied options' text, never by their "
+    "position: the option whose NFC text has the smallest SHA-256 digest is chosen (`argmax_option`). The choice "
+    "is the same in any option order, and over many t-way ties the gold wins about 1/t of them. pacute-bench "
+    "always credits the gold on a tie (it sits at index 0); Tanaw used to take the first option in its order.")
+
+
+def _count(rows: list[dict], **match: Any) -> int:
+    return sum(r["items"] for r in rows if all(r.get(k) == v for k, v in match.items()))
+
+
+def _qa(lang: str) -> dict[str, Any]:
+    return next((r for r in figures.load().get("qa", []) if r["lang"] == lang), {})
+
+
+def _mcq_task(name: str) -> dict[str, Any]:
+    return next((t for t in (figures.load().get("pacute_mcq") or {}).get("tasks", []) if t["task"] == name), {})
+
+
+def differences() -> list[dict[str, str]]:
+    """Tanaw's deliberate differences from pacute-bench and SEA-HELM, each with its count on the public samples."""
+    n, diffs = pacute_differences()
+    qa_id, qa_th = _qa("id"), _qa("th")
+    syl, hier = _mcq_task("pacute-syllabification-mcq"), (figures.load().get("pacute_mcq") or {}).get(
+        "hierarchical_mcq", {})
+    two = (syl.get("options") or {}).get("2", 0)
+    typo = next(iter(figures.load().get("defects", [])), {})
+    rows = [
+        ("pacute-bench", "Affix hyphens", "trimmed before comparing (PACUTE paper §5: `-um-` = `um`)",
+         "compared verbatim", f"{_count(diffs, reason='hyphen')} flags of {n:,} gpt-4.1-nano items"),
+        ("pacute-bench", "Unicode", "NFC before comparing (í = i + U+0301)", "code points",
+         f"{_count(diffs, reason='unicode')} flags"),
+        ("pacute-bench", "Contains-match without a closed <answer> block", "whole response searched",
+         "first line of the response searched", f"{_count(diffs, reason='whole_response')} flags on the "
+         "gpt-4.1-nano sample (every response there closes its answer block)"),
+        ("pacute-bench", "Unclosed <reflection>", "exact match unparsed (0)", "reflection's first line is the answer",
+         f"{_count(diffs, reason='unclosed_reflection')} flags"),
+        ("pacute-bench", "MCQ ties", "decided by option text (see below)", "gold always credited",
+         "exact ties only"),
+        ("pacute-bench", "MCQ normalised accuracy", "each item's own option count k",
+         "one k per benchmark (the largest, 4)", f"{two} syllabification MCQ items have 2 options"),
+        ("pacute-bench", "Hierarchical MCQ gold", "the file's `answer`",
+         "`options[0]` (its loader's ground truth)",
+         f"differ in {hier.get('answer_not_options0', '?')} of {hier.get('n', '?')} items: the paper's "
+         "hierarchical MCQ rows are not comparable with Tanaw's cell"),
+        ("pacute-bench", "MCQ F1", "mcq_f1 = 2·acc/(1 + acc), as pacute-bench", "precision always 1",
+         "same value"),
+        ("SEA-HELM", "QA articles (a/an/the)", "removed in English only", "removed in English only",
+         f"same rule; the SQuAD script's rule gives Indonesian {qa_id.get('f1_with_english_articles')} "
+         f"instead of {qa_id.get('f1')} (gold + 20 characters)"),
+        ("SEA-HELM", "Thai QA headline", "F1 after newmm (whitespace F1 kept as secondary)", "F1 after newmm",
+         f"same; whitespace F1 {qa_th.get('f1')} vs newmm {qa_th.get('f1_newmm')} on the Thai sample"),
+        ("SEA-HELM", "Classification headline", "the BHASA paper's macro-F1 / accuracy (ranked)",
+         "normalised balanced accuracy, clipped at 0, unparsed as a null class", "shown as the `seahelm_nba` "
+         "column (SEA-HELM view), never ranked"),
+        ("pacute-bench", "Duplicate items", "flagged `duplicate-item`, each copy still scored", "not flagged",
+         f"{syl.get('duplicate_groups', '?')} groups, {syl.get('duplicate_items', '?')} syllabification MCQ items"),
+        ("SEA-HELM", "LINDSEA typo", "flagged `known-typo`, kept as the source has it", "fixed in SEA-HELM's copy",
+         f"{typo.get('item_id', '?')}: '{typo.get('typo', '?')}' for '{typo.get('fix', '?')}'"),
+    ]
+    return [{"reference": r, "topic": t, "Tanaw": a, "reference tool": b, "count on the samples": c}
+            for r, t, a, b, c in rows]

@@ -1,8 +1,14 @@
 """String-match metrics for generative answers: PACUTE exact and contains match, LINDSEA open coreference.
 
 Normalisation (PACUTE paper §5): case, surrounding whitespace, and leading/trailing hyphens of affix strings
-(`-um-` ≡ `um`); text is NFC-normalised first so composed and decomposed diacritics (`í` vs `i` + U+0301) agree. pacute-bench's released result files did not strip hyphens; `evaluator.pacute_compat`
-counts where that changes a score.
+(`-um-` ≡ `um`); text is NFC-normalised first so composed and decomposed diacritics (`í` vs `i` + U+0301) agree.
+pacute-bench's released result files did not strip hyphens; `evaluator.metrics.pacute_compat` counts where that
+changes a score.
+
+PACUTE contains-match searches the whole raw response when it has no closed `<answer>…</answer>` block: the paper
+keeps contains-match because "the correct answer often appears mid-chain but is not surfaced as the final
+response", and pacute-bench, finding no answer block, searches the response's first line, which for a truncated
+`<reflection>` is most of the chain. Exact match stays strict (the extracted answer only).
 """
 from __future__ import annotations
 
@@ -44,19 +50,39 @@ def referent_alternatives(gold: str) -> list[str]:
     return [part.strip() for part in re.split(r"\s+or\s+", text) if part.strip()] or [gold]
 
 
-def contains_match_item(answer: str | None, gold: Any, *, lang: str = "", item: Any = None) -> float:
-    """1.0 when the answer matches exactly (hyphen-normalised) or contains a gold (case and whitespace only).
+_ANSWER_BLOCK = re.compile(r"<answer>.*?</answer>", re.IGNORECASE | re.DOTALL)
 
-    Hyphens are not trimmed for containment: a trimmed suffix `-ak` would otherwise be "found" in `yak`.
-    LINDSEA golds listing alternatives ("Tono or Tina (least preferred)") accept any of them.
+
+def has_answer_block(output: str | None) -> bool:
+    """The output holds a closed `<answer>…</answer>` block (case-insensitive)."""
+    return bool(output) and _ANSWER_BLOCK.search(unicodedata.normalize("NFC", output)) is not None
+
+
+def contains_region(answer: str | None, output: str | None, task: str = "") -> str | None:
+    """The text contains-match searches: the whole output for a PACUTE response without a closed answer block,
+    otherwise the extracted answer (LINDSEA open coreference always uses the extracted answer)."""
+    if output is not None and not task.startswith("lindsea-") and not has_answer_block(output):
+        return output
+    return answer
+
+
+def contains_match_item(answer: str | None, gold: Any, *, lang: str = "", item: Any = None,
+                        output: str | None = None) -> float:
+    """1.0 when the answer matches exactly (hyphen-normalised) or the searched text contains a gold (case, NFC).
+
+    The searched text is `contains_region`: the whole raw output when it has no closed `<answer>` block (PACUTE),
+    else the extracted answer. Hyphens are not trimmed for containment: a trimmed suffix `-ak` would otherwise be
+    "found" in `yak`. LINDSEA golds listing alternatives ("Tono or Tina (least preferred)") accept any of them.
     """
-    if answer is None:
-        return 0.0
-    if isinstance(gold, str) and str(getattr(item, "task", "")).startswith("lindsea-"):
+    task = str(getattr(item, "task", "") or "")
+    if isinstance(gold, str) and task.startswith("lindsea-"):
         gold = referent_alternatives(gold)
-    if exact_match_item(answer, gold):
+    if answer is not None and exact_match_item(answer, gold):
         return 1.0
-    a = _plain(answer)
+    region = contains_region(answer, output, task)
+    if region is None:
+        return 0.0
+    a = _plain(region)
     golds = gold if isinstance(gold, (list, tuple)) else (gold,)
     return float(any(g is not None and _plain(g) and _plain(g) in a for g in golds))
 
@@ -66,8 +92,10 @@ EXACT_MATCH = register(MetricSpec(
     description="Answer equals the gold after lower-casing and trimming whitespace and affix hyphens.",
     reference="PACUTE paper §5; pacute-bench exact_match"))
 CONTAINS_MATCH = register(MetricSpec(
-    name="contains_match", display="Contains match", item=contains_match_item, binary=True,
-    description="Exact match, or the gold (lower-cased, trimmed) occurs inside the lower-cased answer; affix "
-                "hyphens are kept for containment so `-ak` is not found in `yak`. LINDSEA open coreference: a gold "
-                "such as \"Tono or Tina (least preferred)\" accepts either referent.",
-    reference="PACUTE paper §5; pacute-bench contains_match"))
+    name="contains_match", display="Contains match", item=contains_match_item, binary=True, reads_output=True,
+    description="Exact match, or the gold (lower-cased, trimmed, NFC) occurs inside the lower-cased answer; when a "
+                "PACUTE response has no closed <answer> block, inside the whole response (the answer often appears "
+                "mid-chain, PACUTE paper §7). Affix hyphens are kept for containment so `-ak` is not found in "
+                "`yak`. LINDSEA open coreference: a gold such as \"Tono or Tina (least preferred)\" accepts either "
+                "referent, searched in the extracted answer only.",
+    reference="PACUTE paper §5, §7; pacute-bench contains_match (src/pacute_bench/evaluator.py @ 89a610f)"))

@@ -1,17 +1,20 @@
 """BHASA NLP tasks (paper Section 3; datasets as in Table 2 and `reference/bhasa_datasets.csv`).
 
 English prompts are the paper's (Tables 3-10); native prompts come from SEA-HELM task configs
-(`seahelm:<file>:<key>`) read at run time. Label words per language live in `evaluator.prompts.LITERALS`.
+(`seahelm:<file>:<key>`) read at run time. Label words, NER and toxicity label lists per language live in the
+language entries (`evaluator.languages`).
 """
 from evaluator.spec import PromptTemplate, TaskSpec
 
 L4 = ("id", "vi", "th", "ta")
+SEAHELM_VIEW = ("seahelm_nba", "seahelm_macro_f1")
+"""Secondary metrics that reproduce SEA-HELM's classification scores (its public board's view)."""
 
 NER = TaskSpec(
     name="ner", family="bhasa", group="NLU", langs=L4, mode="generate", loader="bhasa.ner",
     extractor="ner_tags", metrics=("ner_f1",),
-    dataset={"id": "NERGrit", "vi": "VLSP2018", "th": "ThaiNERv2", "ta": "Naamapadam"},
-    chance=0.0, max_tokens=512,
+    dataset={"id": "NERGrit", "vi": "VLSP2018", "th": "ThaiNER 1.5.1 (BHASA: v2.0)", "ta": "Naamapadam"},
+    chance=0.0, max_tokens=512, language_slots={"labels": "ner_labels"},
     prompt_en=PromptTemplate(
         "Perform Named Entity Recognition (NER) on the following text using only the following labels: "
         "{labels}. Please follow the format given in the following example:\n"
@@ -23,18 +26,19 @@ NER = TaskSpec(
 QA = TaskSpec(
     name="qa", family="bhasa", group="NLU", langs=L4, mode="generate", loader="bhasa.qa",
     extractor="qa_span", metrics=("squad_f1", "squad_em", "squad_f1_newmm"),
+    headline={"th": "squad_f1_newmm"},
     dataset={"id": "TyDiQA", "vi": "XQuAD", "th": "XQuAD", "ta": "IndicQA"},
     chance=0.0, max_tokens=256, trim_tokens={"ta": 3500},
     prompt_en=PromptTemplate(
         "You will be given a paragraph and a question. Answer the question by extracting the answer from "
         "the paragraph.\nParagraph: {context}\nQuestion: {question}\nAnswer:"),
     native_pack="seahelm:nlu_question_answering.yaml:qa",
-    description="Extractive QA; SQuAD F1 (max over gold answers), Thai also after newmm retokenisation.",
+    description="Extractive QA; SQuAD F1 (max over gold answers); Thai headline after newmm retokenisation.",
 )
 
 SENTIMENT = TaskSpec(
     name="sentiment", family="bhasa", group="NLU", langs=L4, mode="generate", loader="bhasa.sentiment",
-    extractor="label", metrics=("macro_f1", "accuracy", "balanced_accuracy"),
+    extractor="label", metrics=("macro_f1", "accuracy", "balanced_accuracy", *SEAHELM_VIEW),
     headline={"ta": "accuracy"},
     dataset={"id": "NusaX", "vi": "UIT-VSFC", "th": "Wisesight", "ta": "IndicSentiment"},
     labels={"id": ("positive", "negative", "neutral"), "vi": ("positive", "negative", "neutral"),
@@ -49,11 +53,12 @@ SENTIMENT = TaskSpec(
 
 TOXICITY = TaskSpec(
     name="toxicity", family="bhasa", group="NLU", langs=("id", "vi", "th"), mode="generate",
-    loader="bhasa.toxicity", extractor="label", metrics=("macro_f1", "accuracy", "balanced_accuracy"),
+    loader="bhasa.toxicity", extractor="label", metrics=("macro_f1", "accuracy", "balanced_accuracy", *SEAHELM_VIEW),
     dataset={"id": "MLHSD", "vi": "ViHSD", "th": "Thai Toxicity Tweet"},
     labels={"id": ("clean", "abusive", "hate"), "vi": ("clean", "offensive", "hate"),
             "th": ("non-toxic", "toxic")},
     chance={"id": 1 / 3, "vi": 1 / 3, "th": 1 / 2}, max_tokens=32,
+    language_slots={"label_definitions": "toxicity_labels.definitions", "label_choices": "toxicity_labels.choices"},
     prompt_en=PromptTemplate(
         "You are a hate speech detector. The label definitions are as follows:\n{label_definitions}\n"
         "When given a sentence, classify it with a single word: {label_choices}.\nSentence: {text}"),
@@ -66,23 +71,23 @@ _MT_PROMPT = PromptTemplate("Translate the following text into {target_language}
 TRANSLATION_EN_XX = TaskSpec(
     name="translation-en-xx", family="bhasa", group="NLG", langs=L4, mode="generate", loader="bhasa.mt_en_xx",
     extractor="free_text", metrics=("chrf++", "comet22"), dataset={lang: "FLORES-200" for lang in L4},
-    chance=0.0, max_tokens=256, prompt_en=_MT_PROMPT,
-    native_pack="seahelm:nlg_translation.yaml:translation-en-xx",
+    chance=0.0, max_tokens=256, prompt_en=_MT_PROMPT, language_slots={"target_language": "name"},
+    output_tag="translation", rollup_as="translation", native_pack="seahelm:nlg_translation.yaml:translation-en-xx",
     description="English → target language, FLORES-200 devtest; ChrF++ (COMET-22 when its checkpoint is present).",
 )
 
 TRANSLATION_XX_EN = TaskSpec(
     name="translation-xx-en", family="bhasa", group="NLG", langs=L4, mode="generate", loader="bhasa.mt_xx_en",
     extractor="free_text", metrics=("chrf++", "comet22"), dataset={lang: "FLORES-200" for lang in L4},
-    chance=0.0, max_tokens=256, prompt_en=_MT_PROMPT,
-    native_pack="seahelm:nlg_translation.yaml:translation-xx-en",
+    chance=0.0, max_tokens=256, prompt_en=_MT_PROMPT, language_slots={"target_language": "en:name"},
+    output_tag="translation", rollup_as="translation", native_pack="seahelm:nlg_translation.yaml:translation-xx-en",
     description="Target language → English, FLORES-200 devtest; ChrF++ (COMET-22 when its checkpoint is present).",
 )
 
 ABSSUM = TaskSpec(
     name="abssum", family="bhasa", group="NLG", langs=L4, mode="generate", loader="bhasa.abssum",
     extractor="free_text", metrics=("rougeL", "rougeL_nows"), dataset={lang: "XLSum" for lang in L4},
-    chance=0.0, temperature=0.3, max_tokens=512, trim_tokens={"th": 3300, "ta": 3300},
+    chance=0.0, temperature=0.3, max_tokens=512, trim_tokens={"th": 3300, "ta": 3300}, output_tag="summary",
     prompt_en=PromptTemplate(
         "Article: {text}\nSummarize this {language} article in 1 or 2 sentences. "
         "The response should be in {language}.\nSummary:"),
@@ -92,7 +97,7 @@ ABSSUM = TaskSpec(
 
 NLI = TaskSpec(
     name="nli", family="bhasa", group="NLR", langs=L4, mode="generate", loader="bhasa.nli",
-    extractor="letter", metrics=("accuracy", "macro_f1"),
+    extractor="letter", metrics=("accuracy", "macro_f1", *SEAHELM_VIEW),
     dataset={"id": "IndoNLI", "vi": "XNLI", "th": "XNLI", "ta": "IndicXNLI"},
     labels={lang: ("A", "B", "C") for lang in L4}, chance=1 / 3, max_tokens=32,
     prompt_en=PromptTemplate(
@@ -106,7 +111,8 @@ NLI = TaskSpec(
 
 CAUSAL = TaskSpec(
     name="causal", family="bhasa", group="NLR", langs=L4, mode="generate", loader="bhasa.causal",
-    extractor="letter", metrics=("accuracy", "order_consistency"), dataset={lang: "XCOPA" for lang in L4},
+    extractor="letter", metrics=("accuracy", "order_consistency", *SEAHELM_VIEW),
+    dataset={lang: "XCOPA" for lang in L4},
     labels={lang: ("A", "B") for lang in L4}, chance=0.5, max_tokens=32, both_orders=True,
     option_fields=("choice1", "choice2"),
     prompt_en=PromptTemplate(

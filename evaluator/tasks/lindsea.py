@@ -60,6 +60,7 @@ COREF_PRONOUN = TaskSpec(
 TRANSLATION = TaskSpec(
     name="lindsea-translation", family="lindsea", group="LD", langs=L2, mode="generate",
     loader="lindsea.translation", extractor="free_text", metrics=("chrf++",), chance=0.0, max_tokens=256,
+    output_tag="translation",
     native_pack="lindsea:semantics.translation", dataset={lang: "LINDSEA semantics" for lang in L2},
     description="Sentence translation probing lexical items; ChrF++ against the reference.",
 )

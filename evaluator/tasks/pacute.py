@@ -10,7 +10,7 @@ GEN_FORMAT = ("Reason briefly inside <reflection></reflection>, then give only t
               "<answer></answer>.")
 """System instruction for GEN items: the structured XML format the PACUTE paper describes (Section 3)."""
 
-_MCQ_METRICS = ("mcq_acc", "mcq_norm_acc")
+_MCQ_METRICS = ("mcq_acc", "mcq_norm_acc", "mcq_f1")
 _GEN_METRICS = ("exact_match", "contains_match")
 
 _SUITE = {

@@ -1,7 +1,7 @@
 """Leaderboard queries: headline cells per model, averages per competency / language / overall, reported rows.
 
-Averages follow SEA-HELM: per language, the mean of competency means (each the mean of its tasks); overall, the
-mean over languages. They are computed over the cells a model has, and `coverage` says how many that is.
+Averages (overall, per competency, per language) are the roll-ups `evaluator.rollup` computed at ingest and the
+wiring stored in `rollups`; this module only reads them. `coverage` says how many cells a model's overall covers.
 Demo baselines and reported paper rows are never ranked.
 """
 from __future__ import annotations
@@ -47,17 +47,21 @@ def _score_col(score: str) -> str:
     return score
 
 
-def _averages(cells: pd.DataFrame, col: str) -> pd.DataFrame:
-    ok = cells[cells["status"] == "ok"].dropna(subset=[col])
-    if ok.empty:
+def _averages(con: duckdb.DuckDBPyConnection, prompt_lang: str, col: str, family: str | None,
+              models: list[str]) -> pd.DataFrame:
+    """Stored roll-ups of `models` as columns: overall, one per competency, `lang:<code>` per language, coverage."""
+    df = con.execute("""
+        SELECT model_id AS model, level, key, value, coverage FROM rollups
+        WHERE prompt_lang = ? AND family = ? AND score = ? AND list_contains(?, model_id)""",
+                     [prompt_lang, family or "", col, models]).df()
+    if df.empty:
         return pd.DataFrame(columns=["model", "overall", "coverage"])
-    per_grp = ok.groupby(["model", "lang", "grp"], as_index=False)[col].mean()
-    per_lang = per_grp.groupby(["model", "lang"], as_index=False)[col].mean()
-    overall = per_lang.groupby("model")[col].mean().rename("overall")
-    grp_avg = per_grp.groupby(["model", "grp"])[col].mean().unstack("grp")
-    lang_avg = per_lang.set_index(["model", "lang"])[col].unstack("lang").add_prefix("lang:")
-    coverage = ok.groupby("model").size().rename("coverage")
-    return pd.concat([overall, grp_avg, lang_avg, coverage], axis=1).reset_index(names="model")
+    df["column"] = df["level"].map({"overall": "overall", "competency": "", "language": "lang:"}) + df["key"]
+    wide = df.pivot_table(index="model", columns="column", values="value", aggfunc="first")
+    coverage = df[df["level"] == "overall"].set_index("model")["coverage"].rename("coverage")
+    comps = sorted(df.loc[df["level"] == "competency", "column"].unique())
+    langs = sorted(df.loc[df["level"] == "language", "column"].unique())
+    return pd.concat([wide[["overall", *comps, *langs]], coverage], axis=1).reset_index(names="model")
 
 
 @query
@@ -72,7 +76,8 @@ def leaderboard_table(con: duckdb.DuckDBPyConnection, prompt_lang: str = "en", s
     shown = cells.assign(val=cells[col].where(cells["status"] == "ok"))
     wide = shown.pivot_table(index="model", columns="cell", values="val", aggfunc="first", dropna=False)
     wide = wide[sorted(wide.columns)]
-    out = models.merge(_averages(cells, col), on="model", how="left").merge(
+    averages = _averages(con, prompt_lang, col, family, models["model"].tolist())
+    out = models.merge(averages, on="model", how="left").merge(
         wide.reset_index(), on="model", how="left")
     ranked = out["origin"].isin(RANKED_ORIGINS) & out["overall"].notna()
     out["rank"] = out["overall"].where(ranked).rank(ascending=False, method="min").astype("Int64")
@@ -138,3 +143,17 @@ def leaderboard_matrix(con: duckdb.DuckDBPyConnection, prompt_lang: str = "en", 
         cells = cells.assign(val=cells[col].where(cells["status"] == "ok"))
     wide = cells.pivot_table(index="model", columns="cell", values="val", aggfunc="first", dropna=False)
     return wide.reindex(index=order, columns=sorted(wide.columns))
+
+
+@query
+def rollup_rows(con: duckdb.DuckDBPyConnection, prompt_lang: str | None = None, family: str | None = None,
+                score: str = "normalized") -> pd.DataFrame:
+    """Stored roll-ups of visible models, long format: model, prompt_lang, family ('' = all), level, key, value,
+    coverage (for the CLI and downloads)."""
+    return con.execute("""
+        SELECT r.model_id AS model, r.prompt_lang, r.family, r.level, r.key, r.value, r.coverage
+        FROM rollups r JOIN models m ON m.model_id = r.model_id
+        WHERE NOT coalesce(m.hidden, false) AND r.score = ? AND (? IS NULL OR r.prompt_lang = ?)
+          AND r.family = coalesce(?, '')
+        ORDER BY r.model_id, r.prompt_lang, r.level DESC, r.key""",
+                       [_score_col(score), prompt_lang, prompt_lang, family]).df()

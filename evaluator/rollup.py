@@ -1,0 +1,102 @@
+"""Roll-ups: competency, language and overall means of a model's headline cells (the one place they are computed).
+
+The rule (documented on the Methodology page): both translation directions are averaged into one translation
+sub-task first; sub-tasks into a competency (NLU, NLG, NLR, LD, ...) per language; competencies into a language
+score; languages into the overall score. A competency column is the mean of that competency over the languages
+that have it. Every mean covers only the cells present, and `coverage` counts them. The wiring stores
+`rollup_rows` at ingest; the store and the pages only read them.
+"""
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+
+from evaluator.registry import TASKS
+
+SUBTASKS = {t.name: t.rollup_as for t in TASKS.values() if t.rollup_as}
+"""Tasks averaged into one sub-task before competency means (`TaskSpec.rollup_as`: both translation directions)."""
+
+SCORES = ("value", "normalized")
+"""The two scales a roll-up is computed on: raw headline value and chance-normalised (both 0-100)."""
+
+
+def _mean(values: Iterable[float]) -> float:
+    return float(np.mean(list(values)))
+
+
+def rollup(scores: dict[tuple[str, str], float], groups: dict[str, str]) -> dict[str, Any]:
+    """Competency → language → overall means from per-(task, lang) scores.
+
+    `groups` maps task → competency (TaskSpec.group). Returns `competency` {(lang, group): mean},
+    `competency_mean` {group: mean over languages}, `language` {lang: mean}, `overall`, and `coverage`
+    {(lang, group): sub-tasks present}.
+    """
+    sub: dict[tuple[str, str, str], list[float]] = defaultdict(list)  # (lang, group, subtask) -> values
+    for (task, lang), v in scores.items():
+        if v is not None and not math.isnan(v):
+            sub[(lang, groups[task], SUBTASKS.get(task, task))].append(v)
+    comp: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for (lang, group, _), vals in sub.items():
+        comp[(lang, group)].append(_mean(vals))
+    competency = {k: _mean(v) for k, v in comp.items()}
+    per_lang: dict[str, list[float]] = defaultdict(list)
+    per_group: dict[str, list[float]] = defaultdict(list)
+    for (lang, group), v in competency.items():
+        per_lang[lang].append(v)
+        per_group[group].append(v)
+    language = {lang: _mean(v) for lang, v in per_lang.items()}
+    overall = _mean(language.values()) if language else float("nan")
+    coverage = {k: sorted(s for (lg, g, s) in sub if (lg, g) == k) for k in competency}
+    return {"competency": competency, "competency_mean": {g: _mean(v) for g, v in per_group.items()},
+            "language": language, "overall": overall, "coverage": coverage}
+
+
+def _ok(v: Any) -> bool:
+    return v is not None and not (isinstance(v, float) and math.isnan(v))
+
+
+def rollup_rows(cells: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The stored roll-ups of one model from its headline cells.
+
+    `cells`: mappings with task, lang, prompt_lang, value, normalized and status (only "ok" cells of registry
+    tasks count). One row per (prompt_lang, family — "" for every family —, score, level, key): level is
+    "overall" (key ""), "competency" (key = competency) or "language" (key = language code); `coverage` is the
+    number of cells behind the mean.
+    """
+    ok = [c for c in cells if c.get("status") == "ok" and c.get("task") in TASKS]
+    out = []
+    for prompt_lang in sorted({c["prompt_lang"] for c in ok}):
+        mine = [c for c in ok if c["prompt_lang"] == prompt_lang]
+        for family in ("", *sorted({TASKS[c["task"]].family for c in mine})):
+            sel = [c for c in mine if not family or TASKS[c["task"]].family == family]
+            for score in SCORES:
+                vals = {(c["task"], c["lang"]): float(c[score]) for c in sel if _ok(c[score])}
+                if not vals:
+                    continue
+                groups = {t: TASKS[t].group for t, _ in vals}
+                r = rollup(vals, groups)
+                base = {"prompt_lang": prompt_lang, "family": family, "score": score}
+                out.append({**base, "level": "overall", "key": "", "value": r["overall"], "coverage": len(vals)})
+                out += [{**base, "level": "competency", "key": g, "value": v,
+                         "coverage": sum(groups[t] == g for t, _ in vals)} for g, v in r["competency_mean"].items()]
+                out += [{**base, "level": "language", "key": lang, "value": v,
+                         "coverage": sum(lg == lang for _, lg in vals)} for lang, v in r["language"].items()]
+    return out
+
+
+EXAMPLE = {("translation-en-xx", "id"): 80.0, ("translation-xx-en", "id"): 60.0, ("abssum", "id"): 10.0}
+"""The worked example shown on the Methodology page (and pinned by a test)."""
+
+
+def worked_example() -> str:
+    """The roll-up rule on `EXAMPLE`, with the numbers computed by `rollup` itself."""
+    r = rollup(EXAMPLE, {t: TASKS[t].group for t, _ in EXAMPLE})
+    mt = (EXAMPLE[("translation-en-xx", "id")] + EXAMPLE[("translation-xx-en", "id")]) / 2
+    naive = sum(EXAMPLE.values()) / len(EXAMPLE)
+    return (f"Example: machine translation en→xx {EXAMPLE[('translation-en-xx', 'id')]:.0f} and xx→en "
+            f"{EXAMPLE[('translation-xx-en', 'id')]:.0f} make one translation score of {mt:.0f}; with summarisation "
+            f"{EXAMPLE[('abssum', 'id')]:.0f}, NLG = ({mt:.0f} + {EXAMPLE[('abssum', 'id')]:.0f}) / 2 = "
+            f"{r['competency'][('id', 'NLG')]:.0f} (not {naive:.0f}, the mean of the three tasks).")

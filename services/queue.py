@@ -1,0 +1,24 @@
+"""Queueing an evaluation request: the one path for the queue page and `python -m evaluator queue add`."""
+from __future__ import annotations
+
+import os
+from typing import Mapping
+
+
+def submit_request(db_path: str | os.PathLike | None, request, *, env: Mapping[str, str] | None = None,
+                   timeout: float = 30.0):
+    """Check a request (fields, then endpoint policy) and queue it under the writer lock; (stored, created?).
+
+    Raises store.queue.QueueError or evaluator.endpoints.EndpointRefused (messages safe to show anyone)."""
+    from evaluator import endpoints
+    from store import queue
+    from store.writer_lock import writer
+
+    queue.validate(request)
+    if request.backend == "openai":
+        endpoints.check(request.base_url, request.api_key_env, env=env)
+    elif request.api_key_env:
+        raise endpoints.EndpointRefused("api_key_env: Hub models are served by the worker; no key is sent",
+                                        "hub request names a key")
+    with writer(db_path, timeout=timeout) as con:
+        return queue.submit(con, request)

@@ -1,0 +1,81 @@
+"""Who may write: one token per action, closed by default on a public Space (SECURITY.md, "Roles and tokens").
+
+Actions and their tokens:
+
+    queue   TANAW_SUBMIT_TOKEN    request an evaluation (the worker spends GPU hours on it)
+    upload  TANAW_UPLOAD_TOKEN    upload result files
+    rate    TANAW_RATER_TOKENS    upload human ratings; "alice:tok1,bob:tok2": each token names its rater
+    admin   TANAW_ADMIN_TOKEN     hide, show again or delete uploads; read the audit trail
+
+With the token set, the action needs it (compared in constant time). Without it the action is *closed* when the
+app runs as a public Hugging Face Space (SPACE_ID set) and *open* on a self-hosted app; admin is never open without
+its token. Pages ask `mode(action)` what to show and `authorise(action, given)` before calling a write.
+"""
+from __future__ import annotations
+
+import hmac
+import os
+from dataclasses import dataclass
+from typing import Mapping
+
+TOKENS = {"queue": "TANAW_SUBMIT_TOKEN", "upload": "TANAW_UPLOAD_TOKEN", "rate": "TANAW_RATER_TOKENS",
+          "admin": "TANAW_ADMIN_TOKEN"}
+"""The environment variable holding each action's token(s)."""
+SPACE_ENV = "SPACE_ID"
+"""Set by Hugging Face on every Space: the app is public."""
+
+
+@dataclass(frozen=True)
+class Grant:
+    """An authorised caller."""
+
+    actor: str
+    """For the audit trail: "web:anonymous", "web:upload-token", "rater:alice", "admin"."""
+    rater: str | None = None
+    """The rater a rater token names (ratings rows must be theirs); None when the action is open."""
+
+
+def public_space(env: Mapping[str, str] | None = None) -> bool:
+    """Whether the app runs as a public Hugging Face Space."""
+    return bool((os.environ if env is None else env).get(SPACE_ENV))
+
+
+def _rater_tokens(value: str) -> dict[str, str]:
+    """token -> rater name from "name:token,name:token" (entries without both parts are ignored)."""
+    out = {}
+    for entry in value.split(","):
+        name, _, token = entry.strip().partition(":")
+        if name.strip() and token.strip():
+            out[token.strip()] = name.strip()
+    return out
+
+
+def mode(action: str, env: Mapping[str, str] | None = None) -> str:
+    """"token" (a token is configured and needed), "open" (self-hosted, none configured) or "closed"."""
+    env = os.environ if env is None else env
+    value = (env.get(TOKENS[action]) or "").strip()
+    if action == "rate" and value and not _rater_tokens(value):
+        return "closed"
+    if value:
+        return "token"
+    return "closed" if action == "admin" or public_space(env) else "open"
+
+
+def authorise(action: str, given: str | None, env: Mapping[str, str] | None = None) -> Grant | None:
+    """The grant for a caller presenting `given` (None when refused); every comparison is constant-time."""
+    env = os.environ if env is None else env
+    state = mode(action, env)
+    if state == "open":
+        return Grant("web:anonymous")
+    if state == "closed" or not given:
+        return None
+    value = env[TOKENS[action]].strip()
+    if action == "rate":
+        found = None
+        for token, rater in _rater_tokens(value).items():
+            if hmac.compare_digest(token.encode(), given.encode()):
+                found = rater
+        return Grant(f"rater:{found}", rater=found) if found else None
+    if hmac.compare_digest(value.encode(), given.encode()):
+        return Grant("admin" if action == "admin" else f"web:{action}-token")
+    return None

@@ -1,0 +1,53 @@
+"""Leaderboard: the SEA-HELM view column beside the paper's metric, and the different-gold warning on the
+reported PACUTE hierarchical MCQ rows (Streamlit AppTest on the embedded default database)."""
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from services.demo import build_default_db
+from store.db import connect
+from tests.conftest import REPO
+
+MAJ = "Baseline · majority class (demo)"
+
+
+@pytest.fixture(scope="module")
+def demo_db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("demo") / "tanaw.duckdb"
+    con = connect(path)
+    build_default_db(con)
+    con.close()
+    return path
+
+
+def _run(demo_db, monkeypatch, **params) -> AppTest:
+    monkeypatch.setenv("TANAW_DB", str(demo_db))
+    at = AppTest.from_file(str(REPO / "pages" / "leaderboard.py"), default_timeout=120)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_seahelm_view_column_beside_the_papers_metric(demo_db, monkeypatch):
+    at = _run(demo_db, monkeypatch, score="Raw")
+    cells = next(d.value for d in at.dataframe if "SEA-HELM view" in d.value.columns)
+    cells = cells[cells["model"] == MAJ].set_index(["task", "lang"])
+    # majority class "positive" on Indonesian sentiment: macro-F1 19.6 is the paper's metric (normalised −20.6);
+    # SEA-HELM's balanced accuracy is 1/3 = chance for its 3 labels → (1/3 − 1/3)/(2/3) = 0, clipped at 0
+    assert cells.loc[("sentiment", "id"), "metric"] == "macro_f1"
+    assert cells.loc[("sentiment", "id"), "value"] == pytest.approx(1000 / 51, abs=0.01)
+    assert cells.loc[("sentiment", "id"), "SEA-HELM view"] == pytest.approx(0.0)
+    assert cells.loc[("sentiment", "id"), "normalized"] < 0
+    assert cells["SEA-HELM view"].dropna().ge(0).all()  # never below 0
+    assert pytest.approx(0.0) == cells.loc[("causal", "id"), "SEA-HELM view"]  # "A" in both orders: bacc 1/2
+    assert cells.loc[("qa", "id")].isna()["SEA-HELM view"]  # classification tasks only
+
+
+def test_reported_hierarchical_mcq_is_marked_as_a_different_gold(demo_db, monkeypatch):
+    at = _run(demo_db, monkeypatch, bench="PACUTE", score="Raw")
+    reported = at.dataframe[-1].value
+    assert "pacute-hierarchical-mcq · tl" in reported.columns
+    warnings = [w.value for w in at.warning]
+    assert any(w.startswith("pacute-hierarchical-mcq · tl: scored by a different gold") and "464 of 600" in w
+               for w in warnings)
