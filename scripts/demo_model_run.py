@@ -34,8 +34,11 @@ as PACUTE MCQ is by its options'. One thread: on a loaded machine llama.cpp's th
 N_CTX = 2048
 
 
-def run_all(gguf: Path, db: Path) -> None:
-    """Every demo cell: classification and choice tasks with their own budgets, long generation capped."""
+GROUPS = ("explorers", "short", "long")
+
+
+def run_all(gguf: Path, db: Path, groups: tuple[str, ...] = GROUPS) -> None:
+    """Every demo cell of these groups (LINDSEA/PACUTE; BHASA classification and choice; BHASA long generation)."""
     from evaluator.cli.run import main as run_main
     from evaluator.datasets import available_cells
     from evaluator.registry import TASKS
@@ -46,18 +49,25 @@ def run_all(gguf: Path, db: Path) -> None:
     explorers = [t for t in tasks if TASKS[t].family != "bhasa"]
     short = [t for t in tasks if TASKS[t].family == "bhasa" and t not in LONG_TASKS]
     long = [t for t in tasks if t in LONG_TASKS]
-    for names, budget in ((explorers, SHORT_MAX_TOKENS), (short, SHORT_MAX_TOKENS), (long, LONG_MAX_TOKENS)):
+    plan = {"explorers": (explorers, SHORT_MAX_TOKENS), "short": (short, SHORT_MAX_TOKENS),
+            "long": (long, LONG_MAX_TOKENS)}
+    for names, budget in (plan[g] for g in groups):
         extra = ["--max-tokens", str(budget)]
         rc = run_main([*common, "--tasks", ",".join(names), *extra])
         if rc != 0:
             raise SystemExit(f"evaluator run failed with exit code {rc}")
 
 
-def export(db: Path) -> dict:
-    """Write the native JSONL (sorted, stable) and the run settings; returns counts."""
+def export(dbs: list[Path]) -> dict:
+    """Write the native JSONL (sorted, stable) and the run settings from the scratch stores; returns counts."""
     import duckdb
 
-    con = duckdb.connect(str(db), read_only=True)
+    con = duckdb.connect()
+    for n, db in enumerate(dbs):
+        con.execute(f"ATTACH '{db}' AS s{n} (READ_ONLY)")
+    union = " UNION ALL ".join(f"SELECT * FROM s{n}.{{t}}" for n in range(len(dbs)))
+    for table in ("runs", "predictions"):
+        con.execute(f"CREATE TEMP VIEW {table} AS {union.format(t=table)}")
     rows = con.execute("""
         SELECT r.task, r.lang, p.item_id, r.prompt_lang, r.run_no, p.ord, p.output, p.option_logprobs
         FROM predictions p JOIN runs r USING (run_id)
@@ -93,6 +103,9 @@ def export(db: Path) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--db", default="/tmp/gemma-demo.duckdb", help="scratch store (kept, so reruns resume)")
+    ap.add_argument("--groups", default=",".join(GROUPS), help="which cells to run: " + ", ".join(GROUPS))
+    ap.add_argument("--also", action="append", default=[],
+                    help="another scratch store to export from (a group run in parallel with its own --db)")
     ap.add_argument("--export-only", action="store_true", help="only export what the scratch store holds")
     args = ap.parse_args()
     if not args.export_only:
@@ -102,9 +115,9 @@ def main() -> None:
         if not gguf.exists():
             gemma.assemble(gguf)
         t0 = time.monotonic()
-        run_all(gguf, Path(args.db))
+        run_all(gguf, Path(args.db), tuple(args.groups.split(",")))
         print(f"runner: {time.monotonic() - t0:.0f} s", file=sys.stderr)
-    print(export(Path(args.db)))
+    print(export([Path(args.db), *map(Path, args.also)]))
 
 
 if __name__ == "__main__":

@@ -144,13 +144,97 @@ def build_default_db(con: duckdb.DuckDBPyConnection, data_dir: Path = DEMO_DIR) 
 
 
 def ensure_default_db(con: duckdb.DuckDBPyConnection) -> bool:
-    """Mirror the registries into the store (and roll up models stored before roll-ups were), and build the demo
-    content when the store has no models and no reported rows yet; True when it built."""
+    """Mirror the registries into the store (and roll up models stored before roll-ups were), and fill an empty
+    store (no models, no reported rows) with the demo content: from its Parquet snapshot when that matches the demo
+    files and the schema, else built from scratch; True when it filled."""
     with transaction(con):
         sync_registry(con)
         refresh_rollups(con, models_without_rollups(con))
     has = con.execute("SELECT (SELECT count(*) FROM models) + (SELECT count(*) FROM reported)").fetchone()[0]
     if has:
         return False
-    build_default_db(con)
+    if not load_snapshot(con):
+        build_default_db(con)
     return True
+
+
+SNAPSHOT_DIR = DEMO_DIR / "store"
+"""The built demo store as one Parquet file per table (`python -m services.demo --snapshot` writes it), so a first
+start copies rows instead of scoring ~6,000 answers; tests/test_demo_snapshot.py checks it against a fresh build."""
+NOT_SNAPSHOT = {"schema_version", "tasks", "metrics"}
+"""Tables every start mirrors from the registries anyway."""
+
+
+def inputs_digest(data_dir: Path = DEMO_DIR) -> str:
+    """SHA-256 over the demo files the build reads (items, the model's result file, the reported results)."""
+    digest = hashlib.sha256()
+    files = sorted(f for f in data_dir.rglob("*") if f.is_file() and SNAPSHOT_DIR not in f.parents)
+    for f in [*files, data_dir.parent / "reported_results.csv"]:
+        if f.is_file():
+            digest.update(f.relative_to(data_dir.parent).as_posix().encode() + b"\0" + f.read_bytes())
+    return digest.hexdigest()
+
+
+def _columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
+    rows = con.execute("SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'main' "
+                       "ORDER BY table_name, ordinal_position").fetchall()
+    out: dict[str, list[str]] = defaultdict(list)
+    for table, column in rows:
+        out[table].append(column)
+    return dict(out)
+
+
+def write_snapshot(con: duckdb.DuckDBPyConnection, dest: Path = SNAPSHOT_DIR, data_dir: Path = DEMO_DIR) -> dict:
+    """Write every non-empty table of a freshly built demo store under `dest` with manifest.json; returns it."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for old in dest.glob("*.parquet"):
+        old.unlink()
+    tables = {}
+    for table, cols in _columns(con).items():
+        n = con.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
+        if table in NOT_SNAPSHOT or not n:
+            continue
+        path = str(dest / f"{table}.parquet").replace("'", "''")
+        con.execute(f"COPY (SELECT * FROM \"{table}\") TO '{path}' (FORMAT parquet, COMPRESSION zstd)")
+        tables[table] = {"rows": n, "columns": cols}
+    manifest = {"inputs_sha256": inputs_digest(data_dir), "tables": tables}
+    (dest / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    return manifest
+
+
+def load_snapshot(con: duckdb.DuckDBPyConnection, src: Path = SNAPSHOT_DIR, data_dir: Path = DEMO_DIR) -> bool:
+    """Copy the snapshot into an empty store in one transaction; False (nothing written) when there is none, it
+    was made from other demo files, or a table's columns differ from this schema's."""
+    try:
+        manifest = json.loads((src / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    columns = _columns(con)
+    tables = manifest.get("tables") or {}
+    if manifest.get("inputs_sha256") != inputs_digest(data_dir) or any(
+            columns.get(t) != meta.get("columns") or not (src / f"{t}.parquet").is_file() for t, meta in tables.items()):
+        return False
+    with transaction(con):
+        for table in tables:
+            path = str(src / f"{table}.parquet").replace("'", "''")
+            con.execute(f"INSERT INTO \"{table}\" SELECT * FROM read_parquet('{path}')")
+    return True
+
+
+if __name__ == "__main__":  # python -m services.demo --snapshot
+    import argparse
+    import tempfile
+
+    from store.db import connect
+
+    parser = argparse.ArgumentParser(description="Rebuild the demo store and write its Parquet snapshot.")
+    parser.add_argument("--snapshot", action="store_true", required=True)
+    parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = connect(Path(tmp) / "demo.duckdb")
+        with transaction(fresh):
+            sync_registry(fresh)
+        build_default_db(fresh)
+        written = write_snapshot(fresh)
+        fresh.close()
+    print({t: m["rows"] for t, m in written["tables"].items()})

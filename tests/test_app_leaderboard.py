@@ -2,11 +2,12 @@
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from services.demo import build_default_db
+from services.demo import DEMO_MODEL, build_default_db
 from store.db import connect
 from tests.conftest import REPO
 
 MAJ, RND = "Baseline · majority class (demo)", "Baseline · random choice, seed 0 (demo)"
+GEMMA = DEMO_MODEL["model_id"]
 
 
 @pytest.fixture(scope="module")
@@ -31,8 +32,8 @@ def _run(demo_db, monkeypatch, **params) -> AppTest:
 def test_bhasa_normalized_english(demo_db, monkeypatch):
     at = _run(demo_db, monkeypatch)
     board = at.dataframe[0].value.set_index("model")
-    assert set(board.index) == {MAJ, RND}
-    assert board["rank"].isna().all()  # demo baselines are never ranked
+    assert set(board.index) == {GEMMA, MAJ, RND}  # a real model's demo run beside the baselines
+    assert board["rank"].isna().all()  # demo runs are never ranked
     # majority class on the twelve demo Indonesian sentiment items (5 positive, 4 negative, 3 neutral): always
     # "positive" → F1(positive) = 2·(5/12)/(5/12 + 1) = 10/17, macro-F1 = (10/17 + 0 + 0) / 3 = 19.6,
     # normalized (19.6 − 33.3) / 66.7 = −20.6
