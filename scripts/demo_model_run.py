@@ -25,7 +25,10 @@ RUN_INFO = DEMO / "gemma-3-270m.run.json"
 MODEL = "gemma-3-270m-q4km"
 LONG_TASKS = ("ner", "qa", "translation-en-xx", "translation-xx-en", "abssum")
 """Open-ended generation, capped at LONG_MAX_TOKENS (a 270M model loops until the budget runs out)."""
-LONG_MAX_TOKENS = 24
+LONG_MAX_TOKENS = 16
+LONG_SUBSET = ["--prompt-lang", "en", "--limit", "6"]
+"""Long generation on the first 6 items of each cell with the English prompt only: at 16 tokens each that is what
+two shared cores managed within the hour this run had (the other cells run every item in both prompt languages)."""
 SHORT_MAX_TOKENS = 8
 """Gemma 3 270M is the base (pretrained) model: it continues the prompt rather than answering, so the budgets are
 small (a label is 1-3 tokens) to keep the run within an hour on two shared cores. For the same reason letter
@@ -49,10 +52,10 @@ def run_all(gguf: Path, db: Path, groups: tuple[str, ...] = GROUPS) -> None:
     explorers = [t for t in tasks if TASKS[t].family != "bhasa"]
     short = [t for t in tasks if TASKS[t].family == "bhasa" and t not in LONG_TASKS]
     long = [t for t in tasks if t in LONG_TASKS]
-    plan = {"explorers": (explorers, SHORT_MAX_TOKENS), "short": (short, SHORT_MAX_TOKENS),
-            "long": (long, LONG_MAX_TOKENS)}
-    for names, budget in (plan[g] for g in groups):
-        extra = ["--max-tokens", str(budget)]
+    plan = {"explorers": (explorers, SHORT_MAX_TOKENS, []), "short": (short, SHORT_MAX_TOKENS, []),
+            "long": (long, LONG_MAX_TOKENS, LONG_SUBSET)}
+    for names, budget, subset in (plan[g] for g in groups):
+        extra = ["--max-tokens", str(budget), *subset]
         rc = run_main([*common, "--tasks", ",".join(names), *extra])
         if rc != 0:
             raise SystemExit(f"evaluator run failed with exit code {rc}")

@@ -71,16 +71,18 @@ def test_hand_checked_items():
 
 
 @pytest.mark.skipif(not RESULTS.is_file(), reason="data/demo/gemma-3-270m.results.jsonl not generated yet")
-def test_the_demo_model_answered_every_item_in_both_prompt_languages():
+def test_the_demo_model_answered_the_demo_items():
     from evaluator.formats.native import parse_native
 
     assert RESULTS.stat().st_size < 3_000_000
     parsed = parse_native(RESULTS.read_bytes(), RESULTS.name)
     assert not parsed.errors
     have = {(p.task, p.lang, p.item_id, p.prompt_lang, p.order) for p in parsed.predictions}
+    long = {"ner", "qa", "translation-en-xx", "translation-xx-en", "abssum"}  # first 6 items, English prompt
     for task_name, lang in available_cells(DEMO):
         orders = ("ab", "ba") if TASKS[task_name].both_orders else ("ab",)
-        for item in load_items(task_name, lang, data_dir=DEMO):
+        items = load_items(task_name, lang, data_dir=DEMO, limit=6 if task_name in long else None)
+        for item in items:
             assert all((task_name, lang, item.item_id, "en", o) in have for o in orders), (task_name, item.item_id)
     native = {p.task for p in parsed.predictions if p.prompt_lang == "native"}
     assert {"sentiment", "lindsea-mp", "pacute-hierarchical-mcq", "pacute-hierarchical-gen"} <= native
