@@ -26,6 +26,16 @@ ENV HOME=/home/user \
     TANAW_HOME=/home/user/.tanaw \
     STREAMLIT_BROWSER_GATHER_USAGE_STATS=false
 
+# Optional: the public benchmark data from its own sources at pinned commits (`python -m evaluator data pull`)
+# into $TANAW_HOME/data, the default data folder once present: uploads and runs score against it. On a Space add
+# the variable WITH_DATA=1 (Space variables reach the build as build arguments); with docker: --build-arg
+# WITH_DATA=1. Offline or failing, the build goes on with the demo items (a failed pull writes nothing).
+ARG WITH_DATA=0
+RUN if [ "$WITH_DATA" = "1" ]; then \
+        if python -m evaluator data pull --no-progress; then rm -rf "$TANAW_HOME/cache/pull"; \
+        else echo "data pull failed: the image keeps the demo items"; fi; \
+    fi
+
 EXPOSE 7860
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:7860/_stcore/health', timeout=4)"]

@@ -1,7 +1,7 @@
 """A small DuckDB store for page tests, built through the real scoring path (`services.ingest`).
 
-Three models answer real items from ../shared/data (LINDSEA, PACUTE, cultural, BHASA sentiment) in English and
-native prompts. Whether an answer is right follows a fixed rule, so tests can compute every figure by hand:
+Three models answer the fixture items written for Tanaw (`tests/fixture_data.py`: LINDSEA, PACUTE, cultural, BHASA
+sentiment) in English and native prompts. Whether an answer is right follows a fixed rule, so tests can compute every figure by hand:
 item number `i` of a (model, task, prompt language) list is right when `(i + shift) % 10 < RIGHT_OF_10[...]`;
 for option order "ba" the shift is 3. Every 7th answer of "Gemma-2B" is unparseable prose.
 """
@@ -16,8 +16,9 @@ from evaluator.datasets import load_items
 from evaluator.registry import get_task
 from evaluator.scoring import gold_for
 from evaluator.spec import Item, Prediction
+from tests import fixture_data
 
-DATA_DIR = Path(os.environ.get("TANAW_DATA_DIR") or Path(__file__).resolve().parents[1].parent / "shared" / "data")
+DATA_DIR = fixture_data.data_dir()
 
 MODELS = {
     "SeaLion-9B-it": dict(family="SEA-LION", organisation="AI Singapore", params_b=9.0, model_type="instruct",

@@ -28,7 +28,7 @@ VIEWS = [
      ["LINDSEA linguistic diagnostics", "Where it breaks", "chance 50%", "Minimal pairs answered wrongly"]),
     ("pacute", "pacute", {}, ["Hierarchy L0-L5", "chance 25%", "Gemma-2B: L2 20.0%", "Main suite and controls"]),
     ("cultural", "cultural", {"lang": "ta", "item": "0"},
-     ["Cultural probes", "அளவுக்கு மிஞ்சினால்", "<script>alert('x')</script>", "Mean per model and criterion"]),
+     ["Cultural probes", "ஒற்றுமையே பலம்", "<script>alert('x')</script>", "Mean per model and criterion"]),
     ("compare_deep_link", "compare", DEEP_LINK,
      ["17 items", "Paired test", "morphology-13", "Hmm, both could be fine depending on context."]),
     ("compare_thai", "compare", {"task": "sentiment", "lang": "th", "sys": ["Closed-XL|en", "Gemma-2B|native"]},

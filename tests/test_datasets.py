@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import re
 import string
 from collections import Counter
@@ -12,13 +11,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evaluator.datasets import LOADERS, DatasetError, available_cells, default_data_dir, load_items, load_report
+from evaluator.datasets import LOADERS, DatasetError, available_cells, load_items, load_report
 from evaluator.registry import TASKS, get_task
+from tests.samples import SAMPLES
 
 REPO = Path(__file__).resolve().parents[1]
-DATA = Path(os.environ.get("TANAW_DATA_DIR") or REPO.parent / "shared" / "data")
+DATA = SAMPLES
 REFERENCE = DATA.parent / "reference"
-pytestmark = pytest.mark.skipif(not (DATA / "README.md").is_file(), reason=f"no shared data at {DATA}")
+pytestmark = pytest.mark.needs_samples
 
 MISSING = {("ner", "vi"), ("ner", "ta")}
 CELLS = [(t.name, lang) for t in TASKS.values() for lang in t.langs if (t.name, lang) not in MISSING]
@@ -218,14 +218,6 @@ def test_empty_input_warning_and_limit(tmp_path):
     items = load_items("sentiment", "id", data_dir=tmp_path)
     assert items[0].warnings == ("empty-input: text",) and items[0].gold == "positive"
     assert len(load_items("sentiment", "id", data_dir=tmp_path, limit=1)) == 1
-
-
-def test_default_data_dir(monkeypatch, tmp_path):
-    monkeypatch.setenv("TANAW_DATA_DIR", str(tmp_path))
-    assert default_data_dir() == tmp_path
-    monkeypatch.delenv("TANAW_DATA_DIR")
-    shared = REPO.parent / "shared" / "data"
-    assert default_data_dir() == (shared if shared.is_dir() else REPO / "data" / "demo")
 
 
 # Fields the prompt module fills itself (few-shot blocks, label lists, literal tables), not the items.

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import shutil
 import threading
@@ -15,9 +14,10 @@ import pytest
 
 from evaluator.datasets import DatasetError, load_items
 from evaluator.datasets.hub import load_hub_items
+from tests.samples import SAMPLES
 
-DATA = Path(os.environ.get("TANAW_DATA_DIR") or Path(__file__).resolve().parents[1].parent / "shared" / "data")
-pytestmark = pytest.mark.skipif(not (DATA / "README.md").is_file(), reason=f"no shared data at {DATA}")
+DATA = SAMPLES
+pytestmark = pytest.mark.needs_samples
 
 REPO_ID = "tanaw/seabench-sample"
 COMMIT = "0123456789abcdef0123456789abcdef01234567"

@@ -1,7 +1,5 @@
 """Answer extraction on hand-written outputs in every language (reasoning blocks, tags, label words, letters)."""
-import os
 import unicodedata
-from pathlib import Path
 
 import pytest
 import yaml
@@ -10,8 +8,9 @@ from evaluator.extract import EXTRACTORS, split_reasoning
 from evaluator.languages import LANGUAGES
 from evaluator.registry import get_task
 from evaluator.spec import Item, Prediction
+from tests.samples import SAMPLES
 
-DATA = Path(os.environ.get("TANAW_DATA_DIR") or Path(__file__).resolve().parents[1].parent / "shared" / "data")
+DATA = SAMPLES
 
 
 def run(task_name, lang, raw, gold="x", options=None, pred=None):
@@ -123,7 +122,7 @@ def test_option_logprob_argmax_ties_first_and_text_fallback():
     assert run("pacute-affixation-mcq", "tl", None, options=opts, pred=bad).parsed is False
 
 
-@pytest.mark.skipif(not (DATA / "seahelm-configs").exists(), reason="shared data not present")
+@pytest.mark.needs_samples
 def test_answer_tags_match_seahelm_fewshot_labels():
     for path in (DATA / "seahelm-configs").glob("nlu_*.yaml"):
         for task in yaml.safe_load(path.read_text(encoding="utf-8")).values():
@@ -146,7 +145,7 @@ def test_generation_output_tags(task, lang, raw, expected):
     assert (ex.answer, ex.parsed) == (expected, True)
 
 
-@pytest.mark.skipif(not (DATA / "seahelm-configs").exists(), reason="shared data not present")
+@pytest.mark.needs_samples
 @pytest.mark.parametrize("family,config", [("translation", "nlg_translation.yaml"),
                                           ("summary", "nlg_abstractive_summarization.yaml")])
 def test_output_tags_match_seahelm_fewshot_labels(family, config):

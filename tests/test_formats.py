@@ -14,7 +14,7 @@ from evaluator.registry import get_task
 from evaluator.scoring import score_prediction
 from tests import upload_files as U
 
-pytestmark = pytest.mark.skipif(not U.DATA.is_dir(), reason="../shared/data not present")
+pytestmark = pytest.mark.needs_samples
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from store.db import connect
 from store.schema import row_counts
 from tests import upload_files as U
 
-pytestmark = pytest.mark.skipif(not U.DATA.is_dir(), reason="../shared/data not present")
+pytestmark = pytest.mark.needs_samples
 
 
 @pytest.fixture(scope="module")

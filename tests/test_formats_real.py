@@ -13,7 +13,7 @@ from evaluator.scoring import score_prediction
 from tests import upload_files as U
 
 REAL = U.DATA / "real-results"
-pytestmark = pytest.mark.skipif(not REAL.is_dir(), reason="../shared/data/real-results not present")
+pytestmark = pytest.mark.needs_samples
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from store.db import connect
 from tests import upload_files as U
 from tests.fuzz_files import hostile_files
 
-pytestmark = pytest.mark.skipif(not U.DATA.is_dir(), reason="../shared/data not present")
+pytestmark = pytest.mark.needs_samples
 
 # Small limits keep the hostile files small (and the test fast); the code paths are those of the defaults.
 LIMITS = Limits(max_bytes=1024 * 1024, max_line_bytes=64 * 1024, max_unpacked_bytes=4 * 1024 * 1024,

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from store import db, hub
-from tests import upload_files as U
+from tests import fixture_data, upload_files as U
 from tests.browser import chromium_available, chromium_page, screenshot, serve_app
 from tests.hub_standin import HubStandin
 from tests.test_spaces_start import wait_for_page
@@ -39,9 +39,10 @@ def test_app_pulls_pushes_and_survives_the_hub_going_down(tmp_path):
         local.execute("INSERT INTO models (model_id, origin) VALUES ('stale-local-model', 'demo')")
         local.close()
         upload = tmp_path / "hub-upload-model_sentiment_id.jsonl"
-        upload.write_bytes(U.jsonl(U.seahelm_sentiment_rows(6, wrong=(2,))))
+        upload.write_bytes(U.jsonl(U.seahelm_sentiment_rows(6, wrong=(2,), data_dir=fixture_data.data_dir())))
         env = {"TANAW_RESULTS_REPO": REPO, "HF_TOKEN": "write-token", "HF_ENDPOINT": standin.url,
-               "TANAW_HOME": str(tmp_path / "home"), "TANAW_HUB_PULL_EVERY_S": "2", "TANAW_DATA_DIR": str(U.DATA),
+               "TANAW_HOME": str(tmp_path / "home"), "TANAW_HUB_PULL_EVERY_S": "2",
+               "TANAW_DATA_DIR": str(fixture_data.data_dir()),
                "TANAW_ALLOW_PRIVATE_ENDPOINTS": "1"}  # self-hosted: gpu-7.example need not resolve (SECURITY.md)
         with serve_app(tmp_path / "space.duckdb", env=env) as url, chromium_page(height=2400) as page:
             page.goto(url)  # the first run pulls (a deep link as a fresh server's first request may draw once before)

@@ -7,8 +7,6 @@ than mapped onto v2.0's types: a facility can be a location or an organisation, 
 would change the gold.
 """
 import json
-import os
-from pathlib import Path
 
 import pytest
 
@@ -17,8 +15,9 @@ from evaluator.datasets import load_items
 from evaluator.languages import LANGUAGES, LanguageError, load_languages
 from evaluator.prompts import render
 from evaluator.registry import LANG_NAMES, TASKS, get_task
+from tests.samples import SAMPLES
 
-DATA = Path(os.environ.get("TANAW_DATA_DIR") or Path(__file__).resolve().parents[1].parent / "shared" / "data")
+DATA = SAMPLES
 THAINER_151 = {"PERSON", "ORGANIZATION", "LOCATION", "FACILITY", "DATE", "TIME", "AGO", "MONEY", "PERCENT", "LAW",
                "LEN", "URL", "PHONE", "EMAIL", "ZIP"}
 
@@ -56,7 +55,7 @@ def test_thai_ner_prompt_lists_thainer_151_labels():
     assert "FACILITY" in prompt and "AGO" in prompt
 
 
-@pytest.mark.skipif(not (DATA / "bhasa" / "ner").exists(), reason="shared data not present")
+@pytest.mark.needs_samples
 @pytest.mark.parametrize("code", ["id", "th"])
 def test_ner_gold_types_are_in_the_prompt_label_list(code):
     """No gold entity of the sample has a type the prompt does not offer (FACILITY and AGO were 13 such in th)."""

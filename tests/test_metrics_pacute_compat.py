@@ -1,17 +1,16 @@
 """Re-scoring pacute-bench's released per-item results with our extraction (issue 7 'done means')."""
 import json
-import os
-from pathlib import Path
 
 import pytest
 
 from evaluator.metrics.pacute_compat import compare, compare_folder, summarize
+from tests.samples import SAMPLES
 
-DATA = Path(os.environ.get("TANAW_DATA_DIR") or Path(__file__).resolve().parents[1].parent / "shared" / "data")
+DATA = SAMPLES
 SAMPLE = DATA / "pacute" / "results-sample" / "gpt-4.1-nano" / "inference"
 
 
-@pytest.mark.skipif(not SAMPLE.exists(), reason="pacute-bench result sample not present")
+@pytest.mark.needs_samples
 def test_rescoring_reproduces_pacute_bench_except_listed_differences():
     totals, diffs = compare_folder(SAMPLE)
     assert sum(t.n for t in totals) == 5940 and len(totals) == 8
@@ -35,7 +34,7 @@ def test_rescoring_reproduces_pacute_bench_except_listed_differences():
     }
 
 
-@pytest.mark.skipif(not SAMPLE.exists(), reason="pacute-bench result sample not present")
+@pytest.mark.needs_samples
 def test_reflection_and_answer_blocks_in_real_rows():
     rows = [json.loads(x) for x in (SAMPLE / "pacute-affixation-gen.jsonl").read_text(encoding="utf-8").splitlines()]
     assert all("<answer>" in r["response"] for r in rows[:20])

@@ -1,7 +1,6 @@
 """QA, NER, chrF++ and ROUGE-L against hand computations and the reference libraries on ../shared/data samples."""
 import json
 import math
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,9 +12,10 @@ from evaluator.metrics.ner import entity_counts, ner_micro_f1, parse_tagged, per
 from evaluator.metrics.qa import newmm_split, squad_em, squad_f1, squad_f1_newmm
 from evaluator.metrics.summarization import bootstrap_mid, rouge_l
 from evaluator.metrics.translation import chrf_corpus, chrf_interval, chrf_sentence, comet_unavailable
+from tests.samples import SAMPLES
 
-DATA = Path(os.environ.get("TANAW_DATA_DIR") or Path(__file__).resolve().parents[1].parent / "shared" / "data")
-needs_data = pytest.mark.skipif(not (DATA / "bhasa").exists(), reason="shared data not present")
+DATA = SAMPLES
+needs_data = pytest.mark.needs_samples
 
 
 def jsonl(path):

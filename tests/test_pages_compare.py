@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests import fixture_data
 from tests.fixtures_store import CELLS, app_test, cell_items, fixture_db, is_right, is_unparsed, pages_on
 
 A, B = "SeaLion-9B-it|en", "Gemma-2B|en"
@@ -82,8 +83,8 @@ def test_prompt_disagreement_and_next_failing_item(db):
 
 
 def test_thai_search_and_word_diff(db):
-    at = app_test("compare", task="sentiment", lang="th", sys=["Closed-XL|en", "Gemma-2B|native"], q="อนามัย")
+    at = app_test("compare", task="sentiment", lang="th", sys=["Closed-XL|en", "Gemma-2B|native"], q=fixture_data.THAI_SEARCH_WORD)
     assert not at.exception
     table = next(d.value for d in at.dataframe if "score_A" in d.value.columns)
-    assert sorted(table["item_id"]) == ["wisesight-test-0", "wisesight-test-9"]
+    assert sorted(table["item_id"]) == sorted(fixture_data.THAI_SEARCH_IDS)
     assert any(m.value.startswith("**Word-level difference") for m in at.markdown)

@@ -29,7 +29,7 @@ def test_responses_side_by_side_as_text(rated_db):
     codes = [c.value for c in at.code]
     assert UNSAFE_OUTPUT in codes  # shown verbatim in a code block, never rendered
     assert not any("<script>" in m.value for m in at.markdown)
-    assert any(c.startswith("அளவுக்கு மிஞ்சினால்") for c in codes)  # the Tamil probe as asked
+    assert any(c.startswith("ஒற்றுமையே பலம்") for c in codes)  # the Tamil probe as asked
     assert sum(c.startswith("Closed-XL explains:") for c in codes) == 1
 
 
@@ -37,7 +37,7 @@ def test_probe_from_the_url(rated_db):
     at = app_test("cultural", lang="ta", item="2", models=["Closed-XL"])
     assert not at.exception
     assert at.markdown[0].value.startswith("**Probe 2** · proverbs")
-    assert any(c.startswith("Closed-XL explains: எரிகிற விளக்கானாலும்") for c in (c.value for c in at.code))
+    assert any(c.startswith("Closed-XL explains: சிறு துளி பெரு வெள்ளம்") for c in (c.value for c in at.code))
 
 
 def test_ratings_summary(rated_db):

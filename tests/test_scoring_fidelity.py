@@ -1,15 +1,15 @@
 """Scoring as the papers and reference tools define it (issue 11): QA normalisation and Thai newmm headline."""
 import json
 import math
-from pathlib import Path
 
 import pytest
 
 from evaluator.metrics.qa import normalize_answer, squad_f1, squad_f1_newmm
 from evaluator.registry import get_task
+from tests.samples import SAMPLES
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-needs_qa = pytest.mark.skipif(not (DATA / "bhasa" / "qa").exists(), reason="../shared/data/bhasa/qa not present")
+DATA = SAMPLES
+needs_qa = pytest.mark.needs_samples
 
 
 def test_articles_are_removed_in_english_only():
@@ -157,7 +157,7 @@ def test_seahelm_view_is_normalised_balanced_accuracy_clipped_at_zero():
 
 # ------------------------------------------------------------------------------------------ data defects
 
-needs_samples = pytest.mark.skipif(not (DATA / "pacute").exists(), reason="../shared/data not present")
+needs_samples = pytest.mark.needs_samples
 
 
 @needs_samples
@@ -172,3 +172,19 @@ def test_syllabification_mcq_duplicates_and_lindsea_typo_are_flagged():
     mp = load_report("lindsea-mp", "id", data_dir=DATA)
     assert mp.flagged["argument_structure-21"] == ("known-typo: wrong 'mengambilan' (fixed copy: 'mengambilkan')",)
     assert mp.counts.get("known-typo") == 1
+
+
+def test_seahelm_view_resampling_equals_the_corpus_metric_on_every_resample():
+    import numpy as np
+
+    from evaluator.metrics.classification import (seahelm_macro_f1, seahelm_macro_f1_resample, seahelm_nba,
+                                                  seahelm_nba_resample)
+
+    rng = np.random.default_rng(7)
+    labels = ["positive", "negative", "neutral"]
+    groups = [[(None if rng.random() < 0.1 else labels[rng.integers(3)], labels[i % 3],
+                {"task": "sentiment", "lang": "vi"})] for i in range(90)]
+    draws = rng.integers(0, len(groups), size=(120, len(groups)))
+    for vectorised, scalar in ((seahelm_nba_resample, seahelm_nba), (seahelm_macro_f1_resample, seahelm_macro_f1)):
+        expected = np.array([scalar([row for j in d for row in groups[j]]) for d in draws])
+        assert np.allclose(vectorised(groups, draws), expected, atol=1e-12)

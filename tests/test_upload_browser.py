@@ -11,7 +11,7 @@ from tests import upload_files as U
 from tests.browser import chromium_available, chromium_page, screenshot, serve_app
 
 pytestmark = [pytest.mark.skipif(not chromium_available(), reason="Debian chromium / playwright not installed"),
-              pytest.mark.skipif(not U.DATA.is_dir(), reason="../shared/data not present")]
+              pytest.mark.needs_samples]
 
 SCRIPT = "<script>window.__pwned = 1</script>"
 IMG = '<img src=x onerror="window.__pwned = 2">'

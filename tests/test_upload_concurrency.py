@@ -19,7 +19,7 @@ from evaluator.formats.read import read_upload
 from store.db import connect
 from tests import upload_files as U
 
-pytestmark = pytest.mark.skipif(not U.DATA.is_dir(), reason="../shared/data not present")
+pytestmark = pytest.mark.needs_samples
 REPO = Path(__file__).resolve().parents[1]
 N_ROWS = 20
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import zipfile
 from pathlib import Path
 
 from evaluator.datasets import load_items
+from tests.samples import SAMPLES
 
-DATA = Path(os.environ.get("TANAW_DATA_DIR") or Path(__file__).resolve().parents[1].parent / "shared" / "data")
+DATA = SAMPLES
 PACUTE_SAMPLE = DATA / "pacute" / "results-sample" / "gpt-4.1-nano"
 
 SENTIMENT_WORDS = {"positive": "Positif", "negative": "Negatif", "neutral": "Netral"}
@@ -27,10 +27,10 @@ def jsonl(rows: list[dict]) -> bytes:
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode("utf-8")
 
 
-def seahelm_sentiment_rows(n: int = 10, wrong: tuple[int, ...] = (1, 4, 7)) -> list[dict]:
+def seahelm_sentiment_rows(n: int = 10, wrong: tuple[int, ...] = (1, 4, 7), data_dir: Path = DATA) -> list[dict]:
     """SEA-HELM inference rows for the first `n` Indonesian sentiment items; rows in `wrong` answer wrongly."""
     rows = []
-    for i, it in enumerate(load_items("sentiment", "id", limit=n, data_dir=DATA)):
+    for i, it in enumerate(load_items("sentiment", "id", limit=n, data_dir=data_dir)):
         word = (WRONG if i in wrong else SENTIMENT_WORDS)[it.gold]
         rows.append({
             "id": int(it.item_id.rsplit("-", 1)[-1]), "label": it.gold, "metadata": {"language": "id"},

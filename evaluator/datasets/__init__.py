@@ -25,14 +25,30 @@ UNAVAILABLE: dict[tuple[str, str], str] = {**bhasa.UNAVAILABLE}
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 HF_PREFIX = "hf:"
+PULL_MANIFEST = "tanaw-pull.json"
+"""Written last by `data pull` into its destination: what was pulled, from where, under which licence."""
 """A data source `hf:OWNER/NAME@COMMIT` names a Hugging Face dataset repo laid out like the data directory."""
 
 
+def tanaw_home() -> Path:
+    """`$TANAW_HOME`, else `~/.tanaw` (the store, caches and pulled data live here)."""
+    return Path(os.environ.get("TANAW_HOME") or Path.home() / ".tanaw").expanduser()
+
+
+def pulled_data_dir() -> Path:
+    """Where `python -m evaluator data pull` writes the public datasets by default: `<tanaw home>/data`."""
+    return tanaw_home() / "data"
+
+
 def default_data_dir() -> Path:
-    """`$TANAW_DATA_DIR`, else `../shared/data` next to the repo when it exists, else the repo's `data/demo`."""
+    """`$TANAW_DATA_DIR`; else the pulled data (`~/.tanaw/data`) once `data pull` has written it; else
+    `../shared/data` next to the repo when it exists; else the repo's `data/demo`."""
     env = os.environ.get("TANAW_DATA_DIR")
     if env:
         return Path(env).expanduser()
+    pulled = pulled_data_dir()
+    if (pulled / PULL_MANIFEST).is_file():
+        return pulled
     shared = REPO_ROOT.parent / "shared" / "data"
     return shared if shared.is_dir() else REPO_ROOT / "data" / "demo"
 
@@ -105,4 +121,4 @@ def load_report(task: TaskSpec | str, lang: str, *, data_dir: Path | str | None 
 
 
 __all__ = ["LOADERS", "UNAVAILABLE", "DatasetError", "LoadReport", "available_cells", "default_data_dir",
-           "load_items", "load_report", "loader_for"]
+           "load_items", "load_report", "loader_for", "pulled_data_dir", "tanaw_home"]
