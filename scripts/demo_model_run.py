@@ -1,10 +1,11 @@
 """Re-create the demo run of a real model: Gemma 3 270M on every demo item, in both prompt languages.
 
-    python scripts/demo_model_run.py [--db /tmp/gemma-demo.duckdb]   (needs scripts/install_llama.sh; ~1 h on 2 cores)
+    python scripts/demo_model_run.py [--db /tmp/gemma-demo.duckdb]   (needs scripts/install_llama.sh; slow on 2 shared cores)
 
 Runs the real runner (`python -m evaluator run --backend llamacpp`, the in-process llama.cpp backend: generation in
 the Gemma chat template, PACUTE MCQ by option log-probabilities) over `data/demo` into a scratch store (resumable:
-run it again after an interruption), then exports what the store holds as Tanaw's native result file
+run it again after an interruption; `--groups` splits the cells over parallel processes, each with its own --db,
+exported together with --also), then exports what the store holds as Tanaw's native result file
 `data/demo/gemma-3-270m.results.jsonl` and the run settings beside it (`gemma-3-270m.run.json`). The embedded
 default store (services/demo.py) ingests both.
 """

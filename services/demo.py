@@ -166,9 +166,10 @@ NOT_SNAPSHOT = {"schema_version", "tasks", "metrics"}
 
 
 def inputs_digest(data_dir: Path = DEMO_DIR) -> str:
-    """SHA-256 over the demo files the build reads (items, the model's result file, the reported results)."""
+    """SHA-256 over the demo files the build reads: items, the model's result file and run record (`*.jsonl`,
+    `*.json` outside the snapshot), and the reported results."""
     digest = hashlib.sha256()
-    files = sorted(f for f in data_dir.rglob("*") if f.is_file() and SNAPSHOT_DIR not in f.parents)
+    files = sorted(f for f in data_dir.rglob("*.json*") if f.is_file() and f.parent.name != SNAPSHOT_DIR.name)
     for f in [*files, data_dir.parent / "reported_results.csv"]:
         if f.is_file():
             digest.update(f.relative_to(data_dir.parent).as_posix().encode() + b"\0" + f.read_bytes())
