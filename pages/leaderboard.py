@@ -5,7 +5,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from pages._entry import ensure_app
-from pages._filters import filtered_models, model_filters
+from pages._filters import also_available, filtered_models, first_available, model_filters
 from pages._ui import csv_bytes, empty_state, plot_text, table
 from store.cached import q
 
@@ -20,9 +20,19 @@ st.caption("Large language models in Southeast Asian languages: BHASA (NLU, NLG,
 
 PROMPTS = {"English": "en", "Native": "native"}
 SCORES = {"Normalized": "normalized", "Raw": "value"}
+avail = q("board_availability")
+ranked = avail[avail["ranked"] > 0]
+has = ranked if not ranked.empty else avail  # open on what evaluated models have; demo baselines only as a fallback
+families_with = [b for b, f in FAMILIES.items() if f in set(avail["family"])]
 c1, c2, c3 = st.columns([2, 2, 2])
-bench = c1.segmented_control("Benchmark", list(FAMILIES), default="BHASA", key="bench", bind="query-params")
-prompt = c2.segmented_control("Prompt", list(PROMPTS), default="English", key="prompt", bind="query-params",
+bench = c1.segmented_control("Benchmark", list(FAMILIES), key="bench", bind="query-params",
+                             default=first_available(list(FAMILIES), {b for b, f in FAMILIES.items()
+                                                                      if f in set(has["family"])}))
+bench = bench or first_available(list(FAMILIES), families_with)
+langs_with = [p for p, code in PROMPTS.items()
+              if code in set(avail.loc[avail["family"] == FAMILIES[bench], "prompt_lang"])]
+prompt = c2.segmented_control("Prompt", list(PROMPTS), default=first_available(list(PROMPTS), langs_with),
+                              key="prompt", bind="query-params",
                               help="Every cell is run with the English prompt and with the native-language prompt "
                                    "written by native speakers; cells without a verified native prompt have no "
                                    "native score.")
@@ -30,8 +40,12 @@ score_name = c3.segmented_control("Score", list(SCORES), default="Normalized", k
                                   help="Normalized = (score − chance) / (100 − chance) × 100, the SEA-HELM "
                                        "convention; 0 is chance, negative is below chance. Raw is the metric itself "
                                        "on 0-100.")
-bench, prompt, score_name = bench or "BHASA", prompt or "English", score_name or "Normalized"
+prompt, score_name = prompt or first_available(list(PROMPTS), langs_with), score_name or "Normalized"
 family, prompt_lang, score = FAMILIES[bench], PROMPTS[prompt], SCORES[score_name]
+others = " ".join(filter(None, [also_available("benchmarks", bench, families_with),
+                                also_available("prompts", prompt, langs_with)]))
+if others:
+    st.caption(others)
 models = tuple(filtered_models(model_filters()))
 
 board = q("leaderboard_table", prompt_lang=prompt_lang, score=score, family=family, models=models)

@@ -157,3 +157,15 @@ def rollup_rows(con: duckdb.DuckDBPyConnection, prompt_lang: str | None = None, 
           AND r.family = coalesce(?, '')
         ORDER BY r.model_id, r.prompt_lang, r.level DESC, r.key""",
                        [_score_col(score), prompt_lang, prompt_lang, family]).df()
+
+
+@query
+def board_availability(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Which (family, prompt language) pairs have headline results of visible models: family, prompt_lang,
+    models, ranked (evaluated/uploaded models among them), cells. Pages open on one that has results."""
+    return con.execute("""
+        SELECT t.family, a.prompt_lang, count(DISTINCT a.model_id) AS models,
+               count(DISTINCT a.model_id) FILTER (WHERE list_contains(?, m.origin)) AS ranked, count(*) AS cells
+        FROM aggregates a JOIN tasks t ON t.task = a.task JOIN models m ON m.model_id = a.model_id
+        WHERE a.is_headline AND a.status = 'ok' AND NOT coalesce(m.hidden, false)
+        GROUP BY ALL ORDER BY t.family, a.prompt_lang""", [list(RANKED_ORIGINS)]).df()
