@@ -34,7 +34,7 @@ from store.schema import current_version
 FORMAT = "tanaw-parquet"
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
-SKIP_TABLES = ("schema_version", "hub_sync")
+SKIP_TABLES = ("schema_version", "hub_sync", "campaign_tokens")
 """Tables never exported: migrations and the local log of Hub syncs belong to each store."""
 PARTITION_KEYS = ("model_id", "task")
 """The only partition keys an export uses (see `partitioning`)."""
