@@ -36,6 +36,7 @@ PAGES = {
     "Contribute": [
         st.Page("pages/upload.py", title="Upload results", icon=":material/upload_file:"),
         st.Page("pages/queue.py", title="Evaluation queue", icon=":material/queue:"),
+        st.Page("pages/annotate.py", title="Annotate", icon=":material/rate_review:"),
     ],
     "About": [
         st.Page("pages/methodology.py", title="Methodology", icon=":material/menu_book:"),
@@ -57,10 +58,12 @@ def demo_banner() -> None:
 
 prepare_store()
 route_default_alias()  # /leaderboard is the leaderboard (the default page, also served at /)
-if embedded():  # ?embed=1: the leaderboard table alone, for iframes (README: Embedding the leaderboard)
+if embedded():  # ?embed=1: the leaderboard table alone, for iframes (README: The leaderboard, and embedding it)
     run_page(st.navigation([PAGES["Leaderboards"][0]], position="hidden"))
     st.stop()
-demo_banner()
+page = st.navigation({k: v for k, v in PAGES.items() if v}, position="top")
+if page.url_path != "annotate":  # annotators see blinded candidates: no model names anywhere on their page
+    demo_banner()
 sync_banner()  # results repo on the Hub (TANAW_RESULTS_REPO): pulled on start, pushed after changes
-run_page(st.navigation({k: v for k, v in PAGES.items() if v}, position="top"))  # errors: an id, no traceback
+run_page(page)  # errors: an id, no traceback
 push_changes()

@@ -166,3 +166,39 @@ def export(con, campaign_id: str | None, path: Path, fmt: str) -> int:
     else:
         frame.to_parquet(path, index=False)
     return len(frame)
+
+
+@dataclass(frozen=True)
+class ItemView:
+    """What the annotation page shows for one item: texts only, candidates by position (no system names)."""
+
+    task: str
+    lang: str
+    protocol: str
+    seq: int | None             # the first item not yet judged; None when all are done
+    n_done: int
+    n_total: int
+    source: str
+    reference: str | None
+    candidates: tuple[str, ...]
+
+
+def next_item(con, token: str | None) -> ItemView | None:
+    """The token holder's first unjudged item (resume), or None for an unknown token."""
+    who = resolve(con, token)
+    if who is None:
+        return None
+    c = campaigns.campaign(con, who.campaign_id)
+    mine = campaigns.assignments(con, who.campaign_id, who.annotator)
+    done = campaigns.done_seqs(con, who.campaign_id, who.annotator)
+    todo = [a for a in mine if a.seq not in done]
+    base = dict(task=c.task, lang=c.lang, protocol=c.protocol, n_done=len(mine) - len(todo), n_total=len(mine))
+    if not todo or c.status != "open":
+        return ItemView(**base, seq=None, source="", reference=None, candidates=())
+    a = todo[0]
+    inputs, gold = campaigns.item_inputs(con, c.task, c.lang, a.item_id)
+    texts = campaigns.candidate_texts(con, who.campaign_id, a.item_id)
+    shows_ref = protocols.PROTOCOLS[c.protocol].show_reference
+    return ItemView(**base, seq=a.seq, source=str(inputs.get("text") or inputs.get("article") or ""),
+                    reference=gold if shows_ref and isinstance(gold, str) else None,
+                    candidates=tuple(texts[cid] for cid in a.cand_order))

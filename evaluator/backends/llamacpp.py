@@ -119,22 +119,18 @@ class LlamaCppBackend:
         return len(self.llm.tokenize(text.encode("utf-8"), add_bos=False))
 
     def _eval(self, tokens: list[int], split: int) -> np.ndarray:
-        """Logit rows for `tokens` (row i predicts token i + 1), valid from row `split - 1` on.
-
-        `tokens[:split - 1]` is one batch without logit rows (kept in the KV cache for the next option of the same
-        prompt); the rest, from the prompt's last token, is another batch with a row per token. The split is the
-        same every time, so an option's score never depends on the order in which options are asked, and the
-        vocabulary-sized output rows (262k for Gemma 3) are computed only where a score reads them."""
-        llm, keep = self.llm, tokens[:split - 1]
-        if self._prefix != keep:
-            llm.reset()
-            if keep:
-                self._logit_rows(False)
-                llm.eval(keep)
-            self._prefix = keep
-        llm.n_tokens = len(keep)
+        """Logit rows for `tokens` (row i predicts token i + 1): `tokens[:split]` as one batch (kept for the next
+        option of the same prompt), then the rest as another, so an option's score never depends on the order in
+        which options are asked. (Evaluating the prompt without its rows changes the batches and moves scores by
+        ~0.1 nat against llama.cpp's server; generation skips the rows instead, see `chat_sync`.)"""
+        llm, prefix = self.llm, tokens[:split]
         self._logit_rows(True)
-        llm.eval(tokens[split - 1:])
+        if self._prefix != prefix:
+            llm.reset()
+            llm.eval(prefix)
+            self._prefix = prefix
+        llm.n_tokens = len(prefix)
+        llm.eval(tokens[split:])
         return llm.scores[: len(tokens)]
 
     def _logit_rows(self, every_token: bool) -> None:
