@@ -62,9 +62,14 @@ def save_rollups(con: duckdb.DuckDBPyConnection, model_id: str, rows: Sequence[M
 
 
 def models_without_rollups(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Models with aggregates but no roll-ups (stores written before roll-ups were stored, or imported)."""
-    return [r[0] for r in con.execute("SELECT DISTINCT model_id FROM aggregates WHERE model_id NOT IN "
-                                      "(SELECT model_id FROM rollups) ORDER BY 1").fetchall()]
+    """Models with aggregates but no roll-ups (stores written before roll-ups were stored, or imported), or with
+    scored control cells but no stored ceiling (roll-ups written when the controls still counted in the overall)."""
+    return [r[0] for r in con.execute("""
+        SELECT DISTINCT a.model_id FROM aggregates a
+        WHERE a.model_id NOT IN (SELECT model_id FROM rollups)
+           OR (a.is_headline AND a.status = 'ok' AND a.task IN (SELECT task FROM tasks WHERE grp LIKE '%-control')
+               AND a.model_id NOT IN (SELECT model_id FROM rollups WHERE level = 'ceiling'))
+        ORDER BY 1""").fetchall()]
 
 
 def _insert_df(con: duckdb.DuckDBPyConnection, table: str, df: pd.DataFrame, casts: Mapping[str, str],

@@ -12,6 +12,8 @@ import pandas as pd
 from store.queries import query
 
 RANKED_ORIGINS = ("evaluated", "uploaded")
+CEILING = "controls (ceiling)"
+"""Column of the control tasks' mean (PACUTE): shown beside the overall, never part of it."""
 
 _CELLS_SQL = """
 SELECT a.model_id AS model, m.origin, m.model_type, m.params_b, m.weights, m.sea_tuned, m.organisation,
@@ -56,12 +58,15 @@ def _averages(con: duckdb.DuckDBPyConnection, prompt_lang: str, col: str, family
                      [prompt_lang, family or "", col, models]).df()
     if df.empty:
         return pd.DataFrame(columns=["model", "overall", "coverage"])
-    df["column"] = df["level"].map({"overall": "overall", "competency": "", "language": "lang:"}) + df["key"]
+    df["column"] = df["level"].map({"overall": "overall", "competency": "", "language": "lang:",
+                                    "ceiling": CEILING}) + df["key"]
     wide = df.pivot_table(index="model", columns="column", values="value", aggfunc="first")
     coverage = df[df["level"] == "overall"].set_index("model")["coverage"].rename("coverage")
     comps = sorted(df.loc[df["level"] == "competency", "column"].unique())
     langs = sorted(df.loc[df["level"] == "language", "column"].unique())
-    return pd.concat([wide[["overall", *comps, *langs]], coverage], axis=1).reset_index(names="model")
+    ceiling = [CEILING] if CEILING in wide.columns else []
+    wide = wide.reindex(columns=["overall", *ceiling, *comps, *langs])
+    return pd.concat([wide, coverage], axis=1).reset_index(names="model")
 
 
 @query
@@ -82,7 +87,8 @@ def leaderboard_table(con: duckdb.DuckDBPyConnection, prompt_lang: str = "en", s
     ranked = out["origin"].isin(RANKED_ORIGINS) & out["overall"].notna()
     out["rank"] = out["overall"].where(ranked).rank(ascending=False, method="min").astype("Int64")
     out = out.sort_values(["rank", "overall"], ascending=[True, False], na_position="last")
-    front = ["rank", "model", "origin", "model_type", "params_b", "weights", "overall", "coverage"]
+    front = ["rank", "model", "origin", "model_type", "params_b", "weights", "overall",
+             *([CEILING] if CEILING in out.columns else []), "coverage"]
     return out[front + [c for c in out.columns if c not in front]].reset_index(drop=True)
 
 
