@@ -30,6 +30,7 @@ PAGES = {
         st.Page("pages/lindsea.py", title="LINDSEA", icon=":material/account_tree:"),
         st.Page("pages/pacute.py", title="PACUTE", icon=":material/stacked_line_chart:"),
         st.Page("pages/cultural.py", title="Cultural probes", icon=":material/diversity_3:"),
+        st.Page("pages/human.py", title="Human evaluation", icon=":material/groups:"),
         st.Page("pages/compare.py", title="Compare", icon=":material/compare:"),
         st.Page("pages/model.py", title="Model", icon=":material/smart_toy:"),
     ],
