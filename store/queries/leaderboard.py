@@ -182,3 +182,22 @@ def board_availability(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
         FROM aggregates a JOIN tasks t ON t.task = a.task JOIN models m ON m.model_id = a.model_id
         WHERE a.is_headline AND a.status = 'ok' AND NOT coalesce(m.hidden, false)
         GROUP BY ALL ORDER BY t.family, a.prompt_lang""", [list(RANKED_ORIGINS)]).df()
+
+
+@query
+def usage_groups(con: duckdb.DuckDBPyConnection, prompt_lang: str = "en", family: str | None = None,
+                 models: tuple[str, ...] | None = None) -> pd.DataFrame:
+    """Stored usage of current runs grouped by model and operator prices (run settings `price_per_mtok`): model,
+    price_in, price_out, requests, tokens_in, tokens_out, latency_sum, latency_n (the evaluator summarises)."""
+    ids = list(models) if models is not None else None
+    return con.execute("""
+        SELECT r.model_id AS model,
+               TRY_CAST(json_extract_string(r.settings, '$.price_per_mtok.input') AS DOUBLE) AS price_in,
+               TRY_CAST(json_extract_string(r.settings, '$.price_per_mtok.output') AS DOUBLE) AS price_out,
+               count(*) AS requests, sum(p.tokens_in) AS tokens_in, sum(p.tokens_out) AS tokens_out,
+               sum(p.latency_s) AS latency_sum, count(p.latency_s) AS latency_n
+        FROM runs r JOIN predictions p ON p.run_id = r.run_id JOIN models m ON m.model_id = r.model_id
+        LEFT JOIN tasks t ON t.task = r.task
+        WHERE NOT r.superseded AND r.prompt_lang = ? AND NOT coalesce(m.hidden, false)
+          AND (? IS NULL OR t.family = ?) AND (? IS NULL OR list_contains(?, r.model_id))
+        GROUP BY ALL ORDER BY 1""", [prompt_lang, family, family, ids, ids]).df()
