@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import math
 import random
-import re
 import time
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Mapping, Sequence
@@ -21,7 +20,6 @@ from openai import AsyncOpenAI
 
 POOL_SIZE = 16
 """Requests in flight per HTTP connection pool."""
-THINK_RE = re.compile(r"<think>(.*?)(?:</think>|$)", re.DOTALL | re.IGNORECASE)
 
 
 class ClientError(Exception):
@@ -84,14 +82,6 @@ class OptionScore:
     """Wall time of the successful attempt (seconds)."""
     attempts: int = 1
     """Requests sent, retries included."""
-
-
-def split_think(text: str) -> tuple[str, str | None]:
-    """(answer, reasoning): a `<think>` block is removed from the answer and returned as the reasoning."""
-    found = THINK_RE.search(text or "")
-    if not found:
-        return text, None
-    return (text[:found.start()] + text[found.end():]).strip(), found.group(1).strip()
 
 
 def option_span_logprob(tokens_lp: Sequence[float | None], offsets: Sequence[int], start: int, end: int,

@@ -2,11 +2,9 @@
 
     filters = model_filters()                         # sidebar widgets bound to ?size=&type=&weights=&sea=&search=
     models = filtered_models(filters, "lindsea-")     # model ids passing them (the store does the filtering)
-    df = apply_filters(df, filters)                   # boolean mask on a frame with a model_id column
 """
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from store.cached import q
@@ -36,8 +34,3 @@ def model_filters(container=None) -> dict:
 def filtered_models(filters: dict, task_prefix: str | None = None) -> list[str]:
     """Model ids passing `filters` (and with runs of tasks starting with `task_prefix`)."""
     return q("explore_models", **filters, task_prefix=task_prefix)["model_id"].tolist()
-
-
-def apply_filters(df: pd.DataFrame, filters: dict, column: str = "model_id") -> pd.DataFrame:
-    """Rows of `df` whose `column` names a model passing `filters` (a boolean mask, no reshaping)."""
-    return df[df[column].isin(filtered_models(filters))]

@@ -5,11 +5,11 @@ import json
 
 import streamlit as st
 
-from evaluator.aggregate import paired_test
 from pages._entry import ensure_app
 from pages._filters import filtered_models, model_filters
 from pages._ui import answer_text, empty_state, mark, md_code, md_escape, table, word_diff
 from store.cached import q
+from services.compare import paired_test
 from store.queries.compare import LABELS, SLICES
 
 ensure_app()

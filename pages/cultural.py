@@ -8,9 +8,9 @@ from pages._entry import ensure_app
 from pages._filters import filtered_models, model_filters
 from pages._ui import empty_state, lang_label, md_escape, table
 from services import ratings as ratings_flow
-from store import access, db, ratings
+from services.write import WriterBusy
+from store import access
 from store.cached import clear, q
-from store.writer_lock import WriterBusy
 
 ensure_app()
 
@@ -84,9 +84,9 @@ def _ratings_upload() -> None:
         st.error("Ratings need a valid rater token; ask the maintainers.", icon=":material/lock:")
         return
     try:
-        added = ratings_flow.save_ratings(db.db_path(), upload.getvalue(), upload.name, actor=grant.actor,
+        added = ratings_flow.save_ratings(None, upload.getvalue(), upload.name, actor=grant.actor,
                                           rater=grant.rater)
-    except ratings.RatingsError as e:
+    except ratings_flow.RatingsError as e:
         st.error(md_escape(str(e)), icon=":material/error:")
     except WriterBusy:
         st.error("The store is busy; try again shortly.", icon=":material/error:")

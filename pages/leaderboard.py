@@ -43,7 +43,7 @@ else:
     st.subheader(f"{bench} · {score_name.lower()} scores · {prompt} prompt")
     st.caption("Rank counts evaluated and uploaded models only; demo baselines are reference points. "
                "Averages: per language the mean of competency means, overall the mean over languages, over the "
-               f"cells a model has (coverage). Hover a heatmap cell for its 95% interval and n.")
+               "cells a model has (coverage). Hover a heatmap cell for its 95% interval and n.")
     num = st.column_config.NumberColumn(format="%.1f")
     cols = {c: num for c in board.columns if c not in ("rank", "model", "origin", "model_type", "weights",
                                                       "coverage", "params_b")}
@@ -93,12 +93,13 @@ else:
     table(reported, f"reported-{family}-{prompt_lang}",
           columns={c: st.column_config.NumberColumn(format="%.1f") for c in reported.columns
                    if c not in ("system", "source")})
+    marker = "scored by a different gold"
     caveats = q("reported_rows")
-    caveats = caveats[caveats["note"].fillna("").str.contains("scored by a different gold", regex=False)
+    caveats = caveats[caveats["note"].fillna("").str.contains(marker, regex=False)
                       & (caveats["task"] + " · " + caveats["lang"]).isin(reported.columns)]
-    for cell, note in sorted(set(zip(caveats["task"] + " · " + caveats["lang"], caveats["note"]))):
-        st.warning(f"{cell}: {note[note.index('scored by a different gold'):]}. See Methodology → Differences.",
-                   icon=":material/warning:")
+    for cell, note in sorted({(f"{t} · {lg}", n[n.index(marker):])
+                              for t, lg, n in zip(caveats["task"], caveats["lang"], caveats["note"])}):
+        st.warning(f"{cell}: {note}. See Methodology → Differences.", icon=":material/warning:")
     st.download_button("Download every reported result with its citation (CSV)",
                        csv_bytes(q("reported_rows")), file_name="reported-results.csv",
                        mime="text/csv", key="dl_reported_all", icon=":material/download:")

@@ -79,7 +79,7 @@ else:
     st.markdown("Where Tanaw deliberately scores differently from pacute-bench (the PACUTE paper's code) and "
                 "SEA-HELM (the BHASA paper's successor), with the count each difference makes on the public "
                 "samples. Figures are computed once by `scripts/build_methodology_figures.py`, not on this page.")
-    _table(docs.differences())
+    st.table(pd.DataFrame(docs.differences()), hide_index=True, border="horizontal")
     n, rows = docs.pacute_differences()
     st.subheader("PACUTE generation: re-scoring pacute-bench's released results")
     st.markdown("Exact match after normalising case, surrounding whitespace and leading/trailing hyphens of affix "
@@ -96,6 +96,8 @@ else:
         for key, text in docs.pacute_reasons().items():
             count = sum(r["items"] for r in rows if r["reason"] == key)
             st.markdown(f"- **{key}** ({count} flags): {text}")
+        with st.expander("Each item whose flag differs from the released one"):
+            _table(docs.pacute_difference_items())
         remaining = docs.pacute_remaining()
         st.markdown(f"Per-item differences left after normalising pacute-bench's answers: **{len(remaining)}**.")
         if remaining:

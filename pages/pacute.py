@@ -7,7 +7,7 @@ import streamlit as st
 from pages._entry import ensure_app
 from pages._filters import filtered_models, model_filters
 from pages._ui import empty_state, md_escape, plot_frame, plot_text, table
-from store.cached import q
+from services.explore import q
 
 ensure_app()
 

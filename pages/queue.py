@@ -10,13 +10,13 @@ import os
 
 import streamlit as st
 
-from evaluator.endpoints import EndpointRefused
 from evaluator.registry import FAMILIES, TASKS
 from pages._entry import ensure_app
 from pages._ui import frame, md_escape
-from services.queue import submit_request
-from store import access, cached, db, queue
-from store.writer_lock import WriterBusy
+from services import queue
+from services.queue import EndpointRefused, submit_request
+from services.write import WriterBusy
+from store import access, cached
 
 ensure_app()
 
@@ -68,7 +68,7 @@ def _request_form(access_mode: str) -> None:
             langs=None if set(sel_langs) == set(langs) else ",".join(sel_langs) or None,
             prompt_langs=prompt_langs, item_limit=int(limit) if limit else None, submitter=submitter.strip() or None)
         try:
-            stored, created = submit_request(db.db_path(), request)
+            stored, created = submit_request(None, request)
         except (queue.QueueError, EndpointRefused) as e:  # messages name the field, never the endpoint's answer
             st.error(md_escape(f"Not queued: {e}"))
         except WriterBusy:

@@ -11,12 +11,11 @@ import streamlit as st
 
 from evaluator import incidents
 from services import upload as upload_flow
-from evaluator.formats.limits import DEFAULT_LIMITS, MB
-from evaluator.formats.read import read_upload
+from services.upload import DEFAULT_LIMITS, MB, read_upload
+from services.write import WriterBusy
 from pages._entry import ensure_app
 from pages._ui import frame, md_escape
-from store import access, cached, db
-from store.writer_lock import WriterBusy
+from store import access, cached
 
 ensure_app()
 
@@ -55,7 +54,7 @@ def _admin() -> None:
                        "delete": a3.button("Delete", type="primary", disabled=not sure)}
             action = next((a for a, on in clicked.items() if on), None)
             if action:
-                st.session_state["admin_done"] = upload_flow.admin_action(db.db_path(), target, action,
+                st.session_state["admin_done"] = upload_flow.admin_action(None, target, action,
                                                                            actor="admin")
                 cached.clear()
                 st.rerun()
@@ -81,10 +80,10 @@ st.title("Upload results")
 st.caption("SEA-HELM, lm-evaluation-harness and pacute-bench result files (or a .zip of them, with run_N folders) "
            "are re-scored against our gold answers. Scores inside the file are kept as self-reported only.")
 
-queued = upload_flow.queued_count(db.db_path())
+queued = upload_flow.queued_count(None)
 if queued and st.button(f"Import {queued} file(s) queued from the command line (`ingest --inbox`)", key="drain"):
     try:
-        done = upload_flow.drain_inbox(db.db_path())
+        done = upload_flow.drain_inbox(None)
     except WriterBusy:
         done = []
         st.warning("The store is busy; try again shortly.")
@@ -173,7 +172,7 @@ if submitted:
              "licence": licence, "url": url}
     try:
         outcome = upload_flow.ingest_upload(
-            db.db_path(), upload, model=model, actor="web:" + (who.strip() or "anonymous") + (" (token)" if token else ""),
+            None, upload, model=model, actor="web:" + (who.strip() or "anonymous") + (" (token)" if token else ""),
             progress=lambda i, n: bar.progress(min(i / max(n, 1), 1.0), text=f"Scoring {i} of {n}…"))
     except Exception:  # the app keeps serving whatever happens; details go to the log, never to the visitor
         bar.empty()

@@ -4,6 +4,11 @@ from __future__ import annotations
 import os
 from typing import Mapping
 
+from evaluator.endpoints import EndpointRefused
+from store.queue import STATUSES, QueueError, Submission
+
+__all__ = ["STATUSES", "EndpointRefused", "QueueError", "Submission", "submit_request"]
+
 
 def submit_request(db_path: str | os.PathLike | None, request, *, env: Mapping[str, str] | None = None,
                    timeout: float = 30.0):

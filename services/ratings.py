@@ -6,7 +6,9 @@ import os
 from pathlib import Path
 
 from store import audit, ratings
-from store.ratings import RatingsSummary
+from store.ratings import RatingsError, RatingsSummary
+
+__all__ = ["RatingsError", "RatingsSummary", "save_ratings"]
 from store.writer_lock import writer
 
 

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from evaluator.formats.base import FormatError
+from evaluator.formats.limits import DEFAULT_LIMITS, MB  # noqa: F401  (the Upload page's size caption)
+from evaluator.formats import read as _read
 from evaluator.formats.read import Upload
 from store import audit, writer
 from store.db import transaction
@@ -48,6 +50,11 @@ class Outcome:
             return "this file was already imported; nothing changed"
         return f"refused: {len(self.errors)} problem(s); nothing was written" + \
             (f" (first: {self.errors[0]})" if self.errors else "")
+
+
+def read_upload(*args, **kwargs) -> Upload:
+    """Read and check an uploaded file, zip or folder (`evaluator.formats.read.read_upload`); nothing is written."""
+    return _read.read_upload(*args, **kwargs)
 
 
 def default_actor() -> str:
@@ -143,7 +150,6 @@ def admin_action(db_path: str | Path | None, source_hash: str, action: str, *, a
 
 def drain_inbox(db_path: str | Path | None, *, timeout: float = 30.0) -> list[Outcome]:
     """Import the uploads the CLI queued while this process held the store (`ingest --inbox`), oldest first."""
-    from evaluator.formats.read import read_upload
     from store import inbox
 
     outcomes = []

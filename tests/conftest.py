@@ -24,7 +24,25 @@ def pytest_configure(config):
     os.environ["TANAW_DATA_DIR"] = str(fixture_data.data_dir())
 
 
+SLOW_GROUPS = {
+    "browser": ("test_browser_leaderboard", "test_browser_lindsea_click", "test_browser_pages", "test_hub_app",
+                "test_render_safety", "test_spaces_start", "test_upload_browser"),
+    "integration": ("test_llamacpp", "test_upload_concurrency", "test_upload_memory", "test_run_resume",
+                    "test_layering", "test_rollup_everywhere"),
+}
+"""Slow groups by test module (files stay where they are): `-m "not browser and not integration"` is the quick run."""
+
+
+def _mark_slow_groups(items) -> None:
+    for item in items:
+        name = getattr(item.module, "__name__", "").rsplit(".", 1)[-1] if hasattr(item, "module") else ""
+        for group, modules in SLOW_GROUPS.items():
+            if name in modules:
+                item.add_marker(getattr(pytest.mark, group))
+
+
 def pytest_collection_modifyitems(config, items):
+    _mark_slow_groups(items)
     if samples.present():
         return
     skip = pytest.mark.skip(reason=samples.missing_reason())

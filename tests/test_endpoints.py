@@ -16,7 +16,6 @@ from evaluator import endpoints
 from evaluator.clients import ClientError, ModelClient, RetryPolicy
 from evaluator.endpoints import EndpointRefused
 from store import db, queue
-from store.queue import Submission
 
 REPO = Path(__file__).resolve().parents[1]
 

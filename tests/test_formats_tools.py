@@ -277,3 +277,16 @@ def test_seahelm_run_folder_with_batch_files(tmp_path, index, fmt):
     assert up.ok, up.errors
     assert len(up.predictions) == len(rows)
     assert [f.format for f in up.files] == ["seahelm", "seahelm-batch"]
+
+
+def test_option_alignment_by_text_rules():
+    from evaluator.formats.align import permutation, reorder
+
+    ours = ("Barang itu rapuh.", "Barang itu kecil.")
+    assert reorder((" barang itu kecil.", " barang itu rapuh."), (-1.0, -2.0), ours) == (-2.0, -1.0)
+    assert reorder(("karena barang itu rapuh.", "karena barang itu kecil."), (-1.0, -2.0), ours) == (-1.0, -2.0)
+    assert "not one of ours" in reorder(("barang itu besar.", "barang itu kecil."), (-1.0, -2.0), ours)
+    assert isinstance(reorder(("BARANG ITU RAPUH.", "barang itu kecil."), (-1.0, -2.0), ours), str)
+    # equal option texts (PACUTE has some) are one answer: paired in order, whatever their log-probabilities
+    assert permutation(("pápa", "lupà", "pápa"), ("lupà", "pápa", "pápa")) == (1, 0, 2)
+    assert isinstance(permutation(("pápa", "lupà", "lupà"), ("lupà", "pápa", "pápa")), str)

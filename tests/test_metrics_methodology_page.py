@@ -6,7 +6,8 @@ from streamlit.testing.v1 import AppTest
 
 from evaluator.metrics import METRICS
 from evaluator.metrics import figures
-from evaluator.metrics.docs import differences, metric_rows, pacute_differences, task_rows
+from evaluator.metrics.docs import (differences, metric_rows, pacute_difference_items, pacute_differences,
+                                    task_rows)
 from evaluator.registry import TASKS
 from tests.samples import SAMPLES
 
@@ -49,6 +50,9 @@ def test_page_shows_sample_figures():
     assert df[df["language"] == "Tamil"].iloc[0]["rougeL (XL-Sum, headline)"] == "17.16"
     n, rows = pacute_differences()
     assert n == 5940 and sum(r["items"] for r in rows) == 37
+    items = pacute_difference_items()
+    assert len(items) == 37 and {(i["item_id"], i["reason"]) for i in items if i["reason"] == "unicode"} == {
+        ("syllabification_gen_00133", "unicode")}
 
 
 def test_differences_section_lists_counts_without_rescoring(monkeypatch):
@@ -59,14 +63,14 @@ def test_differences_section_lists_counts_without_rescoring(monkeypatch):
     at.query_params["section"] = "Differences from pacute-bench and SEA-HELM"
     at.run()
     assert not at.exception
-    table = at.dataframe[0].value
+    table = at.table[0].value
     assert len(table) == len(differences()) and set(table["reference"]) == {"pacute-bench", "SEA-HELM"}
     counts = dict(zip(table["topic"], table["count on the samples"]))
     assert counts["Affix hyphens"].startswith("35 flags of 5,940")
     assert "464 of 600" in counts["Hierarchical MCQ gold"]
     assert counts["Duplicate items"] == "39 groups, 91 syllabification MCQ items"
     assert "66.41 instead of 66.16" in counts["QA articles (a/an/the)"]
-    per_bench = at.dataframe[1].value.set_index("benchmark")
+    per_bench = at.dataframe[0].value.set_index("benchmark")
     assert (per_bench["EM Tanaw"] == per_bench["EM pacute-bench normalised"]).all()
     assert (per_bench["CM Tanaw"] == per_bench["CM pacute-bench normalised"]).all()
     assert per_bench.loc["hierarchical-gen", "EM pacute-bench"] == 37.17

@@ -141,9 +141,6 @@ class LoadReport:
     flagged: Mapping[str, tuple[str, ...]]
     """Warnings per item id, only for items that have any."""
 
-    def items_with(self, code: str) -> list[str]:
-        """Ids of the items carrying a warning with this code."""
-        return [i for i, ws in self.flagged.items() if any(warning_code(w) == code for w in ws)]
 
 
 def summarize(task: str, lang: str, items: Sequence[Item]) -> LoadReport:

@@ -2,8 +2,8 @@
 
 - Option texts are compared after NFC and whitespace collapsing, with the first character case-insensitive
   (lm-eval's XCOPA `convert_choice` lower-cases it) and a leading cause/effect connector removed (cloze templates
-  that glue "karena"/"because" to the choice). Each of our options must meet exactly one text of the file; two
-  equal texts in the file are accepted only with equal log-probabilities.
+  that glue "karena"/"because" to the choice). Every text of the file must be one of our options and each of our
+  options must be in the file as often as in our item; equal texts are paired in order (they are one answer).
 - Rows whose choices stand for labels (lm-eval XNLI) are realigned by the label of each choice.
 - For letter tasks the answer is the choice the tool itself picked: the highest log-probability, the first of
   equal ones in the file's order (lm-eval's `argmax`), re-lettered in our order.
@@ -39,35 +39,34 @@ def _without_connector(key: str) -> str:
     return key
 
 
-def _keys(text) -> set[str]:
-    k = option_key(text)
-    return {k, _without_connector(k)}
+def permutation(choices: tuple, options: tuple[str, ...]) -> tuple[int, ...] | str:
+    """For each of our `options`, the index of the file's choice with the same text (equal texts in both are
+    paired in order: they are one answer), or why no such pairing exists."""
+    if len(choices) != len(options):
+        return f"{len(choices)} options in the file, {len(options)} in our item"
+    ours = [option_key(o) for o in options]
+    bare = {_without_connector(k): k for k in ours}
+    pool: dict[str, list[int]] = {}
+    for j, c in enumerate(choices):
+        k = option_key(c)
+        match = k if k in ours else bare.get(_without_connector(k))
+        if match is None:
+            return f"the file's option {str(c)[:40]!r} is not one of ours"
+        pool.setdefault(match, []).append(j)
+    perm = []
+    for o, k in zip(options, ours):
+        if not pool.get(k):
+            return f"our option {o[:40]!r} is not among the file's options (or fewer times)"
+        perm.append(pool[k].pop(0))
+    return tuple(perm)
 
 
 def reorder(choices: tuple, logprobs: tuple[float, ...], options: tuple[str, ...]) -> tuple[float, ...] | str:
     """`logprobs` (in the file's `choices` order) in the order of our `options`, or why that is impossible."""
     if len(choices) != len(logprobs):
         return f"{len(choices)} options but {len(logprobs)} log-probabilities"
-    if len(choices) != len(options):
-        return f"{len(choices)} options in the file, {len(options)} in our item"
-    table: dict[str, float] = {}
-    for c, lp in zip(choices, logprobs):
-        for k in dict.fromkeys((option_key(c), _without_connector(option_key(c)))):
-            if k in table and table[k] != lp:
-                return f"option {str(c)[:40]!r} appears twice in the file with different log-probabilities"
-            table[k] = lp
-    out, used = [], set()
-    for o in options:
-        k = option_key(o)
-        k = k if k in table else _without_connector(k)
-        if k not in table:
-            return f"our option {o[:40]!r} is not among the file's options"
-        out.append(table[k])
-        used.add(k)
-    unused = [c for c in choices if option_key(c) not in used and _without_connector(option_key(c)) not in used]
-    if unused:
-        return f"the file's option {str(unused[0])[:40]!r} is not one of ours"
-    return tuple(out)
+    perm = permutation(choices, options)
+    return perm if isinstance(perm, str) else tuple(logprobs[j] for j in perm)
 
 
 def _tool_choice(logprobs: tuple[float, ...]) -> int:
@@ -99,11 +98,13 @@ def align(row: Row, item: Item) -> Prediction | str:
     lps = pred.option_logprobs
     picked = _tool_choice(lps)
     if row.choices is not None and item.options:
-        ours = reorder(row.choices, lps, item.options)
-        if isinstance(ours, str):
-            return ours
-        picked = next(i for i, o in enumerate(item.options) if _keys(o) & _keys(row.choices[picked]))
-        lps = ours
+        if len(row.choices) != len(lps):
+            return f"{len(row.choices)} options but {len(lps)} log-probabilities"
+        perm = permutation(row.choices, item.options)
+        if isinstance(perm, str):
+            return perm
+        picked = perm.index(picked)
+        lps = tuple(lps[j] for j in perm)
     elif item.options and len(lps) != len(item.options):
         return f"{len(lps)} log-probabilities for {len(item.options)} options"
     elif get_task(pred.task).mode == "generate":

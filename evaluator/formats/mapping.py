@@ -45,6 +45,16 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(norm.encode("utf-8")).hexdigest()[:24]
 
 
+def _identifying(fields: dict) -> dict[str, str]:
+    """Our field name → hash for the row's identifying fields (free values such as cause/effect left out)."""
+    out = {}
+    for name, value in fields.items():
+        ours = FIELD_ALIASES.get(name, name)
+        if ours in IDENTIFYING and isinstance(value, str) and value.strip().casefold() not in _FREE_VALUES:
+            out[ours] = content_hash(value)
+    return out
+
+
 @dataclass
 class Cell:
     """Our items of one (task, lang), indexed by id and by the hash of every string input."""
@@ -52,40 +62,44 @@ class Cell:
     items: dict[str, Item]
     by_hash: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     """Hash → every (item_id, field) holding that text."""
+    input_hashes: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Item id → field → hash of its string inputs."""
 
     @classmethod
     def build(cls, items: list[Item]) -> "Cell":
         cell = cls({it.item_id: it for it in items})
         for it in items:
+            hashes = cell.input_hashes.setdefault(it.item_id, {})
             for key, value in it.inputs.items():
                 if isinstance(value, str) and value.strip():
-                    cell.by_hash.setdefault(content_hash(value), []).append((it.item_id, key))
+                    hashes[key] = h = content_hash(value)
+                    cell.by_hash.setdefault(h, []).append((it.item_id, key))
         return cell
 
-    def contradiction(self, item: Item, fields: dict) -> str | None:
-        """The first identifying field of the row whose text differs from our item's, or None."""
-        for name, value in fields.items():
-            ours = item.inputs.get(FIELD_ALIASES.get(name, name))
-            if FIELD_ALIASES.get(name, name) not in IDENTIFYING or not isinstance(ours, str):
-                continue
-            if not isinstance(value, str) or value.strip().casefold() in _FREE_VALUES:
-                continue
-            if content_hash(value) != content_hash(ours):
+    def contradiction(self, item_id: str, row_hashes: dict[str, str]) -> str | None:
+        """The first identifying field of the row (see `_identifying`) whose text differs from our item's."""
+        ours = self.input_hashes.get(item_id, {})
+        for name, h in row_hashes.items():
+            if name in ours and ours[name] != h:
                 return name
         return None
 
-    def candidates(self, row: Row) -> list[str]:
-        """Items the row's texts name and its fields do not contradict, best-supported first (ties kept)."""
+    def support(self, row: Row) -> Counter:
+        """Item id → how many of the row's distinct texts it holds."""
         support: Counter = Counter()
         for t in dict.fromkeys(row.texts):
             if t and t.strip():
                 for item_id in {i for i, _ in self.by_hash.get(content_hash(t), [])}:
                     support[item_id] += 1
-        alive = [(n, i) for i, n in support.items() if self.contradiction(self.items[i], row.fields) is None]
-        if not alive:
-            return []
-        best = max(n for n, _ in alive)
-        return sorted(i for n, i in alive if n == best)
+        return support
+
+    def candidates(self, support: Counter, row_hashes: dict[str, str]) -> list[str]:
+        """The best-supported items the row's texts name that its identifying fields do not contradict."""
+        for n in sorted(set(support.values()), reverse=True):
+            alive = sorted(i for i, k in support.items() if k == n and self.contradiction(i, row_hashes) is None)
+            if alive:
+                return alive
+        return []
 
     def native_field(self, row: Row, item_id: str) -> str | None:
         """Our field the row's first matching text sits in (tells a native-language prompt)."""
@@ -122,10 +136,14 @@ def locate(row: Row, cell: Cell) -> tuple[str | None, str]:
     """(our item id, how) for a row, or (None, why not)."""
     pred = row.prediction
     by_id = cell.items.get(pred.item_id) if row.own_id else None
-    found = cell.candidates(row) if row.texts else []
+    row_hashes = _identifying(row.fields)
+    support = cell.support(row) if row.texts else Counter()
+    clash = cell.contradiction(by_id.item_id, row_hashes) if by_id is not None else None
+    if by_id is not None and clash is None and (not support or support[by_id.item_id] == max(support.values())):
+        return by_id.item_id, "id"  # its texts name no item better than the one its id names
+    found = cell.candidates(support, row_hashes)
     if by_id is not None:
-        clash = cell.contradiction(by_id, row.fields)
-        if clash is None and (not found or by_id.item_id in found):
+        if clash is None and by_id.item_id in found:
             return by_id.item_id, "id"
         if len(found) == 1:
             return found[0], "content"  # its id names another item than its text: the text decides

@@ -133,6 +133,12 @@ def macro_f1_resample(groups: Sequence[Sequence[tuple]], draws: np.ndarray) -> n
     return np.where(gold_n.sum(axis=1) > 0, value, np.nan)  # a resample without rows: NaN, as `macro_f1`
 
 
+def seahelm_macro_f1_resample(groups: Sequence[Sequence[tuple]], draws: np.ndarray) -> np.ndarray:
+    """`seahelm_macro_f1` on every resample at once (`macro_f1_resample` with unparsed answers as "null")."""
+    return macro_f1_resample([[(NULL if a is None else a, g, *rest) for a, g, *rest in rows] for rows in groups],
+                             draws)
+
+
 def seahelm_nba_resample(groups: Sequence[Sequence[tuple]], draws: np.ndarray) -> np.ndarray:
     """`seahelm_nba` on every resample at once (balanced accuracy resampled, then normalised and clipped)."""
     bacc = balanced_accuracy_resample(groups, draws)
@@ -172,6 +178,7 @@ SEAHELM_NBA = register(MetricSpec(
     reference="SEA-HELM src/metrics/f1_acc_metric.py + SeaHelmMetric.normalize_score (seahelm_metric.py)"))
 SEAHELM_MACRO_F1 = register(MetricSpec(
     name="seahelm_macro_f1", display="Macro-F1 (SEA-HELM, null class)", item=None, corpus=seahelm_macro_f1,
+    resample=seahelm_macro_f1_resample,
     description="Macro-F1 as SEA-HELM logs it: unparsed answers are the extra class \"null\" (F1 0), which lowers "
                 "the mean; Tanaw's macro_f1 counts them as wrong without adding a class.",
     reference="SEA-HELM src/metrics/f1_acc_metric.py (f1_score(average='macro') with null_label)"))

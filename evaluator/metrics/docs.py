@@ -170,7 +170,12 @@ def pacute_reasons() -> dict[str, str]:
 def pacute_differences() -> tuple[int, list[dict[str, Any]]]:
     """(items compared, counted differences from pacute-bench's released flags), from the stored figures."""
     pb = figures.load().get("pacute_bench") or {}
-    return int(pb.get("items", 0)), list(pb.get("differences", []))
+    return int(pb.get("n", 0)), list(pb.get("differences", []))
+
+
+def pacute_difference_items() -> list[dict[str, Any]]:
+    """Every item whose flag differs from pacute-bench's released one: task, item id, metric, both flags, reason."""
+    return list((figures.load().get("pacute_bench") or {}).get("items", []))
 
 
 def pacute_benchmarks() -> list[dict[str, Any]]:
@@ -230,7 +235,7 @@ def differences() -> list[dict[str, str]]:
         ("pacute-bench", "Unclosed <reflection>", "exact match unparsed (0)", "reflection's first line is the answer",
          f"{_count(diffs, reason='unclosed_reflection')} flags"),
         ("pacute-bench", "MCQ ties", "decided by option text (see below)", "gold always credited",
-         "exact ties only"),
+         "exact ties only; the public samples hold no PACUTE MCQ log-probabilities to count them"),
         ("pacute-bench", "MCQ normalised accuracy", "each item's own option count k",
          "one k per benchmark (the largest, 4)", f"{two} syllabification MCQ items have 2 options"),
         ("pacute-bench", "Hierarchical MCQ gold", "the file's `answer`",

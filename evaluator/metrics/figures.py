@@ -39,9 +39,11 @@ def pacute_bench(data_dir: Path) -> dict[str, Any]:
     if not folder.is_dir():
         return {}
     totals, diffs = compare_folder(folder)
-    return {"model": PACUTE_SAMPLE[2], "items": sum(t.n for t in totals),
+    return {"model": PACUTE_SAMPLE[2], "n": sum(t.n for t in totals),
             "benchmarks": [asdict(t) for t in totals], "differences": summarize(diffs),
-            "remaining": [asdict(d) for d in diffs if d.ours != d.theirs_normalised]}
+            "remaining": [asdict(d) for d in diffs if d.ours != d.theirs_normalised],
+            "items": [{"task": d.task, "item_id": d.item_id, "metric": d.metric, "ours": d.ours, "theirs": d.theirs,
+                       "reason": d.reason} for d in diffs if d.ours != d.theirs]}
 
 
 def qa_gold_plus_20(data_dir: Path) -> list[dict[str, Any]]:

@@ -1,5 +1,5 @@
 """Cultural representation probes (BHASA repository `culture/representation`): open-ended, human-rated."""
-from evaluator.spec import PromptTemplate, TaskSpec
+from evaluator.spec import TaskSpec
 
 CULTURAL_REPRESENTATION = TaskSpec(
     name="cultural-representation", family="cultural", group="CULT", langs=("id", "ta"), mode="open",

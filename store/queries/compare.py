@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from store.queries import query
-from store.queries.explore import BINARY_METRICS
+from store.queries.explore import binary_metrics
 
 SLICES = ("all", "a_right_b_wrong", "a_wrong_b_right", "all_wrong", "any_wrong", "unparseable",
           "prompt_disagree")
@@ -51,7 +51,7 @@ def compare_metrics(con, *, task: str, lang: str) -> pd.DataFrame:
                list_contains(?, m.metric) AS binary
         FROM m LEFT JOIN aggregates a ON a.task = ? AND a.lang = ? AND a.metric = m.metric
         GROUP BY m.metric ORDER BY is_headline DESC, m.metric""",
-                       [run[0] if run else None, list(BINARY_METRICS), task, lang]).df()
+                       [run[0] if run else None, binary_metrics(con), task, lang]).df()
 
 
 def _system_rows(systems: tuple[str, ...]) -> tuple[str, list]:
@@ -74,7 +74,7 @@ def compare_items(con, *, task: str, lang: str, systems: tuple[str, ...], metric
         raise ValueError(f"choose 1-{len(LABELS)} systems, not {len(systems)}")
     sys_sql, params = _system_rows(systems)
     labels = LABELS[:len(systems)]
-    binary = metric in BINARY_METRICS
+    binary = metric in binary_metrics(con)
     cols = ", ".join(
         f"any_value(sc.value) FILTER (WHERE sc.label = '{x}') AS score_{x}, "
         + (f"any_value(sc.ok) FILTER (WHERE sc.label = '{x}')" if binary else "NULL::BOOLEAN") + f" AS right_{x}, "
@@ -153,7 +153,7 @@ def compare_outputs(con, *, task: str, lang: str, item_id: str, systems: tuple[s
     """Every answer of the chosen systems to one item: label, model_id, prompt_lang, run_no, ord, prompt,
     output, answer, parsed, score, right (NULL for non-binary metrics), finish_reason."""
     sys_sql, params = _system_rows(systems)
-    binary = metric in BINARY_METRICS
+    binary = metric in binary_metrics(con)
     return con.execute(f"""
         WITH sys AS ({sys_sql})
         SELECT sys.label, r.model_id, r.prompt_lang, r.run_no, p.ord, p.prompt, p.output, p.answer, p.parsed,

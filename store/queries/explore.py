@@ -1,7 +1,8 @@
-"""Shared pieces of the explorer queries: model filters, the models list, Wilson intervals in SQL.
+"""Shared pieces of the explorer queries: model filters, the models list, which metrics are 0/1.
 
-Per-item rows join runs → scores → items (and predictions for answers). Intervals on drill-down means are 95%
-Wilson score intervals over items, as in the cell scores. Heavy pages read a model's per-item "facts" once
+Per-item rows join runs → scores → items (and predictions for answers). Drill-down means come with n and
+`correct`; their 95% Wilson intervals are added by the wiring (`services.explore`, `evaluator.aggregate.wilson`),
+as for the cell scores. Heavy pages read a model's per-item "facts" once
 (one scan of the per-item tables, cached by the app) and derive their views from that frame with small queries.
 """
 from __future__ import annotations
@@ -14,17 +15,10 @@ SIZE_BUCKETS: dict[str, tuple[float, float | None]] = {
     "<4B": (0, 4), "4-15B": (4, 15), "15-100B": (15, 100), ">100B": (100, None)}
 """Model size filter buckets: label -> [low, high) in billions of parameters."""
 
-BINARY_METRICS = ("accuracy", "contains_match", "exact_match", "mcq_acc", "mcq_norm_acc")
-"""Per-item metrics that are 0/1, so an item is right or wrong."""
-
-
-def wilson_sql(k: str, n: str) -> str:
-    """SQL for the 95% Wilson interval (0-100) of k successes in n trials: `low, high`."""
-    z2 = "3.8416"
-    centre = f"(({k}) / ({n}) + {z2} / (2.0 * ({n})))"
-    half = f"(1.96 * sqrt(({k}) / ({n}) * (1 - ({k}) / ({n})) / ({n}) + {z2} / (4.0 * ({n}) * ({n}))))"
-    den = f"(1 + {z2} / ({n}))"
-    return f"100 * ({centre} - {half}) / {den} AS ci_low, 100 * ({centre} + {half}) / {den} AS ci_high"
+def binary_metrics(con) -> list[str]:
+    """Metrics whose per-item scores are 0/1 (an item is right or wrong), as the wiring mirrored them from
+    `MetricSpec.binary` into the `metrics` table."""
+    return [r[0] for r in con.execute("SELECT metric FROM metrics WHERE is_binary ORDER BY metric").fetchall()]
 
 
 def model_filter_sql(alias: str = "m", *, size: str | None = None, model_type: str | None = None,

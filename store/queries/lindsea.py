@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from store.queries import query
-from store.queries.explore import BINARY_METRICS, wilson_sql
+from store.queries.explore import binary_metrics
 
 BRANCH_SQL = """CASE WHEN {t} = 'lindsea-mp' THEN 'syntax'
     WHEN {t} LIKE 'lindsea-pragmatic%' THEN 'pragmatics' ELSE 'semantics' END"""
@@ -59,7 +59,7 @@ def lindsea_facts(con, *, model: str, lang: str) -> pd.DataFrame:
                coalesce(i.inputs->>'text', i.inputs->>'conclusion') AS text,
                array_to_string(i.warnings, '; ') AS warnings
         FROM scored x JOIN items i ON i.task = x.task AND i.lang = ? AND i.item_id = x.item_id""",
-                       [model, lang, list(BINARY_METRICS), lang]).df()
+                       [model, lang, binary_metrics(con), lang]).df()
 
 
 @query
@@ -107,15 +107,14 @@ def lindsea_drill(con, *, facts: pd.DataFrame, depth: int = 3, branch: str | Non
                   phenomenon: str | None = None, category: str | None = None) -> pd.DataFrame:
     """Accuracy by branch → phenomenon → category → subcategory (down to `depth`), per prompt language.
 
-    Rows: the group keys, prompt_lang, n (items), correct (sum of item scores), value (0-100), ci_low/ci_high
-    (95% Wilson over items, as the cell scores), chance, below_chance, label (deepest key with its item count).
+    Rows: the group keys, prompt_lang, n (items), correct (sum of item scores), value (0-100), chance, below_chance, label (deepest key with its item count).
     """
     keys = ", ".join(LEVELS[:depth + 1])
     where, params = _where(branch=branch, phenomenon=phenomenon, category=category)
     return con.execute(f"""
         WITH grouped AS (
             SELECT {keys}, prompt_lang, count(*) AS n, sum(value) AS correct, 100 * avg(value) AS value,
-                   {wilson_sql('sum(value)', 'count(*)')}, max(chance) AS chance,
+                   max(chance) AS chance,
                    100 * avg(value) < max(chance) AS below_chance
             FROM facts {where} GROUP BY {keys}, prompt_lang)
         SELECT *, coalesce({LEVELS[depth]}, '(none)') || ' (n=' || max(n) OVER (PARTITION BY {keys}) || ')' AS label

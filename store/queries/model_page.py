@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from store.queries import query
-from store.queries.explore import BINARY_METRICS
+from store.queries.explore import binary_metrics
 
 _FIELD = """
     WITH cell AS (
@@ -83,7 +83,7 @@ def model_failed_flags(con, *, model: str) -> pd.DataFrame:
             WHERE r.model_id = ? AND NOT r.superseded AND list_contains(?, s.metric) AND s.value < 1)
         SELECT flag, count(*) AS failed_items, string_agg(DISTINCT f.task || '/' || f.lang, ', ') AS cells
         FROM failed f JOIN items i USING (task, lang, item_id), unnest(i.warnings) AS u(flag)
-        GROUP BY flag ORDER BY failed_items DESC, flag""", [model, list(BINARY_METRICS)]).df()
+        GROUP BY flag ORDER BY failed_items DESC, flag""", [model, binary_metrics(con)]).df()
 
 
 @query

@@ -4,7 +4,6 @@ from __future__ import annotations
 import pandas as pd
 
 from store.queries import query
-from store.queries.explore import wilson_sql
 
 CONTROL_STEMS = ("langgame", "mda", "cute")
 """Control benchmarks shown as a ceiling (English only)."""
@@ -38,13 +37,13 @@ def pacute_facts(con, *, models: tuple[str, ...], fmt: str = "mcq", metric: str 
 
 @query
 def pacute_levels(con, *, facts: pd.DataFrame, fmt: str = "mcq") -> pd.DataFrame:
-    """Per model and level: n, correct, value (0-100), 95% Wilson ci_low/ci_high, chance, below_chance,
+    """Per model and level: n, correct, value (0-100), chance, below_chance (the wiring adds 95% Wilson intervals),
     level_name and level_label ("L2 (n=10)", the range of n over models when it differs)."""
     chance = MCQ_CHANCE if fmt == "mcq" else 0.0
     names = "CASE level " + " ".join(f"WHEN {k} THEN '{v}'" for k, v in LEVEL_NAMES.items()) + " END"
     return con.execute(f"""
         SELECT model_id, level, {names} AS level_name, count(*) AS n, sum(value) AS correct,
-               100 * avg(value) AS value, {wilson_sql('sum(value)', 'count(*)')}, {chance} AS chance,
+               100 * avg(value) AS value, {chance} AS chance,
                100 * avg(value) < {chance} AS below_chance,
                'L' || level || ' (n=' || CASE WHEN min(count(*)) OVER w = max(count(*)) OVER w
                    THEN (min(count(*)) OVER w)::VARCHAR

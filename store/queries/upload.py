@@ -34,15 +34,3 @@ def self_reported_summary(con: duckdb.DuckDBPyConnection, *, model: str) -> pd.D
            FROM self_reported s JOIN runs r USING (run_id)
            WHERE r.model_id = ? AND NOT r.superseded GROUP BY ALL
            ORDER BY task, lang, prompt_lang, metric""", [model, model]).df()
-
-
-@query
-def upload_cells(con: duckdb.DuckDBPyConnection, *, source_hash: str) -> pd.DataFrame:
-    """Verified scores an upload produced: headline metric per cell of its model."""
-    return con.execute(
-        """SELECT DISTINCT a.task, a.lang, a.prompt_lang, a.metric, a.value, a.ci_low, a.ci_high, a.n,
-                  a.parse_fail_rate
-           FROM runs r JOIN aggregates a ON a.model_id = r.model_id AND a.task = r.task AND a.lang = r.lang
-                AND a.prompt_lang = r.prompt_lang
-           WHERE r.source_hash = ? AND a.is_headline ORDER BY a.task, a.lang, a.prompt_lang""",
-        [source_hash]).df()
