@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages._entry import embedded, route_default_alias
 from pages._hub import push_changes, sync_banner
-from pages._ui import run_page
-from store.cached import connection, parquet_root
+from pages._ui import md_escape, run_page
+from store.cached import connection, parquet_root, q
 
 st.set_page_config(page_title="Tanaw · SEA LLM leaderboard", page_icon="🔭", layout="wide")
 
@@ -29,19 +30,41 @@ PAGES = {
         st.Page("pages/lindsea.py", title="LINDSEA", icon=":material/account_tree:"),
         st.Page("pages/pacute.py", title="PACUTE", icon=":material/stacked_line_chart:"),
         st.Page("pages/cultural.py", title="Cultural probes", icon=":material/diversity_3:"),
+        st.Page("pages/human.py", title="Human evaluation", icon=":material/groups:"),
         st.Page("pages/compare.py", title="Compare", icon=":material/compare:"),
         st.Page("pages/model.py", title="Model", icon=":material/smart_toy:"),
     ],
     "Contribute": [
         st.Page("pages/upload.py", title="Upload results", icon=":material/upload_file:"),
         st.Page("pages/queue.py", title="Evaluation queue", icon=":material/queue:"),
+        st.Page("pages/annotate.py", title="Annotate", icon=":material/rate_review:"),
     ],
     "About": [
         st.Page("pages/methodology.py", title="Methodology", icon=":material/menu_book:"),
     ],
 }
 
+
+def demo_banner() -> None:
+    """Say plainly when what the pages show is the embedded demo, not benchmark results."""
+    demo = q("demo_models")
+    if demo.empty:
+        return
+    names = ", ".join(md_escape(m) for m in demo["model_id"])
+    st.info(f"**Demo data.** {names} answered Tanaw's own demo items (`data/demo`: 10-60 sentences per cell "
+            "written for Tanaw), not the BHASA, LINDSEA or PACUTE test sets, so their scores say nothing about the "
+            "benchmarks. Real numbers: point `TANAW_DATA_DIR` at the public data and run or upload a model "
+            "(README: *Score your model*).", icon=":material/science:")
+
+
 prepare_store()
+route_default_alias()  # /leaderboard is the leaderboard (the default page, also served at /)
+if embedded():  # ?embed=1: the leaderboard table alone, for iframes (README: The leaderboard, and embedding it)
+    run_page(st.navigation([PAGES["Leaderboards"][0]], position="hidden"))
+    st.stop()
+page = st.navigation({k: v for k, v in PAGES.items() if v}, position="top")
+if page.url_path != "annotate":  # annotators see blinded candidates: no model names anywhere on their page
+    demo_banner()
 sync_banner()  # results repo on the Hub (TANAW_RESULTS_REPO): pulled on start, pushed after changes
-run_page(st.navigation({k: v for k, v in PAGES.items() if v}, position="top"))  # errors: an id, no traceback
+run_page(page)  # errors: an id, no traceback
 push_changes()

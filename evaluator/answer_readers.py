@@ -5,6 +5,7 @@ echoed choices, several answers; the output is unparsed). Words come from the la
 """
 from __future__ import annotations
 
+import functools
 import re
 
 from evaluator import languages
@@ -19,7 +20,11 @@ CONFLICT = "conflict"
 
 def label_words(task: TaskSpec, lang: str) -> dict[str, str]:
     """Accepted words → canonical label for this task and language (English + native, restricted to the label set)."""
-    allowed = set(task.labels.get(lang, ()))
+    return _label_words(lang, tuple(task.labels.get(lang, ())))
+
+
+@functools.cache
+def _label_words(lang: str, allowed: tuple[str, ...]) -> dict[str, str]:
     return {w: lab for entry in languages.with_english(lang) for w, lab in entry.label_words.items()
             if lab in allowed}
 
@@ -51,10 +56,12 @@ def read_label(region: str, words: dict[str, str], single: dict[str, str], lang:
     return None, EMPTY, "no label word"
 
 
-def option_words(lang: str) -> list[str]:
-    return sorted({w for e in languages.with_english(lang) for w in e.option_words}, key=len, reverse=True)
+@functools.cache
+def option_words(lang: str) -> tuple[str, ...]:
+    return tuple(sorted({w for e in languages.with_english(lang) for w in e.option_words}, key=len, reverse=True))
 
 
+@functools.cache
 def lead_letter_re(lang: str) -> re.Pattern[str]:
     words = "|".join(re.escape(w) for w in option_words(lang))
     prefix = rf"(?:(?:{words})\s*)?" if words else ""
@@ -72,9 +79,10 @@ def task_letters(task: TaskSpec, lang: str, item: Item | None) -> tuple[str, ...
 def _lone_letters(text: str, letters: tuple[str, ...], lang: str) -> tuple[set[str], set[str]]:
     """(letters standing alone, those of them negated: "Bukan A")."""
     said, negated = set(), set()
+    folded = text.casefold()
     for m in re.finditer(r"(?<![\w'’])([A-Z])(?![\w'’])", text):
         if m.group(1) in letters:
-            (negated if negator_of(text.casefold(), m.start(), m.end(), lang) else said).add(m.group(1))
+            (negated if negator_of(folded, m.start(), m.end(), lang) else said).add(m.group(1))
     return said, negated - said
 
 
@@ -113,6 +121,7 @@ def read_letter(region: str, letters: tuple[str, ...], lang: str, item: Item | N
     return None, EMPTY, "no letter"
 
 
+@functools.cache
 def polarity_words(lang: str) -> dict[str, bool]:
     """True/False and Yes/No words accepted for `lang`: English and the language's own."""
     return {w: v for e in languages.with_english(lang) for w, v in e.polarity_words.items()}

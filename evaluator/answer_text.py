@@ -11,6 +11,7 @@ The rules (stated on the Methodology page, tested in tests/test_extract_table.py
 """
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -123,6 +124,7 @@ def is_latin(word: str) -> bool:
     return all(not ch.isalpha() or ord(ch) < 0x250 or 0x1E00 <= ord(ch) <= 0x1EFF for ch in word)
 
 
+@functools.cache
 def word_re(word: str) -> re.Pattern[str]:
     """A pattern for `word`: Latin words not glued to other letters; Thai and Tamil words anywhere (no spaces
     between words, and vowel signs defeat \\b)."""
@@ -131,6 +133,7 @@ def word_re(word: str) -> re.Pattern[str]:
     return re.compile(re.escape(word))
 
 
+@functools.cache
 def negators(lang: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(before, after) negators of the language and of English, longest first."""
     entries = languages.with_english(lang)
@@ -142,20 +145,31 @@ def negators(lang: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 _GAP = r"[\s*_`\"'“”‘’]*"
 
 
+_Patterns = tuple[tuple[str, re.Pattern[str]], ...]
+
+
+@functools.cache
+def _negator_patterns(lang: str) -> tuple[_Patterns, _Patterns]:
+    before, after = negators(lang)
+    return (tuple((neg, re.compile((r"(?<![" + _LETTERS + r"])" if is_latin(neg) else "")  # Thai negators glue on
+                                   + re.escape(neg) + _GAP + r"$", re.I)) for neg in before),
+            tuple((neg, re.compile(_GAP + re.escape(neg) + r"(?![" + _LETTERS + r"])", re.I)) for neg in after))
+
+
 def negator_of(text: str, start: int, end: int, lang: str) -> tuple[str, int, int] | None:
     """The negator right before `text[start:end]` (or, for languages that negate after, right after it), with
     its span in `text`; None when the word is not negated."""
-    before, after = negators(lang)
-    head = text[:start]
-    for neg in before:
-        edge = r"(?<![" + _LETTERS + r"])" if is_latin(neg) else ""  # Thai negators glue to their neighbours
-        m = re.search(edge + re.escape(neg) + _GAP + r"$", head, re.I)
+    before, after = _negator_patterns(lang)
+    head = text[max(0, start - 40):start]  # negators are short: look at the words just before
+    offset = start - len(head)
+    for neg, pattern in before:
+        m = pattern.search(head)
         if m:
-            return neg, m.start(), m.start() + len(neg)
-    for neg in after:
-        m = re.match(_GAP + re.escape(neg) + r"(?![" + _LETTERS + r"])", text[end:], re.I)
+            return neg, offset + m.start(), offset + m.start() + len(neg)
+    for neg, pattern in after:
+        m = pattern.match(text, end)
         if m:
-            return neg, end + m.end() - len(neg), end + m.end()
+            return neg, m.end() - len(neg), m.end()
     return None
 
 

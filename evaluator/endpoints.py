@@ -8,7 +8,7 @@ host name that resolves differently later is caught too). See SECURITY.md, "Endp
 - The host is resolved (IP literals in any spelling: decimal `2130706433`, short `127.1`, hex `0x7f000001`, octal
   `0177.0.0.1`, IPv4-mapped IPv6, a trailing dot) and every address must be public: loopback, private, link-local,
   multicast, reserved, unspecified and shared (CGNAT) addresses are refused. `TANAW_ALLOW_PRIVATE_ENDPOINTS=1` lifts
-  this for an operator's own machine; it never lifts the key rules.
+  this for an operator's own machine (never on a public Space); it never lifts the key rules.
 - A request may name an API key only from the operator's allow-list `TANAW_ENDPOINT_KEYS`
   (`openai:OPENAI_API_KEY,custom:MY_KEY=https://llm.example/v1`), and only for the endpoint that entry is bound to.
   `HF_TOKEN`, `HF_*`, `HUGGING_FACE_*` and `TANAW_*` are refused even when listed.
@@ -82,8 +82,13 @@ def _truthy(value: str | None) -> bool:
 
 
 def private_allowed(env: Mapping[str, str] | None = None) -> bool:
-    """Whether the operator allowed endpoints on private networks (TANAW_ALLOW_PRIVATE_ENDPOINTS)."""
-    return _truthy((os.environ if env is None else env).get(PRIVATE_ENV))
+    """Whether the operator allowed endpoints on private networks (TANAW_ALLOW_PRIVATE_ENDPOINTS): for local use
+    only, so it is ignored on a public Space (SPACE_ID set), whose visitors must never reach a private network."""
+    env = os.environ if env is None else env
+    if _truthy(env.get(PRIVATE_ENV)) and env.get("SPACE_ID"):
+        log.warning("%s ignored: this app runs as a public Space (SPACE_ID=%s)", PRIVATE_ENV, env.get("SPACE_ID"))
+        return False
+    return _truthy(env.get(PRIVATE_ENV))
 
 
 def split_urls(base_url: str | None) -> list[str]:

@@ -88,7 +88,7 @@ Reader = Callable[[str], "tuple[object, str, str]"]
 
 
 def _read_regions(raw: str | None, reader: Reader, *, same=lambda a: a) -> Extraction:
-    """Apply `reader` to every answer region and combine as the module docstring states."""
+    """Apply `reader` to every answer region and combine the answers as `RULES` states ("Several answer tags")."""
     regions, via, reasoning, failure = _prepare(raw)
     if failure:
         return _fail(reasoning, failure)

@@ -77,6 +77,10 @@ class RunConfig:
     """Metadata stored with the model: family, organisation, params_b, model_type, weights, licence, url."""
     n_ctx: int = 4096
     """Context window for the llamacpp backend."""
+    n_threads: int | None = None
+    """CPU threads for the llamacpp backend (None: llama.cpp's default)."""
+    chat_format: str | None = None
+    """llama-cpp-python chat format for the llamacpp backend (default: the GGUF's template, else its known family)."""
 
 
 FIELDS = {f.name: f for f in dataclasses.fields(RunConfig)}
@@ -105,7 +109,7 @@ def _check(where: str, name: str, value: Any) -> Any:
             raise ConfigError(f"{where}: {name}.{bad[0]}: unknown key (allowed: {', '.join(sorted(allowed))})")
         return dict(value)
     kind = type(default) if default is not None and not isinstance(default, Mapping) else None
-    if name in ("limit",):
+    if name in ("limit", "n_threads"):
         kind = int
     if name in ("rpm",):
         kind = float

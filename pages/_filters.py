@@ -34,3 +34,14 @@ def model_filters(container=None) -> dict:
 def filtered_models(filters: dict, task_prefix: str | None = None) -> list[str]:
     """Model ids passing `filters` (and with runs of tasks starting with `task_prefix`)."""
     return q("explore_models", **filters, task_prefix=task_prefix)["model_id"].tolist()
+
+
+def first_available(order: list[str], available: set[str] | list[str]) -> str:
+    """The first of `order` that is in `available` (the page's default choice), else the first of `order`."""
+    return next((o for o in order if o in set(available)), order[0])
+
+
+def also_available(label: str, shown: str, available: list[str]) -> str:
+    """A caption naming the other choices that have results ("" when there are none)."""
+    others = [a for a in available if a != shown]
+    return f"Also with results: {label} {', '.join(others)}." if others else ""

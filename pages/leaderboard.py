@@ -4,37 +4,90 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from pages._entry import ensure_app
-from pages._filters import filtered_models, model_filters
-from pages._ui import csv_bytes, empty_state, plot_text, table
+from pages._entry import embedded, ensure_app
+from pages._filters import also_available, filtered_models, first_available, model_filters
+from pages._ui import csv_bytes, dashed, empty_state, plot_text, table
 from store.cached import q
 
 ensure_app()
 FAMILIES = {"BHASA": "bhasa", "LINDSEA": "lindsea", "PACUTE": "pacute"}
-
-st.title("Tanaw leaderboard")
-st.caption("Large language models in Southeast Asian languages: BHASA (NLU, NLG, NLR in Indonesian, Vietnamese, "
-           "Thai, Tamil), LINDSEA linguistic diagnostics and PACUTE Filipino word structure. Every number is "
-           "recomputed from per-item outputs by Tanaw's own metrics; the papers' reported results are shown apart "
-           "and never ranked.")
-
 PROMPTS = {"English": "en", "Native": "native"}
 SCORES = {"Normalized": "normalized", "Raw": "value"}
-c1, c2, c3 = st.columns([2, 2, 2])
-bench = c1.segmented_control("Benchmark", list(FAMILIES), default="BHASA", key="bench", bind="query-params")
-prompt = c2.segmented_control("Prompt", list(PROMPTS), default="English", key="prompt", bind="query-params",
-                              help="Every cell is run with the English prompt and with the native-language prompt "
-                                   "written by native speakers; cells without a verified native prompt have no "
-                                   "native score.")
-score_name = c3.segmented_control("Score", list(SCORES), default="Normalized", key="score", bind="query-params",
-                                  help="Normalized = (score − chance) / (100 − chance) × 100, the SEA-HELM "
-                                       "convention; 0 is chance, negative is below chance. Raw is the metric itself "
-                                       "on 0-100.")
-bench, prompt, score_name = bench or "BHASA", prompt or "English", score_name or "Normalized"
+TEXT_COLUMNS = ("model", "origin", "model_type", "weights")
+EMBED = embedded()
+
+avail = q("board_availability")
+ranked = avail[avail["ranked"] > 0]
+has = ranked if not ranked.empty else avail  # open on what evaluated models have; demo baselines only as a fallback
+families_with = [b for b, f in FAMILIES.items() if f in set(avail["family"])]
+bench_default = first_available(list(FAMILIES), [b for b, f in FAMILIES.items() if f in set(has["family"])])
+
+
+def prompts_with(bench: str) -> list[str]:
+    """Prompt languages with results in `bench`."""
+    return [p for p, code in PROMPTS.items() if code in set(avail.loc[avail["family"] == FAMILIES[bench],
+                                                                            "prompt_lang"])]
+
+
+def url_choice(key: str, options, default: str) -> str:
+    """The embed view has no widgets: a valid query parameter, else the default."""
+    value = st.query_params.get(key)
+    return value if value in options else default
+
+
+if EMBED:  # ?embed=1: only the table, for an iframe; choices from the URL or the data
+    bench = url_choice("bench", FAMILIES, bench_default)
+    prompt = url_choice("prompt", PROMPTS, first_available(list(PROMPTS), prompts_with(bench)))
+    score_name = url_choice("score", SCORES, "Normalized")
+    models = None
+else:
+    st.title("Tanaw leaderboard")
+    st.caption("Large language models in Southeast Asian languages: BHASA (NLU, NLG, NLR in Indonesian, "
+               "Vietnamese, Thai, Tamil), LINDSEA linguistic diagnostics and PACUTE Filipino word structure. Every "
+               "number is recomputed from per-item outputs by Tanaw's own metrics; the papers' reported results are "
+               "shown apart and never ranked.")
+    c1, c2, c3 = st.columns([2, 2, 2])
+    bench = c1.segmented_control("Benchmark", list(FAMILIES), key="bench", bind="query-params",
+                                 default=bench_default) or bench_default
+    prompt_default = first_available(list(PROMPTS), prompts_with(bench))
+    prompt = c2.segmented_control("Prompt", list(PROMPTS), default=prompt_default, key="prompt",
+                                  bind="query-params",
+                                  help="Every cell is run with the English prompt and with the native-language "
+                                       "prompt written by native speakers; cells without a verified native prompt "
+                                       "have no native score.") or prompt_default
+    score_name = c3.segmented_control("Score", list(SCORES), default="Normalized", key="score",
+                                      bind="query-params",
+                                      help="Normalized = (score − chance) / (100 − chance) × 100, the SEA-HELM "
+                                           "convention; 0 is chance, negative is below chance. Raw is the metric "
+                                           "itself on 0-100.") or "Normalized"
+    others = " ".join(filter(None, [also_available("benchmarks", bench, families_with),
+                                    also_available("prompts", prompt, prompts_with(bench))]))
+    if others:
+        st.caption(others)
+    models = tuple(filtered_models(model_filters()))
 family, prompt_lang, score = FAMILIES[bench], PROMPTS[prompt], SCORES[score_name]
-models = tuple(filtered_models(model_filters()))
+
+
+def board_table(board) -> None:
+    """The ranked table: missing values as "—", numbers still sortable."""
+    numbers = [c for c in board.columns if c not in TEXT_COLUMNS]
+    decimals = {c: 0 if c in ("rank", "coverage") else 1 for c in numbers}
+    cols = {c: st.column_config.NumberColumn(c) for c in numbers}
+    cols |= {"rank": st.column_config.NumberColumn("rank"),
+             "model": st.column_config.TextColumn("model", width="large"),
+             "model_type": "type", "params_b": st.column_config.NumberColumn("params (B)"),
+             "coverage": st.column_config.NumberColumn("cells", help="headline cells this model has")}
+    table(board, f"leaderboard-{family}-{prompt_lang}-{score}", columns=cols, display=dashed(board, decimals))
+
 
 board = q("leaderboard_table", prompt_lang=prompt_lang, score=score, family=family, models=models)
+if EMBED:
+    st.markdown(f"**Tanaw · {bench} · {score_name.lower()} scores · {prompt} prompt**")
+    if board.empty:
+        st.caption(f"No {bench} results with the {prompt} prompt.")
+    else:
+        board_table(board)
+    st.stop()
 if board.empty:
     empty_state(f"No {bench} results with the {prompt} prompt pass the filters.",
                 "Clear the model filters, switch the prompt language, or add results on the Upload page "
@@ -44,14 +97,7 @@ else:
     st.caption("Rank counts evaluated and uploaded models only; demo baselines are reference points. "
                "Averages: per language the mean of competency means, overall the mean over languages, over the "
                "cells a model has (coverage). Hover a heatmap cell for its 95% interval and n.")
-    num = st.column_config.NumberColumn(format="%.1f")
-    cols = {c: num for c in board.columns if c not in ("rank", "model", "origin", "model_type", "weights",
-                                                      "coverage", "params_b")}
-    cols |= {"rank": st.column_config.NumberColumn("rank", format="%d"),
-             "model": st.column_config.TextColumn("model", width="large"),
-             "model_type": "type", "params_b": st.column_config.NumberColumn("params (B)", format="%.1f"),
-             "coverage": st.column_config.NumberColumn("cells", help="headline cells this model has")}
-    table(board, f"leaderboard-{family}-{prompt_lang}-{score}", columns=cols)
+    board_table(board)
 
     z = q("leaderboard_matrix", prompt_lang=prompt_lang, score=score, family=family, models=models)
     hover = q("leaderboard_matrix", prompt_lang=prompt_lang, score=score, family=family, models=models,

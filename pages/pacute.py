@@ -5,7 +5,7 @@ import plotly.express as px
 import streamlit as st
 
 from pages._entry import ensure_app
-from pages._filters import filtered_models, model_filters
+from pages._filters import also_available, filtered_models, first_available, model_filters
 from pages._ui import empty_state, md_escape, plot_frame, plot_text, table
 from services.explore import q
 
@@ -29,17 +29,28 @@ if not available:
 
 models = st.multiselect("Models", available, default=available[:4], key="models", bind="query-params",
                         max_selections=6)
-c2, c3, c4 = st.columns(3)
-fmt_label = c2.radio("Format", tuple(METRICS), key="fmt", bind="query-params", horizontal=True)
-metric = c3.radio("Scoring", METRICS[fmt_label], key=f"metric_{fmt_label.lower()}", bind="query-params",
-                  horizontal=True, help="; ".join(f"{k}: {v}" for k, v in METRIC_NAMES.items()))
-prompt_lang = c4.radio("Prompt", ("en", "native"), key="prompt", bind="query-params", horizontal=True)
-fmt = fmt_label.lower()
 if not models:
     empty_state("No model selected.", "Choose one or more models above.")
     st.stop()
 chosen = tuple(models)
-chance = 25.0 if fmt == "mcq" else None
+avail = q("pacute_availability", models=chosen)
+formats_with = [f for f in METRICS if f.lower() in set(avail["fmt"])]
+c2, c3, c4 = st.columns(3)
+fmt_default = first_available(list(METRICS), formats_with)
+fmt_label = c2.radio("Format", tuple(METRICS), key="fmt", bind="query-params", horizontal=True,
+                     index=list(METRICS).index(fmt_default))
+metric = c3.radio("Scoring", METRICS[fmt_label], key=f"metric_{fmt_label.lower()}", bind="query-params",
+                  horizontal=True, help="; ".join(f"{k}: {v}" for k, v in METRIC_NAMES.items()))
+prompts_with = avail.loc[avail["fmt"] == fmt_label.lower(), "prompt_lang"].tolist()
+prompt_order = ["en", "native"]
+prompt_lang = c4.radio("Prompt", prompt_order, key="prompt", bind="query-params", horizontal=True,
+                       index=prompt_order.index(first_available(prompt_order, prompts_with)))
+fmt = fmt_label.lower()
+others = " ".join(filter(None, [also_available("formats", fmt_label, formats_with),
+                                also_available("prompts", prompt_lang, prompts_with)]))
+if others:
+    st.caption(f"Hierarchy results of the selected models. {others}")
+chance = 25.0 if fmt == "mcq" else 0.0  # generation: no answer is matched by guessing
 
 facts = q("pacute_facts", models=chosen, fmt=fmt, metric=metric, prompt_lang=prompt_lang)
 levels = q("pacute_levels", facts=facts, fmt=fmt)
@@ -61,7 +72,7 @@ else:
                             marker=dict(symbol="star", size=13, color=trace.line.color), name=trace.name,
                             hovertemplate="%{fullData.name}: mean of the controls %{y:.1f}<extra></extra>")
     if chance is not None:
-        fig.add_hline(y=chance, line_dash="dash", line_color="#555", annotation_text="chance 25%",
+        fig.add_hline(y=chance, line_dash="dash", line_color="#555", annotation_text=f"chance {chance:.0f}%",
                       annotation_position="bottom left")
     for trace in fig.data:
         trace.offsetgroup = trace.name
@@ -73,12 +84,17 @@ else:
     st.plotly_chart(fig, key="levels")
     table(levels, f"pacute_levels_{fmt}_{metric}_{prompt_lang}")
 
-st.subheader("Diagnostic read-out (MCQ, chance 25%)")
-mcq_levels = levels if fmt == "mcq" else q(
+read_chance = chance
+st.subheader(f"Diagnostic read-out ({fmt.upper()}, chance {read_chance:.0f}%)")
+st.caption("MCQ is read on accuracy against 25% chance (four options); generation on "
+           f"{METRIC_NAMES[metric if fmt == 'gen' else 'exact_match']} against 0 (a model cannot match the answer "
+           "by guessing). A level is at chance when its 95% interval reaches the chance line.")
+read_levels = levels if fmt == "gen" or metric == "mcq_acc" else q(
     "pacute_levels", facts=q("pacute_facts", models=chosen, fmt="mcq", metric="mcq_acc", prompt_lang=prompt_lang))
-diag = q("pacute_diagnosis", levels=mcq_levels)
+diag = q("pacute_diagnosis", levels=read_levels, chance=read_chance)
 if diag.empty or diag["l2_value"].isna().all():
-    empty_state("No MCQ hierarchy results to read.", "The read-out needs pacute-hierarchical-mcq scores.")
+    empty_state(f"No {fmt.upper()} hierarchy results to read.",
+                f"The read-out needs pacute-hierarchical-{fmt} scores with this prompt.")
 for row in diag.dropna(subset=["l2_value"]).itertuples():
     name = md_escape(row.model_id)
     l2 = f"L2 {row.l2_value:.1f}% (95% CI {row.l2_ci_low:.1f}-{row.l2_ci_high:.1f}, n={int(row.l2_n)})"
@@ -117,5 +133,5 @@ else:
                       legend=dict(orientation="h", y=1.0, x=1, xanchor="right", yanchor="bottom", title=""))
     st.plotly_chart(fig, key="suite")
     st.caption("Hatched bars are controls (English prompt); they show what the model can do with characters at all."
-               + (" Dashed line: chance (25%)." if chance is not None else ""))
+               + f" Dashed line: chance ({chance:.0f}%).")
     table(suite, f"pacute_suite_{fmt}_{metric}_{prompt_lang}")

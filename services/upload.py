@@ -154,7 +154,7 @@ def drain_inbox(db_path: str | Path | None, *, timeout: float = 30.0) -> list[Ou
 
     outcomes = []
     for body, meta in inbox.pending(db_path):
-        upload = read_upload(body.read_bytes(), str(meta.get("name") or body.name), fmt=str(meta.get("format") or
+        upload = read_upload(body, str(meta.get("name") or body.name), fmt=str(meta.get("format") or
                                                                                             "auto"))
         outcomes.append(ingest_upload(db_path, upload, model=meta.get("model") or {"model_id": "unnamed"},
                                       actor=f"{meta.get('actor') or 'cli'} (inbox)", timeout=timeout))

@@ -34,7 +34,7 @@ from store.schema import current_version
 FORMAT = "tanaw-parquet"
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
-SKIP_TABLES = ("schema_version", "hub_sync")
+SKIP_TABLES = ("schema_version", "hub_sync", "campaign_tokens")
 """Tables never exported: migrations and the local log of Hub syncs belong to each store."""
 PARTITION_KEYS = ("model_id", "task")
 """The only partition keys an export uses (see `partitioning`)."""
@@ -223,14 +223,15 @@ def _max_import_bytes() -> int:
     return int(float(os.environ.get(MAX_IMPORT_GB_ENV) or 20) * 1024 ** 3)
 
 
-def check_footers(con: duckdb.DuckDBPyConnection, files: list[Path], rows: int, where: str, table: str) -> None:
+def check_footers(con: duckdb.DuckDBPyConnection, files: list[Path] | str, rows: int, where: str,
+                  table: str) -> None:
     """Refuse before reading any row: the files' row counts (from their footers) must equal the manifest's, and
-    their uncompressed size must stay under TANAW_IMPORT_MAX_GB."""
+    their uncompressed size must stay under TANAW_IMPORT_MAX_GB. `files` is a list of paths or one glob."""
     if not files:
         if rows:
             raise _fail(where, f"table {table!r} has 0 rows (no Parquet files), manifest says {rows} rows")
         return
-    names = [str(f) for f in files]
+    names = files if isinstance(files, str) else [str(f) for f in files]
     try:
         n = con.execute("SELECT coalesce(sum(num_rows), 0) FROM parquet_file_metadata(?)", [names]).fetchone()[0]
         size = con.execute("SELECT coalesce(sum(total_uncompressed_size), 0) FROM parquet_metadata(?)",

@@ -50,6 +50,11 @@ def _quote(s: str) -> str:
     return "'" + s.replace("'", "''") + "'"
 
 
+def table_glob(root: str, table: str, partition_by: tuple[str, ...] | list[str]) -> str:
+    """The glob of one table's Parquet files under `root`."""
+    return f"{root.rstrip('/')}/{table}/{'**/' if partition_by else ''}*.parquet"
+
+
 def view_sql(root: str, table: str, partition_by: tuple[str, ...] | list[str] = ("model_id", "task")) -> str:
     """The CREATE VIEW statement for one table under `root`; partition values stay strings (a model named
     "123" is not a number). Every file of one export has the same schema, so the first file's is used
@@ -58,7 +63,7 @@ def view_sql(root: str, table: str, partition_by: tuple[str, ...] | list[str] = 
     bound, so only checked names are written into the statement, quoted)."""
     if not str(table).replace("_", "").isalnum() or any(k not in parquet.PARTITION_KEYS for k in partition_by):
         raise ValueError(f"table {table!r} / partition keys {list(partition_by)!r} are not names of the store")
-    glob = f"{root.rstrip('/')}/{table}/{'**/' if partition_by else ''}*.parquet"
+    glob = table_glob(root, table, partition_by)
     types = ", ".join(f"{_quote(k)}: VARCHAR" for k in partition_by)
     hive = f"hive_partitioning = true, hive_types = {{{types}}}" if partition_by else "hive_partitioning = false"
     return (f"CREATE OR REPLACE VIEW {parquet.quote_ident(table)} AS SELECT * FROM "
@@ -107,6 +112,8 @@ def attach_parquet(con: duckdb.DuckDBPyConnection, root: str | os.PathLike, *, t
         if table in present and (views is None or table in views):
             con.execute(f"DROP TABLE {parquet.quote_ident(table)}")
         if table in present and views is not None and table not in views:
+            glob = table_glob(root, table, meta.get("partition_by") or ())
+            parquet.check_footers(con, glob, meta["rows"], glob, table)  # counts and size before reading a row
             cols = ", ".join(parquet.quote_ident(c) for c in parquet.columns(con, table))
             source = create.split(" AS SELECT * FROM ", 1)[1]
             con.execute(f"INSERT INTO {parquet.quote_ident(table)} ({cols}) SELECT {cols} FROM {source}")

@@ -150,11 +150,51 @@ V5 = (
 """Roll-ups of each model's headline cells (computed by `evaluator.rollup` at ingest) and the metric registry's
 facts the queries need (which metrics are 0/1), both written by the wiring."""
 
-MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3), (4, V4), (5, V5))
+V6 = (
+    """CREATE TABLE IF NOT EXISTS campaigns (
+        campaign_id VARCHAR PRIMARY KEY,
+        task VARCHAR NOT NULL, lang VARCHAR NOT NULL,
+        protocol VARCHAR NOT NULL,             -- mt | summarisation | ratings (an imported ratings CSV)
+        systems JSON,                          -- [[model_id, prompt_lang], ...] rated (the reference is one more)
+        n_items INTEGER, k INTEGER,            -- sampled items; annotators per item
+        seed INTEGER,                          -- the sampling and shuffling seed, recorded
+        n_repeats INTEGER,                     -- quality-check repeats per annotator
+        status VARCHAR NOT NULL DEFAULT 'open',   -- open | finished
+        created_by VARCHAR, created_at TIMESTAMP DEFAULT current_timestamp, finished_at TIMESTAMP)""",
+    """CREATE TABLE IF NOT EXISTS campaign_candidates (
+        campaign_id VARCHAR, item_id VARCHAR,
+        cand_id VARCHAR,                       -- opaque id shown to nobody; the page numbers candidates 1..n
+        system VARCHAR,                        -- "model_id|prompt_lang", "reference" or "corrupted" (never shown)
+        text VARCHAR,
+        PRIMARY KEY (campaign_id, item_id, cand_id))""",
+    """CREATE TABLE IF NOT EXISTS campaign_assignments (
+        campaign_id VARCHAR, annotator VARCHAR,
+        seq INTEGER,                           -- the annotator's n-th item (0-based)
+        item_id VARCHAR,
+        cand_order VARCHAR[],                  -- this annotator's shuffled candidate order
+        is_repeat BOOLEAN DEFAULT false,       -- a quality-check repeat of an earlier item
+        PRIMARY KEY (campaign_id, annotator, seq))""",
+    """CREATE TABLE IF NOT EXISTS judgements (
+        campaign_id VARCHAR, annotator VARCHAR, seq INTEGER, item_id VARCHAR, cand_id VARCHAR,
+        criterion VARCHAR,                     -- a criterion of the campaign's protocol (evaluator.human.protocols)
+        value DOUBLE, note VARCHAR,            -- note: the comment (criterion 'comment') or error spans as JSON
+        created_at TIMESTAMP DEFAULT current_timestamp,
+        PRIMARY KEY (campaign_id, annotator, seq, cand_id, criterion))""",
+    """CREATE TABLE IF NOT EXISTS campaign_tokens (
+        campaign_id VARCHAR, annotator VARCHAR,
+        token_hash VARCHAR UNIQUE,             -- sha256 of the annotator's personal token (the token is never stored)
+        created_at TIMESTAMP DEFAULT current_timestamp,
+        PRIMARY KEY (campaign_id, annotator))""",
+)
+"""Human evaluation campaigns (issue 16): sampled items with blinded candidates, per-annotator assignments,
+judgements, and the hashed annotator tokens (kept out of exports and the Hub sync)."""
+
+MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6))
 """(version, statements) in order; append a new version, never edit an applied one."""
 
 TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",
-          "self_reported", "ingests", "uploads", "self_reported_cells", "ratings", "submissions", "rollups", "metrics")
+          "self_reported", "ingests", "uploads", "self_reported_cells", "ratings", "submissions", "rollups", "metrics",
+          "campaigns", "campaign_candidates", "campaign_assignments", "judgements", "campaign_tokens")
 """Tables whose row counts the integrity tests compare before and after a failed write (not `audit`, which records
 refusals too, nor the bookkeeping tables `schema_version` and `hub_sync`)."""
 

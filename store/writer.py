@@ -62,9 +62,14 @@ def save_rollups(con: duckdb.DuckDBPyConnection, model_id: str, rows: Sequence[M
 
 
 def models_without_rollups(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Models with aggregates but no roll-ups (stores written before roll-ups were stored, or imported)."""
-    return [r[0] for r in con.execute("SELECT DISTINCT model_id FROM aggregates WHERE model_id NOT IN "
-                                      "(SELECT model_id FROM rollups) ORDER BY 1").fetchall()]
+    """Models with aggregates but no roll-ups (stores written before roll-ups were stored, or imported), or with
+    scored control cells but no stored ceiling (roll-ups written when the controls still counted in the overall)."""
+    return [r[0] for r in con.execute("""
+        SELECT DISTINCT a.model_id FROM aggregates a
+        WHERE a.model_id NOT IN (SELECT model_id FROM rollups)
+           OR (a.is_headline AND a.status = 'ok' AND a.task IN (SELECT task FROM tasks WHERE grp LIKE '%-control')
+               AND a.model_id NOT IN (SELECT model_id FROM rollups WHERE level = 'ceiling'))
+        ORDER BY 1""").fetchall()]
 
 
 def _insert_df(con: duckdb.DuckDBPyConnection, table: str, df: pd.DataFrame, casts: Mapping[str, str],
@@ -187,3 +192,11 @@ def stored_keys(con: duckdb.DuckDBPyConnection, run_id: str) -> set[tuple[str, s
     """(item_id, order) pairs already stored for a run, so a resumed run asks only what is missing."""
     return {(r[0], r[1]) for r in con.execute("SELECT item_id, ord FROM predictions WHERE run_id = ?",
                                                [run_id]).fetchall()}
+
+
+def other_active_runs(con: duckdb.DuckDBPyConnection, model_id: str, task: str, lang: str, prompt_lang: str,
+                      run_ids: Iterable[str]) -> int:
+    """Active (not superseded) runs of a cell other than `run_ids`, whose rows an aggregate must also read."""
+    return con.execute("SELECT count(*) FROM runs WHERE model_id = ? AND task = ? AND lang = ? AND prompt_lang = ? "
+                       "AND NOT superseded AND NOT list_contains(?, run_id)",
+                       [model_id, task, lang, prompt_lang, sorted(run_ids)]).fetchone()[0]

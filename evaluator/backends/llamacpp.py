@@ -5,6 +5,11 @@ forward pass with `logits_all=True` and a log-softmax in numpy over the rows tha
 llama.cpp HTTP server's echoed log-probabilities give the same numbers, much more slowly). Options of one item share
 the prompt: it is evaluated once, then each option's tokens as their own batch (the same split every time, so the
 scores do not depend on the order of the options).
+
+Chat template: an explicit `chat_format` (`--chat-format`) wins; else the GGUF's own `tokenizer.chat_template`; else a
+known family named by the GGUF's `general.architecture` (Gemma → llama-cpp-python's `gemma`); otherwise the backend
+refuses rather than let llama-cpp-python fall back to `llama-2` (`[INST]` prompts that a Gemma model answers with
+nothing). `chat_template` says which was used; the runner records it with every run.
 """
 from __future__ import annotations
 
@@ -18,10 +23,70 @@ import numpy as np
 from evaluator.clients import Completion, OptionScore
 
 try:
+    import gguf
     import llama_cpp
 except ImportError as exc:  # pragma: no cover - exercised only where the extra is missing
     raise ImportError("the llamacpp backend needs llama-cpp-python: pip install -r requirements-llama.txt "
                       "(or scripts/install_llama.sh)") from exc
+
+
+FAMILY_CHAT_FORMATS = {"gemma": "gemma", "gemma2": "gemma", "gemma3": "gemma", "gemma3n": "gemma"}
+"""GGUF `general.architecture` → llama-cpp-python chat format, for GGUFs that carry no template of their own."""
+FOLD_SYSTEM = {"gemma"}
+"""Chat formats with no system role (llama-cpp-python's `gemma` drops it): system text goes into the first user turn,
+as Gemma's own template does."""
+
+
+class ChatFormatError(ValueError):
+    """The GGUF has no chat template, no known family, and no `--chat-format` was given (or an unknown one)."""
+
+
+def gguf_metadata(path: str, keys: tuple[str, ...] = ("tokenizer.chat_template", "general.architecture",
+                                                      "general.name")) -> dict[str, str]:
+    """String metadata of a GGUF file (only `keys`), read from its header without loading the weights."""
+    reader = gguf.GGUFReader(path)
+    out = {}
+    for key in keys:
+        field = reader.get_field(key)
+        if field is not None:
+            value = field.contents()
+            out[key] = value if isinstance(value, str) else str(value)
+    return out
+
+
+def choose_chat_format(metadata: Mapping[str, str], requested: str | None, model_file: str) -> tuple[str | None, str]:
+    """(chat_format for llama_cpp.Llama, description recorded with the run); ChatFormatError when nothing fits.
+
+    `None` as the format lets llama-cpp-python use the GGUF's own template (a known name when it recognises it)."""
+    known = set(llama_cpp.llama_chat_format.LlamaChatCompletionHandlerRegistry()._chat_handlers)
+    if requested:
+        if requested not in known:
+            raise ChatFormatError(f"--chat-format {requested!r} is not a llama-cpp-python chat format; known: "
+                                  + ", ".join(sorted(known)))
+        return requested, f"{requested} (--chat-format)"
+    if (metadata.get("tokenizer.chat_template") or "").strip():
+        return None, "GGUF tokenizer.chat_template"
+    arch = metadata.get("general.architecture")
+    if arch in FAMILY_CHAT_FORMATS:
+        fmt = FAMILY_CHAT_FORMATS[arch]
+        return fmt, f"{fmt} (known family: GGUF general.architecture = {arch}; the GGUF has no template)"
+    raise ChatFormatError(f"{model_file} carries no chat template and its architecture ({arch or 'not named'}) is "
+                          "not a known family, so the chat format would be a guess; pass --chat-format NAME "
+                          "(a llama-cpp-python chat format, e.g. gemma, chatml, llama-3)")
+
+
+def fold_system(messages: list[dict]) -> list[dict]:
+    """Messages without a system role: system text prepended (blank line) to the first user turn."""
+    system = "\n\n".join(m.get("content") or "" for m in messages if m.get("role") == "system")
+    rest = [dict(m) for m in messages if m.get("role") != "system"]
+    if system:
+        for m in rest:
+            if m.get("role") == "user":
+                m["content"] = f"{system}\n\n{m.get('content') or ''}"
+                break
+        else:
+            rest.insert(0, {"role": "user", "content": system})
+    return rest
 
 
 def log_softmax(logits: np.ndarray) -> np.ndarray:
@@ -37,8 +102,12 @@ class LlamaCppBackend:
     def __init__(self, model_path: str, *, n_ctx: int = 4096, chat_format: str | None = None, seed: int = 0,
                  n_threads: int | None = None, verbose: bool = False):
         self.model_path = model_path
+        fmt, self.chat_template = choose_chat_format(gguf_metadata(model_path), chat_format,
+                                                     os.path.basename(model_path))
         self.llm = llama_cpp.Llama(model_path=model_path, n_ctx=n_ctx, logits_all=True, seed=seed,
-                                   chat_format=chat_format, n_threads=n_threads, verbose=verbose)
+                                   chat_format=fmt, n_threads=n_threads, verbose=verbose)
+        self.chat_format: str = self.llm.chat_format
+        """The llama-cpp-python format in use (`chat_template.default` = the GGUF's own Jinja template)."""
         self.tokenizer_name = f"model tokenizer ({os.path.basename(model_path)})"
         self._lock = asyncio.Lock()
         self._prefix: list[int] | None = None
@@ -52,8 +121,10 @@ class LlamaCppBackend:
     def _eval(self, tokens: list[int], split: int) -> np.ndarray:
         """Logit rows for `tokens` (row i predicts token i + 1): `tokens[:split]` as one batch (kept for the next
         option of the same prompt), then the rest as another, so an option's score never depends on the order in
-        which options are asked."""
+        which options are asked. (Evaluating the prompt without its rows changes the batches and moves scores by
+        ~0.1 nat against llama.cpp's server; generation skips the rows instead, see `chat_sync`.)"""
         llm, prefix = self.llm, tokens[:split]
+        self._logit_rows(True)
         if self._prefix != prefix:
             llm.reset()
             llm.eval(prefix)
@@ -61,6 +132,10 @@ class LlamaCppBackend:
         llm.n_tokens = len(prefix)
         llm.eval(tokens[split:])
         return llm.scores[: len(tokens)]
+
+    def _logit_rows(self, every_token: bool) -> None:
+        """Whether the next `eval` keeps a logit row per token (scoring) or only sampling's last one."""
+        self.llm._logits_all = every_token
 
     def option_logprob_sync(self, prompt: str, option: str) -> OptionScore:
         """log P(option | prompt): sum over the tokens whose bytes overlap the option's bytes."""
@@ -84,6 +159,9 @@ class LlamaCppBackend:
         """One chat completion with the model's chat template."""
         t0 = time.monotonic()
         self._prefix = None  # generation reuses and overwrites the cache its own way
+        if self.chat_format in FOLD_SYSTEM:
+            messages = fold_system(messages)
+        self._logit_rows(False)  # sampling reads the last row only; no per-token copies of the vocabulary
         r = self.llm.create_chat_completion(messages=messages, temperature=temperature, top_p=top_p,
                                             max_tokens=max_tokens)
         choice, usage = r["choices"][0], r.get("usage") or {}

@@ -93,6 +93,10 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-tokens", type=int, help="override every task's generation budget (e.g. reasoning models)")
     p.add_argument("--temperature", type=float, help="override every task's temperature")
     p.add_argument("--n-ctx", type=int, help="context window for --backend llamacpp (default 4096)")
+    p.add_argument("--n-threads", type=int, help="CPU threads for --backend llamacpp (default: llama.cpp's choice)")
+    p.add_argument("--chat-format", help="chat format for --backend llamacpp when the GGUF carries no chat template "
+                   "(a llama-cpp-python format: gemma, chatml, llama-3, ...; default: the GGUF's template, else its "
+                   "known family; the backend refuses to guess)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
     p.add_argument("--public-endpoint", action="store_true",
                    help="apply the queue's endpoint policy (evaluator/endpoints.py) to every request: set by the "
@@ -120,10 +124,15 @@ def make_backend(cfg: RunConfig, *, public_endpoint: bool = False) -> tuple[Any,
     """The model backend and the endpoint description recorded in each run's settings; with `public_endpoint`
     every request's URL is checked by the endpoint policy before it is sent (queued runs, see SECURITY.md)."""
     if cfg.backend == "llamacpp":
-        from evaluator.backends.llamacpp import LlamaCppBackend
+        from evaluator.backends.llamacpp import ChatFormatError, LlamaCppBackend
 
-        backend = LlamaCppBackend(cfg.model_path, n_ctx=cfg.n_ctx)
-        return backend, {"backend": "llamacpp", "model_file": os.path.basename(cfg.model_path)}
+        try:
+            backend = LlamaCppBackend(cfg.model_path, n_ctx=cfg.n_ctx, chat_format=cfg.chat_format,
+                                      n_threads=cfg.n_threads)
+        except ChatFormatError as exc:
+            raise ConfigError(str(exc)) from None
+        return backend, {"backend": "llamacpp", "model_file": os.path.basename(cfg.model_path),
+                         "chat_format": backend.chat_format, "chat_template": backend.chat_template}
     key = None
     if cfg.api_key_env:
         key = os.environ.get(cfg.api_key_env)

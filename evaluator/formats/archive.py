@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from evaluator.formats.limits import DEFAULT_LIMITS, MB, FormatError, Limits
-from evaluator.formats.source import Budget, Source
+from evaluator.formats.source import Budget, Source, ViewReader
 
 _RUN = re.compile(r"^run[_-]?(\d{1,4})$", re.IGNORECASE)
 _JUNK = ("__MACOSX/", ".DS_Store", "Thumbs.db")
@@ -59,11 +59,13 @@ def unsafe_name(name: str) -> str | None:
     return None
 
 
-def read_zip(data: bytes | Path, name: str, limits: Limits = DEFAULT_LIMITS) -> tuple[list[Member], list[FormatError]]:
-    """Members of a zip (bytes in memory or a file path); every refused member is an error naming it."""
+def read_zip(data: bytes | memoryview | Path, name: str,
+             limits: Limits = DEFAULT_LIMITS) -> tuple[list[Member], list[FormatError]]:
+    """Members of a zip (bytes in memory, read in place, or a file path); every refused member is an error
+    naming it."""
     errors: list[FormatError] = []
     try:
-        zf = zipfile.ZipFile(data if isinstance(data, Path) else io.BytesIO(data))
+        zf = zipfile.ZipFile(data if isinstance(data, Path) else ViewReader(memoryview(data).cast("B")))
         infos = zf.infolist()
     except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError, EOFError) as e:
         return [], [FormatError(name, None, None, f"not a readable zip archive ({e})")]

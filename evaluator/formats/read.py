@@ -163,7 +163,7 @@ def read_upload(source: bytes | memoryview | str | Path, name: str | None = None
     first_seen: dict[tuple, tuple[str, int, Prediction]] = {}
     rows = 0
     for i, m in enumerate(members):
-        if len(up.errors) >= limits.max_errors or over_budget(limits):
+        if len(up.errors) >= limits.max_errors or over_budget(limits):  # header refusals count too
             stop = f"stopped after {len(up.errors)} errors" if len(up.errors) >= limits.max_errors else \
                 str(cpu_error(up.name, limits)).removeprefix(up.name + ": ")
             up.errors.append(FormatError(up.name, None, None, f"{stop}; {len(members) - i} more file(s) not checked"))
@@ -178,6 +178,9 @@ def read_upload(source: bytes | memoryview | str | Path, name: str | None = None
     if not up.errors and not up.predictions and not up.summary:
         up.errors.append(FormatError(up.name, None, None, "nothing to import: no row matched one of our items "
                                                           "(see the warnings)"))
+    if len(up.errors) > limits.max_errors + 2:  # e.g. every member of a large archive refused by its header
+        rest = len(up.errors) - limits.max_errors
+        up.errors[limits.max_errors:] = [FormatError(up.name, None, None, f"… and {rest:,} more errors not shown")]
     return up
 
 

@@ -18,6 +18,7 @@ from typing import BinaryIO, Callable, Iterable, Iterator
 CHUNK = 1024 * 1024
 BOM = b"\xef\xbb\xbf"
 _NONBLANK = re.compile(rb"\S")
+_BLANK = frozenset(b" \t\n\r\x0b\x0c")
 _BREAK = re.compile(rb"\r\n?|\n")
 _READ_ERRORS = (zipfile.BadZipFile, zlib.error, RuntimeError, NotImplementedError, OSError, EOFError, ValueError)
 
@@ -159,13 +160,18 @@ def _complete(buf: bytes, line: int, stop: int, max_line: int):
     return the line number at `stop`."""
     pos = 0
     while True:
-        m = _NONBLANK.search(buf, pos, stop)
-        if m is None:
-            return line + _breaks(buf, pos, stop)
-        start = m.start()
-        line += _breaks(buf, pos, start)
-        brk = _BREAK.search(buf, start, stop)
-        end = brk.start() if brk else stop
+        if buf[pos:pos + 1] == b"\n" and pos + 1 < stop and buf[pos + 1] not in _BLANK:
+            start, line = pos + 1, line + 1  # the usual case: one "\n", then the next line
+        else:
+            m = _NONBLANK.search(buf, pos, stop)
+            if m is None:
+                return line + _breaks(buf, pos, stop)
+            start = m.start()
+            line += _breaks(buf, pos, start)
+        end = buf.find(b"\n", start, stop)
+        end = stop if end < 0 else end
+        cr = buf.find(b"\r", start, end)
+        end = end if cr < 0 else cr
         yield line, (buf[start:end] if end - start <= max_line else None), end - start
         pos = end
 

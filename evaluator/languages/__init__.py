@@ -9,6 +9,7 @@ the file and the field.
 """
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -178,6 +179,7 @@ def name_of(code: str) -> str:
     return LANG_NAMES.get(code, code)
 
 
+@functools.cache
 def with_english(code: str) -> tuple[Language, ...]:
     """The entries whose words extraction accepts for `code`: English first, then the language itself."""
     return tuple(LANGUAGES[c] for c in dict.fromkeys((ENGLISH, code)) if c in LANGUAGES)

@@ -15,12 +15,12 @@ import unicodedata
 from collections import Counter
 from typing import Any
 
+from evaluator.languages import LANGUAGES
 from evaluator.metrics.base import MetricSpec, register
 
 _PUNCT = set(string.punctuation)
-NO_ANSWER = {"", "no answer", "unanswerable", "none", "n/a", "tidak ada jawaban", "không có câu trả lời",
-             "ไม่มีคำตอบ", "பதில் இல்லை"}
-"""Answers read as "there is no answer" for unanswerable questions."""
+NO_ANSWER = {"", *(phrase for lang in LANGUAGES.values() for phrase in lang.no_answer)}
+"""Answers read as "there is no answer" for unanswerable questions (each language entry's `no_answer`)."""
 
 
 ARTICLE_LANGS = ("en",)

@@ -12,6 +12,8 @@ import pandas as pd
 from store.queries import query
 
 RANKED_ORIGINS = ("evaluated", "uploaded")
+CEILING = "controls (ceiling)"
+"""Column of the control tasks' mean (PACUTE): shown beside the overall, never part of it."""
 
 _CELLS_SQL = """
 SELECT a.model_id AS model, m.origin, m.model_type, m.params_b, m.weights, m.sea_tuned, m.organisation,
@@ -56,12 +58,15 @@ def _averages(con: duckdb.DuckDBPyConnection, prompt_lang: str, col: str, family
                      [prompt_lang, family or "", col, models]).df()
     if df.empty:
         return pd.DataFrame(columns=["model", "overall", "coverage"])
-    df["column"] = df["level"].map({"overall": "overall", "competency": "", "language": "lang:"}) + df["key"]
+    df["column"] = df["level"].map({"overall": "overall", "competency": "", "language": "lang:",
+                                    "ceiling": CEILING}) + df["key"]
     wide = df.pivot_table(index="model", columns="column", values="value", aggfunc="first")
     coverage = df[df["level"] == "overall"].set_index("model")["coverage"].rename("coverage")
     comps = sorted(df.loc[df["level"] == "competency", "column"].unique())
     langs = sorted(df.loc[df["level"] == "language", "column"].unique())
-    return pd.concat([wide[["overall", *comps, *langs]], coverage], axis=1).reset_index(names="model")
+    ceiling = [CEILING] if CEILING in wide.columns else []
+    wide = wide.reindex(columns=["overall", *ceiling, *comps, *langs])
+    return pd.concat([wide, coverage], axis=1).reset_index(names="model")
 
 
 @query
@@ -82,7 +87,8 @@ def leaderboard_table(con: duckdb.DuckDBPyConnection, prompt_lang: str = "en", s
     ranked = out["origin"].isin(RANKED_ORIGINS) & out["overall"].notna()
     out["rank"] = out["overall"].where(ranked).rank(ascending=False, method="min").astype("Int64")
     out = out.sort_values(["rank", "overall"], ascending=[True, False], na_position="last")
-    front = ["rank", "model", "origin", "model_type", "params_b", "weights", "overall", "coverage"]
+    front = ["rank", "model", "origin", "model_type", "params_b", "weights", "overall",
+             *([CEILING] if CEILING in out.columns else []), "coverage"]
     return out[front + [c for c in out.columns if c not in front]].reset_index(drop=True)
 
 
@@ -157,3 +163,15 @@ def rollup_rows(con: duckdb.DuckDBPyConnection, prompt_lang: str | None = None, 
           AND r.family = coalesce(?, '')
         ORDER BY r.model_id, r.prompt_lang, r.level DESC, r.key""",
                        [_score_col(score), prompt_lang, prompt_lang, family]).df()
+
+
+@query
+def board_availability(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Which (family, prompt language) pairs have headline results of visible models: family, prompt_lang,
+    models, ranked (evaluated/uploaded models among them), cells. Pages open on one that has results."""
+    return con.execute("""
+        SELECT t.family, a.prompt_lang, count(DISTINCT a.model_id) AS models,
+               count(DISTINCT a.model_id) FILTER (WHERE list_contains(?, m.origin)) AS ranked, count(*) AS cells
+        FROM aggregates a JOIN tasks t ON t.task = a.task JOIN models m ON m.model_id = a.model_id
+        WHERE a.is_headline AND a.status = 'ok' AND NOT coalesce(m.hidden, false)
+        GROUP BY ALL ORDER BY t.family, a.prompt_lang""", [list(RANKED_ORIGINS)]).df()

@@ -62,9 +62,9 @@ def pacute_level_means(con, *, facts: pd.DataFrame) -> pd.DataFrame:
 
 
 @query
-def pacute_diagnosis(con, *, levels: pd.DataFrame) -> pd.DataFrame:
-    """The paper's MCQ read-out per model from `pacute_levels` (MCQ): is L2 at chance (its interval reaches 25%),
-    and do L3-L5 collapse too?
+def pacute_diagnosis(con, *, levels: pd.DataFrame, chance: float = MCQ_CHANCE) -> pd.DataFrame:
+    """The paper's read-out per model from `pacute_levels`: is L2 at chance (its interval reaches `chance`: 25%
+    for MCQ, 0 for generation scored by exact or contains match), and do L3-L5 collapse too?
 
     Columns: model_id, l2_value, l2_ci_low, l2_ci_high, l2_n, l2_at_chance, l3_5_at_chance (all of L3-L5 reach
     chance), l3_5_max (best of L3-L5), flag (L2 at chance and L3-L5 collapse, as the paper predicts).
@@ -73,8 +73,8 @@ def pacute_diagnosis(con, *, levels: pd.DataFrame) -> pd.DataFrame:
         SELECT model_id,
                max(value) FILTER (WHERE level = 2) AS l2_value, max(ci_low) FILTER (WHERE level = 2) AS l2_ci_low,
                max(ci_high) FILTER (WHERE level = 2) AS l2_ci_high, max(n) FILTER (WHERE level = 2) AS l2_n,
-               bool_or(ci_low <= {MCQ_CHANCE}) FILTER (WHERE level = 2) AS l2_at_chance,
-               bool_and(ci_low <= {MCQ_CHANCE}) FILTER (WHERE level >= 3) AS l3_5_at_chance,
+               bool_or(ci_low <= {float(chance)}) FILTER (WHERE level = 2) AS l2_at_chance,
+               bool_and(ci_low <= {float(chance)}) FILTER (WHERE level >= 3) AS l3_5_at_chance,
                max(value) FILTER (WHERE level >= 3) AS l3_5_max,
                coalesce(l2_at_chance AND l3_5_at_chance, false) AS flag
         FROM levels GROUP BY model_id ORDER BY model_id""").df()
@@ -111,3 +111,16 @@ def pacute_ceiling(con, *, models: tuple[str, ...], fmt: str = "mcq", metric: st
         WHERE list_contains(?, regexp_extract(task, '^pacute-(.*)-(mcq|gen)$', 1)) AND task LIKE ?
           AND list_contains(?, model_id) AND metric = ? AND prompt_lang = 'en' AND value IS NOT NULL
         GROUP BY model_id ORDER BY model_id""", [list(CONTROL_STEMS), f"%-{fmt}", list(models), metric]).df()
+
+
+@query
+def pacute_availability(con, *, models: tuple[str, ...]) -> pd.DataFrame:
+    """Which hierarchy formats and prompt languages the chosen models have results for: fmt, prompt_lang, models
+    (how many of them), items (scored answers)."""
+    return con.execute("""
+        SELECT regexp_extract(r.task, '^pacute-hierarchical-(mcq|gen)$', 1) AS fmt, r.prompt_lang,
+               count(DISTINCT r.model_id) AS models, count(DISTINCT (r.model_id, s.item_id)) AS items
+        FROM runs r JOIN scores s ON s.run_id = r.run_id
+        WHERE r.task IN ('pacute-hierarchical-mcq', 'pacute-hierarchical-gen') AND NOT r.superseded
+          AND list_contains(?, r.model_id)
+        GROUP BY ALL ORDER BY fmt, r.prompt_lang""", [list(models)]).df()
