@@ -13,7 +13,7 @@ ensure_app()
 FAMILIES = {"BHASA": "bhasa", "LINDSEA": "lindsea", "PACUTE": "pacute"}
 PROMPTS = {"English": "en", "Native": "native"}
 SCORES = {"Normalized": "normalized", "Raw": "value"}
-TEXT_COLUMNS = ("model", "origin", "model_type", "weights")
+TEXT_COLUMNS = ("rank range", "tied with #1", "model", "origin", "model_type", "weights")
 EMBED = embedded()
 
 avail = q("board_availability")
@@ -73,7 +73,10 @@ def board_table(board) -> None:
     numbers = [c for c in board.columns if c not in TEXT_COLUMNS]
     decimals = {c: 0 if c in ("rank", "coverage") else 1 for c in numbers}
     cols = {c: st.column_config.NumberColumn(c) for c in numbers}
-    cols |= {"rank": st.column_config.NumberColumn("rank"),
+    cols |= {"rank": st.column_config.NumberColumn("rank", help="best rank: 1 + the models whose overall 95% "
+                                                             "interval lies wholly above this one's (Methodology)"),
+             "rank range": st.column_config.TextColumn("rank range", help="best–worst rank by the interval-overlap "
+                                                                          "rule over every ranked model"),
              "model": st.column_config.TextColumn("model", width="large"),
              "model_type": "type", "params_b": st.column_config.NumberColumn("params (B)"),
              "coverage": st.column_config.NumberColumn("cells", help="headline cells this model has")}
@@ -94,7 +97,9 @@ if board.empty:
                 "(or `python -m evaluator ingest FILE --model NAME`).")
 else:
     st.subheader(f"{bench} · {score_name.lower()} scores · {prompt} prompt")
-    st.caption("Rank counts evaluated and uploaded models only; demo baselines are reference points. "
+    st.caption("Rank counts evaluated and uploaded models only (over all of them, whatever the filters); demo "
+               "baselines are reference points. Ranks are ranges: models whose overall 95% intervals overlap share "
+               "ranks, and every model that could be first is marked 'tied with #1' (Methodology → Aggregation). "
                "Averages: per language the mean of competency means, overall the mean over languages, over the "
                "cells a model has (coverage). Hover a heatmap cell for its 95% interval and n.")
     board_table(board)
