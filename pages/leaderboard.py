@@ -7,13 +7,14 @@ import streamlit as st
 from pages._entry import embedded, ensure_app
 from pages._filters import also_available, filtered_models, first_available, model_filters
 from pages._ui import csv_bytes, dashed, empty_state, plot_text, table
+from services import explore
 from store.cached import q
 
 ensure_app()
 FAMILIES = {"BHASA": "bhasa", "LINDSEA": "lindsea", "PACUTE": "pacute"}
 PROMPTS = {"English": "en", "Native": "native"}
 SCORES = {"Normalized": "normalized", "Raw": "value"}
-TEXT_COLUMNS = ("model", "origin", "model_type", "weights")
+TEXT_COLUMNS = ("rank range", "tied with #1", "model", "origin", "model_type", "weights")
 EMBED = embedded()
 
 avail = q("board_availability")
@@ -73,8 +74,12 @@ def board_table(board) -> None:
     numbers = [c for c in board.columns if c not in TEXT_COLUMNS]
     decimals = {c: 0 if c in ("rank", "coverage") else 1 for c in numbers}
     cols = {c: st.column_config.NumberColumn(c) for c in numbers}
-    cols |= {"rank": st.column_config.NumberColumn("rank"),
-             "model": st.column_config.TextColumn("model", width="large"),
+    cols |= {"rank": st.column_config.NumberColumn("rank", width="small", help="best rank: 1 + the models whose overall 95% "
+                                                             "interval lies wholly above this one's (Methodology)"),
+             "rank range": st.column_config.TextColumn("rank range", width="small", help="best–worst rank by the interval-overlap "
+                                                                          "rule over every ranked model"),
+             "tied with #1": st.column_config.TextColumn("tied with #1", width="small"),
+             "model": st.column_config.TextColumn("model", width="medium"),
              "model_type": "type", "params_b": st.column_config.NumberColumn("params (B)"),
              "coverage": st.column_config.NumberColumn("cells", help="headline cells this model has")}
     table(board, f"leaderboard-{family}-{prompt_lang}-{score}", columns=cols, display=dashed(board, decimals))
@@ -94,7 +99,9 @@ if board.empty:
                 "(or `python -m evaluator ingest FILE --model NAME`).")
 else:
     st.subheader(f"{bench} · {score_name.lower()} scores · {prompt} prompt")
-    st.caption("Rank counts evaluated and uploaded models only; demo baselines are reference points. "
+    st.caption("Rank counts evaluated and uploaded models only (over all of them, whatever the filters); demo "
+               "baselines are reference points. Ranks are ranges: models whose overall 95% intervals overlap share "
+               "ranks, and every model that could be first is marked 'tied with #1' (Methodology → Aggregation). "
                "Averages: per language the mean of competency means, overall the mean over languages, over the "
                "cells a model has (coverage). Hover a heatmap cell for its 95% interval and n.")
     board_table(board)
@@ -128,6 +135,33 @@ else:
                            help="SEA-HELM's headline for classification tasks: balanced accuracy normalised by "
                                 "chance and clipped at 0, unparsed answers as a null class. For comparison with "
                                 "SEA-HELM's board; not ranked (see Methodology)")})
+
+if not board.empty:
+    st.subheader("Cost and speed")
+    usage = explore.usage_table(prompt_lang=prompt_lang, family=family, models=models)
+    usage = usage.merge(board[["model", "overall"]], on="model", how="left")
+    if usage.empty or not usage["requests"].gt(0).any():
+        st.caption("No stored requests for these models.")
+    else:
+        st.caption("Per model over its current runs of this benchmark and prompt: requests, tokens and mean latency "
+                   "as stored per item; cost where the run settings give `price_per_mtok: {input, output}` (per "
+                   "million tokens). Click a column to sort.")
+        table(usage, f"usage-{family}-{prompt_lang}", columns={
+            "mean_latency_s": st.column_config.NumberColumn("mean latency (s)"),
+            "tokens_in": st.column_config.NumberColumn("input tokens"),
+            "tokens_out": st.column_config.NumberColumn("output tokens"),
+            "cost": st.column_config.NumberColumn("cost"), "overall": st.column_config.NumberColumn("overall")},
+              display=dashed(usage, {"requests": 0, "tokens_in": 0, "tokens_out": 0, "mean_latency_s": 2,
+                                     "cost": 4, "overall": 1}))
+        priced = usage.dropna(subset=["cost", "overall"])
+        if not priced.empty:
+            fig = go.Figure(go.Scatter(x=priced["cost"], y=priced["overall"], mode="markers+text",
+                                       text=[plot_text(m) for m in priced["model"]], textposition="top center",
+                                       hovertemplate="%{text}<br>cost %{x:.4f}<br>overall %{y:.1f}<extra></extra>"))
+            fig.update_layout(height=360, margin={"l": 10, "r": 10, "t": 30, "b": 10},
+                              xaxis_title="cost (operator prices per million tokens)",
+                              yaxis_title=f"overall ({score_name.lower()})")
+            st.plotly_chart(fig, width="stretch", key="cost_scatter")
 
 st.subheader("Reported in the papers (not ranked)")
 reported = q("reported_table", prompt_lang=prompt_lang, score=score, family=family)

@@ -16,6 +16,7 @@ import duckdb
 from evaluator.datasets import load_items
 from evaluator.formats.base import FormatError
 from evaluator.metrics import METRICS
+from evaluator.ranking import rank_ranges
 from evaluator.registry import TASKS
 from evaluator.rollup import rollup_rows
 from evaluator.spec import Item, ItemResult, Prediction, TaskSpec
@@ -100,6 +101,25 @@ def refresh_rollups(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str]) ->
     """Recompute and store the roll-ups of these models from their stored headline aggregates."""
     for model_id in sorted(set(model_ids)):
         writer.save_rollups(con, model_id, rollup_rows(writer.headline_cells(con, model_id)))
+    refresh_ranks(con)
+
+
+RANKED_ORIGINS = ("evaluated", "uploaded")
+"""Origins that are ranked (demo baselines and runs are reference points)."""
+
+
+def refresh_ranks(con: duckdb.DuckDBPyConnection) -> None:
+    """Recompute every rank range (`evaluator.ranking.rank_ranges` over the stored overall intervals of the ranked
+    models, per prompt language, family and scale) and store them as roll-up rows of level 'rank'."""
+    overalls = writer.ranked_overalls(con, RANKED_ORIGINS)
+    rows = []
+    for (prompt_lang, family, score), grp in overalls.groupby(["prompt_lang", "family", "score"]):
+        ranges = rank_ranges({m: (lo if lo == lo else v, hi if hi == hi else v)  # no interval: the point itself
+                              for m, v, lo, hi in zip(grp["model_id"], grp["value"], grp["low"], grp["high"])})
+        base = {"prompt_lang": prompt_lang, "family": family, "score": score}
+        rows += [{**base, "model_id": m, "key": k, "value": float(r)}
+                 for m, (best, worst) in ranges.items() for k, r in (("best", best), ("worst", worst))]
+    writer.save_ranks(con, rows)
 
 
 class ItemCache:
