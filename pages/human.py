@@ -2,16 +2,16 @@
 checks, agreement of the automatic metrics with the human scores) beside the BHASA paper's human rows.
 
 The paper's rows are reported numbers from other annotators and other items: shown in their own table, never ranked
-together with campaign results. Numbers come from evaluator.human.results; the rows from store.queries.human.
+together with campaign results. Numbers come from evaluator.human.results (through services.campaigns); the rows from store.queries.human.
 """
 from __future__ import annotations
 
 import plotly.express as px
 import streamlit as st
 
-from evaluator.human import results
 from pages._entry import ensure_app
 from pages._ui import empty_state, lang_label, md_escape, plot_frame, table
+from services.campaigns import results_tables
 from store.cached import q
 
 ensure_app()
@@ -33,7 +33,8 @@ else:
     if judged.empty:
         empty_state("No judgements yet.", "Annotators open their personal links on the Annotate page.")
         st.stop()
-    means = results.system_means(judged, c["protocol"])
+    tables = results_tables(judged, q("campaign_metric_scores", campaign_id=cid), c["protocol"])
+    means = tables["systems"]
     st.subheader("Per system")
     st.caption("Mean per criterion with 95% intervals (Wilson for yes/no criteria, Student t otherwise); quality-check "
                "repeats and the corrupted candidate excluded. correct_of_n: items a majority judged correct.")
@@ -45,13 +46,12 @@ else:
     st.subheader("Agreement between annotators")
     st.caption("Krippendorff's alpha (krippendorff package) per criterion; 1 = perfect, 0 = chance, < 0 = systematic "
                "disagreement.")
-    table(results.alphas(judged, c["protocol"]), f"human_{cid}_alpha")
+    table(tables["alpha"], f"human_{cid}_alpha")
     st.subheader("Automatic metrics against the human scores")
     st.caption("Kendall's tau (scipy) with bootstrap 95% intervals over items, at item and system level.")
-    table(results.metric_agreement(judged, q("campaign_metric_scores", campaign_id=cid), c["protocol"], n_boot=300),
-          f"human_{cid}_tau")
+    table(tables["tau"], f"human_{cid}_tau")
     st.subheader("Quality checks per annotator")
-    table(results.quality(judged, c["protocol"]), f"human_{cid}_quality")
+    table(tables["quality"], f"human_{cid}_quality")
 
 st.subheader("BHASA paper: human evaluation (reported)")
 reported = q("human_reported")

@@ -202,3 +202,12 @@ def next_item(con, token: str | None) -> ItemView | None:
     return ItemView(**base, seq=a.seq, source=str(inputs.get("text") or inputs.get("article") or ""),
                     reference=gold if shows_ref and isinstance(gold, str) else None,
                     candidates=tuple(texts[cid] for cid in a.cand_order))
+
+
+def results_tables(judged, metric_scores, protocol: str, n_boot: int = 300) -> dict:
+    """The Human evaluation page's tables, computed by evaluator.human.results: systems, alpha, tau, quality."""
+    from evaluator.human import results
+
+    return {"systems": results.system_means(judged, protocol), "alpha": results.alphas(judged, protocol),
+            "tau": results.metric_agreement(judged, metric_scores, protocol, n_boot=n_boot),
+            "quality": results.quality(judged, protocol)}
