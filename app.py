@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages._entry import embedded, route_default_alias
 from pages._hub import push_changes, sync_banner
 from pages._ui import md_escape, run_page
 from store.cached import connection, parquet_root, q
@@ -29,6 +30,7 @@ PAGES = {
         st.Page("pages/lindsea.py", title="LINDSEA", icon=":material/account_tree:"),
         st.Page("pages/pacute.py", title="PACUTE", icon=":material/stacked_line_chart:"),
         st.Page("pages/cultural.py", title="Cultural probes", icon=":material/diversity_3:"),
+        st.Page("pages/human.py", title="Human evaluation", icon=":material/groups:"),
         st.Page("pages/compare.py", title="Compare", icon=":material/compare:"),
         st.Page("pages/model.py", title="Model", icon=":material/smart_toy:"),
     ],
@@ -56,6 +58,10 @@ def demo_banner() -> None:
 
 
 prepare_store()
+route_default_alias()  # /leaderboard is the leaderboard (the default page, also served at /)
+if embedded():  # ?embed=1: the leaderboard table alone, for iframes (README: The leaderboard, and embedding it)
+    run_page(st.navigation([PAGES["Leaderboards"][0]], position="hidden"))
+    st.stop()
 page = st.navigation({k: v for k, v in PAGES.items() if v}, position="top")
 if page.url_path != "annotate":  # annotators see blinded candidates: no model names anywhere on their page
     demo_banner()

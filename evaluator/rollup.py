@@ -19,6 +19,10 @@ from evaluator.registry import TASKS
 SUBTASKS = {t.name: t.rollup_as for t in TASKS.values() if t.rollup_as}
 """Tasks averaged into one sub-task before competency means (`TaskSpec.rollup_as`: both translation directions)."""
 
+CONTROLS = frozenset(t.name for t in TASKS.values() if t.group.endswith("-control"))
+"""Control tasks (PACUTE's LangGame, multi-digit addition, CUTE): a ceiling shown beside the score, never part of
+the overall, competency or language means (PACUTE paper Section 5)."""
+
 SCORES = ("value", "normalized")
 """The two scales a roll-up is computed on: raw headline value and chance-normalised (both 0-100)."""
 
@@ -63,8 +67,9 @@ def rollup_rows(cells: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
     `cells`: mappings with task, lang, prompt_lang, value, normalized and status (only "ok" cells of registry
     tasks count). One row per (prompt_lang, family — "" for every family —, score, level, key): level is
-    "overall" (key ""), "competency" (key = competency) or "language" (key = language code); `coverage` is the
-    number of cells behind the mean.
+    "overall" (key ""), "competency" (key = competency) or "language" (key = language code), over the main
+    tasks only, "interval" (key low | high: the overall's 95% interval, `evaluator.ranking`) or "ceiling" (key "":
+    the mean of the control tasks, `CONTROLS`); `coverage` is the number of cells behind the mean.
     """
     ok = [c for c in cells if c.get("status") == "ok" and c.get("task") in TASKS]
     out = []
@@ -73,18 +78,45 @@ def rollup_rows(cells: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
         for family in ("", *sorted({TASKS[c["task"]].family for c in mine})):
             sel = [c for c in mine if not family or TASKS[c["task"]].family == family]
             for score in SCORES:
-                vals = {(c["task"], c["lang"]): float(c[score]) for c in sel if _ok(c[score])}
+                base = {"prompt_lang": prompt_lang, "family": family, "score": score}
+                ceiling = [float(c[score]) for c in sel if c["task"] in CONTROLS and _ok(c[score])]
+                if ceiling:
+                    out.append({**base, "level": "ceiling", "key": "", "value": _mean(ceiling),
+                                "coverage": len(ceiling)})
+                vals = {(c["task"], c["lang"]): float(c[score]) for c in sel
+                        if c["task"] not in CONTROLS and _ok(c[score])}
                 if not vals:
                     continue
                 groups = {t: TASKS[t].group for t, _ in vals}
                 r = rollup(vals, groups)
-                base = {"prompt_lang": prompt_lang, "family": family, "score": score}
                 out.append({**base, "level": "overall", "key": "", "value": r["overall"], "coverage": len(vals)})
+                out += _interval_rows(base, sel, score, groups, len(vals))
                 out += [{**base, "level": "competency", "key": g, "value": v,
                          "coverage": sum(groups[t] == g for t, _ in vals)} for g, v in r["competency_mean"].items()]
                 out += [{**base, "level": "language", "key": lang, "value": v,
                          "coverage": sum(lg == lang for _, lg in vals)} for lang, v in r["language"].items()]
     return out
+
+
+def _bounds(cell: Mapping[str, Any], score: str) -> tuple[float, float, float]:
+    """(score, low, high) of a cell on `score`'s scale (the normalized scale stretches the raw interval)."""
+    lo, hi = cell.get("ci_low"), cell.get("ci_high")
+    if not (_ok(lo) and _ok(hi)):
+        return float(cell[score]), float("nan"), float("nan")
+    if score == "normalized":
+        chance = float(cell["chance"])
+        lo, hi = ((b - chance) / (100 - chance) * 100 for b in (lo, hi))
+    return float(cell[score]), float(lo), float(hi)
+
+
+def _interval_rows(base: dict, sel: list, score: str, groups: dict, coverage: int) -> list[dict[str, Any]]:
+    """The overall's 95% interval (`evaluator.ranking.overall_interval`) as rows of level "interval", key low|high."""
+    from evaluator.ranking import overall_interval
+
+    cells = {(c["task"], c["lang"]): _bounds(c, score) for c in sel if c["task"] not in CONTROLS and _ok(c[score])}
+    _, lo, hi = overall_interval(cells, groups)
+    return [{**base, "level": "interval", "key": k, "value": v, "coverage": coverage}
+            for k, v in (("low", lo), ("high", hi))]
 
 
 EXAMPLE = {("translation-en-xx", "id"): 80.0, ("translation-xx-en", "id"): 60.0, ("abssum", "id"): 10.0}

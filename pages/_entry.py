@@ -17,3 +17,31 @@ def ensure_app() -> None:
     if PagesManager.uses_pages_directory:
         PagesManager.uses_pages_directory = False
         st.rerun()
+
+
+def embedded() -> bool:
+    """Whether the URL asks for the embed view (`?embed=1`, or Streamlit's own `?embed=true`): the leaderboard
+    table alone, for iframes. Streamlit hides `embed` from `st.query_params`, so it is read from the request."""
+    from urllib.parse import parse_qs
+
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    values = parse_qs(getattr(ctx, "query_string", "") or "").get("embed", [])
+    return any(v.strip().lower() in ("1", "true") for v in values)
+
+
+LEADERBOARD_PATH = "leaderboard"
+"""The leaderboard's own path: it is the default page (served at /), and /leaderboard reaches it too."""
+
+
+def route_default_alias() -> None:
+    """Before `st.navigation`: a visit to /leaderboard asks for the default page, whose Streamlit path is the
+    root, so Streamlit would say "Page not found"; point the request at the default page instead."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    manager = getattr(ctx, "pages_manager", None)
+    if manager is not None and not manager.intended_page_script_hash \
+            and (manager.intended_page_name or "").strip("/") == LEADERBOARD_PATH:
+        manager.set_script_intent("", "")

@@ -5,10 +5,12 @@ cells (`sheet_safe`, used by `table` and `frame`). See SECURITY.md, "Uploads and
 from __future__ import annotations
 
 import difflib
+import math
 import re
 
 import pandas as pd
 import streamlit as st
+from pandas.io.formats.style import Styler
 
 from evaluator.registry import LANG_NAMES, LANGUAGES
 
@@ -58,13 +60,38 @@ def csv_bytes(df: pd.DataFrame) -> bytes:
 
 
 def frame(df, **kwargs) -> None:
-    """`st.dataframe` of untrusted rows: the grid's own CSV export gets neutralised cells too."""
-    st.dataframe(sheet_safe(pd.DataFrame(df)), **kwargs)
+    """`st.dataframe` of untrusted rows: the grid's own CSV export gets neutralised cells too (a `dashed` Styler
+    is already neutralised)."""
+    st.dataframe(df if isinstance(df, Styler) else sheet_safe(pd.DataFrame(df)), **kwargs)
 
 
-def table(df: pd.DataFrame, name: str, *, columns: dict | None = None, height: int | str = "auto") -> None:
-    """A dataframe with a CSV download button under it (formula cells neutralised in both)."""
-    frame(df, hide_index=True, column_config={**SCORE_COLUMNS, **(columns or {})}, height=height)
+MISSING = "—"
+"""What an empty cell shows (Streamlit's grid would draw a missing value as the word None)."""
+
+
+def dashed(df: pd.DataFrame, decimals: dict[str, int]) -> Styler:
+    """`df` for display with every missing value shown as "—": text columns filled, and the number columns in
+    `decimals` (column -> decimals shown) formatted by the Styler with missing values as −inf underneath, so they
+    still sort as numbers (missing last when descending). Give those columns no `format` in column_config (it
+    would override the Styler's text)."""
+    out = sheet_safe(df)
+    for col in out.columns:
+        if col in decimals:
+            out[col] = pd.to_numeric(out[col], errors="coerce").astype(float).fillna(-math.inf)
+        elif out[col].dtype == object or pd.api.types.is_string_dtype(out[col].dtype):
+            out[col] = out[col].astype(object).where(out[col].notna(), MISSING)
+
+    def shown(digits: int):
+        return lambda v: MISSING if v == -math.inf else f"{v:.{digits}f}"
+    return out.style.format({c: shown(d) for c, d in decimals.items() if c in out.columns})
+
+
+def table(df: pd.DataFrame, name: str, *, columns: dict | None = None, height: int | str = "auto",
+          display: Styler | None = None) -> None:
+    """A dataframe with a CSV download button under it (formula cells neutralised in both); `display` (from
+    `dashed`) is what the grid shows instead of `df`, the download stays `df`."""
+    frame(df if display is None else display, hide_index=True, column_config={**SCORE_COLUMNS, **(columns or {})},
+          height=height)
     st.download_button(f"Download {name} (CSV)", csv_bytes(df), file_name=f"{name}.csv",
                        mime="text/csv", key=f"dl_{name}", icon=":material/download:")
 

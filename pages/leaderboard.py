@@ -1,71 +1,112 @@
 """Leaderboard: models × (language × task) headline scores, averages, EN-vs-native prompts, reported rows."""
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import plotly.graph_objects as go
 import streamlit as st
 
-from pages._entry import ensure_app
+from pages._entry import embedded, ensure_app
 from pages._filters import also_available, filtered_models, first_available, model_filters
-from pages._ui import csv_bytes, empty_state, plot_text, table
+from pages._ui import csv_bytes, dashed, empty_state, plot_text, table
+from services import explore
 from store.cached import q
 
 ensure_app()
 FAMILIES = {"BHASA": "bhasa", "LINDSEA": "lindsea", "PACUTE": "pacute"}
-
-st.title("Tanaw leaderboard")
-st.caption("Large language models in Southeast Asian languages: BHASA (NLU, NLG, NLR in Indonesian, Vietnamese, "
-           "Thai, Tamil), LINDSEA linguistic diagnostics and PACUTE Filipino word structure. Every number is "
-           "recomputed from per-item outputs by Tanaw's own metrics; the papers' reported results are shown apart "
-           "and never ranked.")
-
 PROMPTS = {"English": "en", "Native": "native"}
 SCORES = {"Normalized": "normalized", "Raw": "value"}
+TEXT_COLUMNS = ("rank range", "tied with #1", "model", "origin", "model_type", "weights")
+EMBED = embedded()
+
 avail = q("board_availability")
 ranked = avail[avail["ranked"] > 0]
 has = ranked if not ranked.empty else avail  # open on what evaluated models have; demo baselines only as a fallback
 families_with = [b for b, f in FAMILIES.items() if f in set(avail["family"])]
-c1, c2, c3 = st.columns([2, 2, 2])
-bench = c1.segmented_control("Benchmark", list(FAMILIES), key="bench", bind="query-params",
-                             default=first_available(list(FAMILIES), {b for b, f in FAMILIES.items()
-                                                                      if f in set(has["family"])}))
-bench = bench or first_available(list(FAMILIES), families_with)
-langs_with = [p for p, code in PROMPTS.items()
-              if code in set(avail.loc[avail["family"] == FAMILIES[bench], "prompt_lang"])]
-prompt = c2.segmented_control("Prompt", list(PROMPTS), default=first_available(list(PROMPTS), langs_with),
-                              key="prompt", bind="query-params",
-                              help="Every cell is run with the English prompt and with the native-language prompt "
-                                   "written by native speakers; cells without a verified native prompt have no "
-                                   "native score.")
-score_name = c3.segmented_control("Score", list(SCORES), default="Normalized", key="score", bind="query-params",
-                                  help="Normalized = (score − chance) / (100 − chance) × 100, the SEA-HELM "
-                                       "convention; 0 is chance, negative is below chance. Raw is the metric itself "
-                                       "on 0-100.")
-prompt, score_name = prompt or first_available(list(PROMPTS), langs_with), score_name or "Normalized"
+bench_default = first_available(list(FAMILIES), [b for b, f in FAMILIES.items() if f in set(has["family"])])
+
+
+def prompts_with(bench: str) -> list[str]:
+    """Prompt languages with results in `bench`."""
+    return [p for p, code in PROMPTS.items() if code in set(avail.loc[avail["family"] == FAMILIES[bench],
+                                                                            "prompt_lang"])]
+
+
+def url_choice(key: str, options, default: str) -> str:
+    """The embed view has no widgets: a valid query parameter, else the default."""
+    value = st.query_params.get(key)
+    return value if value in options else default
+
+
+if EMBED:  # ?embed=1: only the table, for an iframe; choices from the URL or the data
+    bench = url_choice("bench", FAMILIES, bench_default)
+    prompt = url_choice("prompt", PROMPTS, first_available(list(PROMPTS), prompts_with(bench)))
+    score_name = url_choice("score", SCORES, "Normalized")
+    models = None
+else:
+    st.title("Tanaw leaderboard")
+    st.caption("Large language models in Southeast Asian languages: BHASA (NLU, NLG, NLR in Indonesian, "
+               "Vietnamese, Thai, Tamil), LINDSEA linguistic diagnostics and PACUTE Filipino word structure. Every "
+               "number is recomputed from per-item outputs by Tanaw's own metrics; the papers' reported results are "
+               "shown apart and never ranked.")
+    c1, c2, c3 = st.columns([2, 2, 2])
+    bench = c1.segmented_control("Benchmark", list(FAMILIES), key="bench", bind="query-params",
+                                 default=bench_default) or bench_default
+    prompt_default = first_available(list(PROMPTS), prompts_with(bench))
+    prompt = c2.segmented_control("Prompt", list(PROMPTS), default=prompt_default, key="prompt",
+                                  bind="query-params",
+                                  help="Every cell is run with the English prompt and with the native-language "
+                                       "prompt written by native speakers; cells without a verified native prompt "
+                                       "have no native score.") or prompt_default
+    score_name = c3.segmented_control("Score", list(SCORES), default="Normalized", key="score",
+                                      bind="query-params",
+                                      help="Normalized = (score − chance) / (100 − chance) × 100, the SEA-HELM "
+                                           "convention; 0 is chance, negative is below chance. Raw is the metric "
+                                           "itself on 0-100.") or "Normalized"
+    others = " ".join(filter(None, [also_available("benchmarks", bench, families_with),
+                                    also_available("prompts", prompt, prompts_with(bench))]))
+    if others:
+        st.caption(others)
+    models = tuple(filtered_models(model_filters()))
 family, prompt_lang, score = FAMILIES[bench], PROMPTS[prompt], SCORES[score_name]
-others = " ".join(filter(None, [also_available("benchmarks", bench, families_with),
-                                also_available("prompts", prompt, langs_with)]))
-if others:
-    st.caption(others)
-models = tuple(filtered_models(model_filters()))
+
+
+def board_table(board) -> None:
+    """The ranked table: missing values as "—", numbers still sortable."""
+    numbers = [c for c in board.columns if c not in TEXT_COLUMNS]
+    decimals = {c: 0 if c in ("rank", "coverage") else 1 for c in numbers}
+    cols = {c: st.column_config.NumberColumn(c) for c in numbers}
+    cols |= {"rank": st.column_config.NumberColumn("rank", width="small", help="best rank: 1 + the models whose overall 95% "
+                                                             "interval lies wholly above this one's (Methodology)"),
+             "rank range": st.column_config.TextColumn("rank range", width="small", help="best–worst rank by the interval-overlap "
+                                                                          "rule over every ranked model"),
+             "tied with #1": st.column_config.TextColumn("tied with #1", width="small"),
+             "model": st.column_config.TextColumn("model", width="medium"),
+             "model_type": "type", "params_b": st.column_config.NumberColumn("params (B)"),
+             "coverage": st.column_config.NumberColumn("cells", help="headline cells this model has")}
+    table(board, f"leaderboard-{family}-{prompt_lang}-{score}", columns=cols, display=dashed(board, decimals))
+
 
 board = q("leaderboard_table", prompt_lang=prompt_lang, score=score, family=family, models=models)
+if EMBED:
+    st.markdown(f"**Tanaw · {bench} · {score_name.lower()} scores · {prompt} prompt**")
+    if board.empty:
+        st.caption(f"No {bench} results with the {prompt} prompt.")
+    else:
+        board_table(board)
+    st.stop()
 if board.empty:
     empty_state(f"No {bench} results with the {prompt} prompt pass the filters.",
                 "Clear the model filters, switch the prompt language, or add results on the Upload page "
                 "(or `python -m evaluator ingest FILE --model NAME`).")
 else:
     st.subheader(f"{bench} · {score_name.lower()} scores · {prompt} prompt")
-    st.caption("Rank counts evaluated and uploaded models only; demo baselines are reference points. "
+    st.caption("Rank counts evaluated and uploaded models only (over all of them, whatever the filters); demo "
+               "baselines are reference points. Ranks are ranges: models whose overall 95% intervals overlap share "
+               "ranks, and every model that could be first is marked 'tied with #1' (Methodology → Aggregation). "
                "Averages: per language the mean of competency means, overall the mean over languages, over the "
                "cells a model has (coverage). Hover a heatmap cell for its 95% interval and n.")
-    num = st.column_config.NumberColumn(format="%.1f")
-    cols = {c: num for c in board.columns if c not in ("rank", "model", "origin", "model_type", "weights",
-                                                      "coverage", "params_b")}
-    cols |= {"rank": st.column_config.NumberColumn("rank", format="%d"),
-             "model": st.column_config.TextColumn("model", width="large"),
-             "model_type": "type", "params_b": st.column_config.NumberColumn("params (B)", format="%.1f"),
-             "coverage": st.column_config.NumberColumn("cells", help="headline cells this model has")}
-    table(board, f"leaderboard-{family}-{prompt_lang}-{score}", columns=cols)
+    board_table(board)
 
     z = q("leaderboard_matrix", prompt_lang=prompt_lang, score=score, family=family, models=models)
     hover = q("leaderboard_matrix", prompt_lang=prompt_lang, score=score, family=family, models=models,
@@ -85,10 +126,16 @@ else:
         details = q("leaderboard_cells", prompt_lang=prompt_lang, family=family, models=models)
         view = q("seahelm_view_cells", prompt_lang=prompt_lang, family=family, models=models)
         details = details.merge(view, on=["model", "task", "lang"], how="left")
+        details["run card"] = [f"/compare?{urlencode({'task': t, 'lang': lg, 'sys': f'{m}|{prompt_lang}'})}"
+                               for m, t, lg in zip(details["model"], details["task"], details["lang"])]
         table(details[["model", "origin", "task", "lang", "metric", "value", "ci_low", "ci_high", "n", "n_runs",
-                       "chance", "normalized", "below_chance", "parse_fail_rate", "SEA-HELM view", "status", "note"]],
+                       "chance", "normalized", "below_chance", "parse_fail_rate", "SEA-HELM view", "status", "note",
+                       "run card"]],
               f"cells-{family}-{prompt_lang}",
               columns={"normalized": st.column_config.NumberColumn("normalized", format="%.1f"),
+                       "run card": st.column_config.LinkColumn(
+                           "run card", display_text="run card", help="harness, endpoint, generation settings, "
+                           "prompt template hash, dates and source file, on Compare"),
                        "parse_fail_rate": st.column_config.NumberColumn("unparsed", format="percent",
                                                                         help="instruction-following failures"),
                        "SEA-HELM view": st.column_config.NumberColumn(
@@ -96,6 +143,33 @@ else:
                            help="SEA-HELM's headline for classification tasks: balanced accuracy normalised by "
                                 "chance and clipped at 0, unparsed answers as a null class. For comparison with "
                                 "SEA-HELM's board; not ranked (see Methodology)")})
+
+if not board.empty:
+    st.subheader("Cost and speed")
+    usage = explore.usage_table(prompt_lang=prompt_lang, family=family, models=models)
+    usage = usage.merge(board[["model", "overall"]], on="model", how="left")
+    if usage.empty or not usage["requests"].gt(0).any():
+        st.caption("No stored requests for these models.")
+    else:
+        st.caption("Per model over its current runs of this benchmark and prompt: requests, tokens and mean latency "
+                   "as stored per item; cost where the run settings give `price_per_mtok: {input, output}` (per "
+                   "million tokens). Click a column to sort.")
+        table(usage, f"usage-{family}-{prompt_lang}", columns={
+            "mean_latency_s": st.column_config.NumberColumn("mean latency (s)"),
+            "tokens_in": st.column_config.NumberColumn("input tokens"),
+            "tokens_out": st.column_config.NumberColumn("output tokens"),
+            "cost": st.column_config.NumberColumn("cost"), "overall": st.column_config.NumberColumn("overall")},
+              display=dashed(usage, {"requests": 0, "tokens_in": 0, "tokens_out": 0, "mean_latency_s": 2,
+                                     "cost": 4, "overall": 1}))
+        priced = usage.dropna(subset=["cost", "overall"])
+        if not priced.empty:
+            fig = go.Figure(go.Scatter(x=priced["cost"], y=priced["overall"], mode="markers+text",
+                                       text=[plot_text(m) for m in priced["model"]], textposition="top center",
+                                       hovertemplate="%{text}<br>cost %{x:.4f}<br>overall %{y:.1f}<extra></extra>"))
+            fig.update_layout(height=360, margin={"l": 10, "r": 10, "t": 30, "b": 10},
+                              xaxis_title="cost (operator prices per million tokens)",
+                              yaxis_title=f"overall ({score_name.lower()})")
+            st.plotly_chart(fig, width="stretch", key="cost_scatter")
 
 st.subheader("Reported in the papers (not ranked)")
 reported = q("reported_table", prompt_lang=prompt_lang, score=score, family=family)

@@ -64,6 +64,16 @@ elif section == "Aggregation":
     for note in docs.aggregation_notes():
         st.markdown(f"- {note}")
     st.markdown(docs.rollup_example())
+    st.subheader("Ranks")
+    st.markdown("Ranks on the leaderboard follow the **interval-overlap rule** (as LMArena ranks), not a bootstrap: "
+                "each overall score gets a 95% interval propagated from its cells' own intervals (the overall is a "
+                "fixed weighted mean of the cells; their errors are treated as independent), a model's best rank is "
+                "1 + the number of models whose interval lies wholly above its own, and its worst rank the number "
+                "of models whose interval reaches its own. The table shows the best rank, the range best–worst, and "
+                "*tied with #1* for every model that could be first. Ranks are computed over every evaluated and "
+                "uploaded model when results are stored (`evaluator.ranking`); demo runs and baselines are never "
+                "ranked. PACUTE's overall is its main suite; the controls (LangGame, multi-digit addition, CUTE) "
+                "are shown beside it as a ceiling and never averaged in.")
 elif section == "ROUGE-L variants":
     st.markdown(docs.ROUGE_NOTE)
     rows = docs.rouge_table()

@@ -16,6 +16,7 @@ import duckdb
 from evaluator.datasets import load_items
 from evaluator.formats.base import FormatError
 from evaluator.metrics import METRICS
+from evaluator.ranking import rank_ranges
 from evaluator.registry import TASKS
 from evaluator.rollup import rollup_rows
 from evaluator.spec import Item, ItemResult, Prediction, TaskSpec
@@ -100,6 +101,25 @@ def refresh_rollups(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str]) ->
     """Recompute and store the roll-ups of these models from their stored headline aggregates."""
     for model_id in sorted(set(model_ids)):
         writer.save_rollups(con, model_id, rollup_rows(writer.headline_cells(con, model_id)))
+    refresh_ranks(con)
+
+
+RANKED_ORIGINS = ("evaluated", "uploaded")
+"""Origins that are ranked (demo baselines and runs are reference points)."""
+
+
+def refresh_ranks(con: duckdb.DuckDBPyConnection) -> None:
+    """Recompute every rank range (`evaluator.ranking.rank_ranges` over the stored overall intervals of the ranked
+    models, per prompt language, family and scale) and store them as roll-up rows of level 'rank'."""
+    overalls = writer.ranked_overalls(con, RANKED_ORIGINS)
+    rows = []
+    for (prompt_lang, family, score), grp in overalls.groupby(["prompt_lang", "family", "score"]):
+        ranges = rank_ranges({m: (lo if lo == lo else v, hi if hi == hi else v)  # no interval: the point itself
+                              for m, v, lo, hi in zip(grp["model_id"], grp["value"], grp["low"], grp["high"])})
+        base = {"prompt_lang": prompt_lang, "family": family, "score": score}
+        rows += [{**base, "model_id": m, "key": k, "value": float(r)}
+                 for m, (best, worst) in ranges.items() for k, r in (("best", best), ("worst", worst))]
+    writer.save_ranks(con, rows)
 
 
 class ItemCache:
@@ -159,15 +179,36 @@ def _rebuild(task: TaskSpec, lang: str, rows: Sequence[Mapping[str, Any]]) -> li
     return pairs
 
 
-def refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str,
-                       cells: Iterable[tuple[str, str, str]]) -> list[CellSummary]:
-    """Recompute and store the aggregates of (task, lang, prompt_lang) cells from every active run."""
+def _in_memory(pairs: Sequence[tuple[Item, ItemResult]]) -> dict[tuple[str, str, str], list]:
+    """Scored pairs per (task, lang, prompt_lang) as the store keeps them: one row per (run, item, order), the
+    last one winning, in the order the store reads them back (run, item id, order)."""
+    rows: dict[tuple, tuple[Item, ItemResult]] = {}
+    for item, res in pairs:
+        p = res.prediction
+        rows[(p.task, p.lang, p.prompt_lang, p.run, p.item_id, p.order)] = (item, res)
+    cells: dict[tuple[str, str, str], list] = defaultdict(list)
+    for key in sorted(rows):
+        cells[key[:3]].append(rows[key])
+    return cells
+
+
+def refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: Iterable[tuple[str, str, str]], *,
+                       written: Mapping[tuple[str, str, str], tuple[list, set[str]]] | None = None
+                       ) -> list[CellSummary]:
+    """Recompute and store the aggregates of (task, lang, prompt_lang) cells from every active run.
+
+    `written`: cell -> (scored pairs, run ids) an ingest just wrote; a cell with no other active run is aggregated
+    from those pairs as they are, without reading its rows back from the store."""
     from evaluator.aggregate import aggregate_cell
 
     out = []
     for task_name, lang, prompt_lang in sorted(set(cells)):
         task = TASKS[task_name]
-        pairs = _rebuild(task, lang, writer.cell_rows(con, model_id, task_name, lang, prompt_lang))
+        fresh, runs = (written or {}).get((task_name, lang, prompt_lang), (None, set()))
+        if fresh is not None and not writer.other_active_runs(con, model_id, task_name, lang, prompt_lang, runs):
+            pairs = fresh
+        else:
+            pairs = _rebuild(task, lang, writer.cell_rows(con, model_id, task_name, lang, prompt_lang))
         scores = aggregate_cell(task, lang, pairs)
         writer.save_aggregates(con, model_id, task_name, lang, prompt_lang, scores)
         head = next((c for c in scores if c.is_headline), scores[0] if scores else None)
@@ -206,13 +247,15 @@ def ingest_predictions(con: duckdb.DuckDBPyConnection, preds: Iterable[Predictio
     kind = source.get("kind", "upload")
     run_source = source.get("hash") or kind
     summary = IngestSummary(file=file, model_id=model_id, n_predictions=len(pairs), warnings=warnings)
+    run_ids: dict[tuple, str] = {}
     with transaction(con):
         writer.upsert_model(con, {"origin": "uploaded", **model})
         sync_registry(con)
         for (task, lang) in {(t, lg) for (t, lg, _, _) in by_run}:
             writer.upsert_items(con, list(items.cell(task, lang).values()), content_hash)
         for (task, lang, prompt_lang, run_no), results in sorted(by_run.items()):
-            rid = run_id(model_id, task, lang, prompt_lang, run_no, run_source)
+            rid = run_ids[(task, lang, prompt_lang, run_no)] = run_id(model_id, task, lang, prompt_lang, run_no,
+                                                                        run_source)
             writer.upsert_run(con, {"run_id": rid, "model_id": model_id, "task": task, "lang": lang,
                                     "prompt_lang": prompt_lang, "run_no": run_no,
                                     "settings": source.get("settings"), "source": kind,
@@ -220,7 +263,10 @@ def ingest_predictions(con: duckdb.DuckDBPyConnection, preds: Iterable[Predictio
                                     "source_file": file, "source_hash": source.get("hash")})
             writer.save_results(con, rid, results)
             summary.run_ids.append(rid)
-        summary.cells = refresh_aggregates(con, model_id, {(t, lg, pl) for (t, lg, pl, _) in by_run})
+        fresh = _in_memory(pairs)
+        written = {cell: (cell_pairs, {rid for (t, lg, pl, rn), rid in run_ids.items() if (t, lg, pl) == cell})
+                   for cell, cell_pairs in fresh.items()}
+        summary.cells = refresh_aggregates(con, model_id, list(fresh), written=written)
         if source.get("hash"):
             writer.record_ingest(con, source["hash"], file, source.get("format", "native"), model_id, len(pairs),
                                  source.get("actor"))

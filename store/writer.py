@@ -47,8 +47,10 @@ def sync_metrics(con: duckdb.DuckDBPyConnection, rows: Iterable[Mapping[str, Any
 
 
 def headline_cells(con: duckdb.DuckDBPyConnection, model_id: str) -> list[dict[str, Any]]:
-    """A model's headline aggregates (task, lang, prompt_lang, value, normalized, status), for its roll-ups."""
-    cur = con.execute("SELECT task, lang, prompt_lang, value, normalized, status FROM aggregates "
+    """A model's headline aggregates (task, lang, prompt_lang, value, normalized, status, ci_low, ci_high, chance),
+    for its roll-ups."""
+    cur = con.execute("SELECT task, lang, prompt_lang, value, normalized, status, ci_low, ci_high, chance "
+                      "FROM aggregates "
                       "WHERE model_id = ? AND is_headline", [model_id])
     cols = [d[0] for d in cur.description]
     return [dict(zip(cols, row)) for row in cur.fetchall()]
@@ -61,10 +63,38 @@ def save_rollups(con: duckdb.DuckDBPyConnection, model_id: str, rows: Sequence[M
                {"value": "DOUBLE", "coverage": "INTEGER"})
 
 
+def ranked_overalls(con: duckdb.DuckDBPyConnection, origins: Sequence[str]) -> pd.DataFrame:
+    """Stored overall roll-ups with their 95% interval of every visible model of `origins`: model_id, prompt_lang,
+    family, score, value, low, high (for the rank ranges)."""
+    return con.execute("""
+        SELECT r.model_id, r.prompt_lang, r.family, r.score, max(r.value) FILTER (WHERE r.level = 'overall') AS value,
+               max(r.value) FILTER (WHERE r.level = 'interval' AND r.key = 'low') AS low,
+               max(r.value) FILTER (WHERE r.level = 'interval' AND r.key = 'high') AS high
+        FROM rollups r JOIN models m ON m.model_id = r.model_id
+        WHERE list_contains(?, m.origin) AND NOT coalesce(m.hidden, false)
+        GROUP BY ALL HAVING value IS NOT NULL""", [list(origins)]).df()
+
+
+def save_ranks(con: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Replace every stored rank range (roll-up rows of level 'rank', key best | worst) with `rows`
+    (model_id, prompt_lang, family, score, key, value)."""
+    con.execute("DELETE FROM rollups WHERE level = 'rank'")
+    if rows:
+        _insert_df(con, "rollups", pd.DataFrame([{**r, "level": "rank", "coverage": None} for r in rows]),
+                   {"value": "DOUBLE", "coverage": "INTEGER"})
+
+
 def models_without_rollups(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Models with aggregates but no roll-ups (stores written before roll-ups were stored, or imported)."""
-    return [r[0] for r in con.execute("SELECT DISTINCT model_id FROM aggregates WHERE model_id NOT IN "
-                                      "(SELECT model_id FROM rollups) ORDER BY 1").fetchall()]
+    """Models with aggregates but no roll-ups (stores written before roll-ups were stored, or imported), or with
+    scored control cells but no stored ceiling (roll-ups written when the controls still counted in the overall), or
+    without the overall's interval (written before rank ranges were)."""
+    return [r[0] for r in con.execute("""
+        SELECT DISTINCT a.model_id FROM aggregates a
+        WHERE a.model_id NOT IN (SELECT model_id FROM rollups)
+           OR (a.is_headline AND a.status = 'ok' AND a.task IN (SELECT task FROM tasks WHERE grp LIKE '%-control')
+               AND a.model_id NOT IN (SELECT model_id FROM rollups WHERE level = 'ceiling'))
+           OR a.model_id NOT IN (SELECT model_id FROM rollups WHERE level = 'interval')
+        ORDER BY 1""").fetchall()]
 
 
 def _insert_df(con: duckdb.DuckDBPyConnection, table: str, df: pd.DataFrame, casts: Mapping[str, str],
@@ -187,3 +217,11 @@ def stored_keys(con: duckdb.DuckDBPyConnection, run_id: str) -> set[tuple[str, s
     """(item_id, order) pairs already stored for a run, so a resumed run asks only what is missing."""
     return {(r[0], r[1]) for r in con.execute("SELECT item_id, ord FROM predictions WHERE run_id = ?",
                                                [run_id]).fetchall()}
+
+
+def other_active_runs(con: duckdb.DuckDBPyConnection, model_id: str, task: str, lang: str, prompt_lang: str,
+                      run_ids: Iterable[str]) -> int:
+    """Active (not superseded) runs of a cell other than `run_ids`, whose rows an aggregate must also read."""
+    return con.execute("SELECT count(*) FROM runs WHERE model_id = ? AND task = ? AND lang = ? AND prompt_lang = ? "
+                       "AND NOT superseded AND NOT list_contains(?, run_id)",
+                       [model_id, task, lang, prompt_lang, sorted(run_ids)]).fetchone()[0]

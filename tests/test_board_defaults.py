@@ -85,3 +85,23 @@ def test_with_bhasa_results_it_opens_on_bhasa(stores):
         assert at.segmented_control(key="prompt").value == "English"
         assert list(_board(at).index) == ["Closed-XL"]
         assert any("Also with results: benchmarks PACUTE" in c.value for c in at.caption)
+
+
+def test_missing_values_show_as_a_dash_and_sort_last(stores):
+    with pages_on(stores["bhasa"]):
+        at = app_test("leaderboard", bench="BHASA", prompt="English")
+        shown = at.dataframe[0].value
+        assert shown.loc[0, "params_b"] == float("-inf")  # Closed-XL has no known size: "—", never None
+        text = shown.select_dtypes(exclude="number")
+        assert not text.isna().any().any() and not text.isin(["None", "nan"]).any().any()
+        assert not shown.select_dtypes("number").isna().any().any()  # missing numbers are −inf, drawn as "—"
+
+
+def test_embed_view_is_the_table_alone(stores):
+    with pages_on(stores["bhasa"]):
+        at = app_test("leaderboard", embed="1", bench="PACUTE", prompt="Native")
+        assert not at.exception, [e.value for e in at.exception]
+        assert len(at.dataframe) == 1 and not at.title and not at.get("plotly_chart")
+        assert not at.segmented_control and not at.get("download_button")[1:]
+        assert set(at.dataframe[0].value["model"]) == set(PACUTE_ONLY)
+        assert "PACUTE · normalized scores · Native prompt" in at.markdown[0].value

@@ -151,7 +151,8 @@ def _closed_port() -> int:
         return s.getsockname()[1]
 
 
-def test_offline_is_one_clear_line(tmp_path, capsys):
+def test_offline_is_one_clear_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("TANAW_HOME", str(tmp_path / "home"))  # the download cache lives there
     port = _closed_port()
     rc = cli(["data", "pull", "--dest", str(tmp_path / "data"), "--base-url", f"http://127.0.0.1:{port}",
               "--no-progress", "--only", "lindsea"])

@@ -99,7 +99,7 @@ def test_any_page_error_is_an_id(caplog):
     assert [m.value for m in at.markdown] == ["before", "the app keeps serving"]
 
 
-@pytest.mark.skipif(not (ROOT.parent / "shared" / "data").is_dir(), reason="../shared/data not present")
+@pytest.mark.needs_samples
 def test_the_page_reads_a_cr_only_file_with_a_bom_in_place(empty_store, monkeypatch):
     from tests import upload_files as U
 

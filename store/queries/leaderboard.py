@@ -12,6 +12,10 @@ import pandas as pd
 from store.queries import query
 
 RANKED_ORIGINS = ("evaluated", "uploaded")
+RANK_COLUMNS = ("overall_low", "overall_high", "rank_best", "rank_worst")
+"""Stored with the roll-ups: the overall's 95% interval and the rank range (interval-overlap rule)."""
+CEILING = "controls (ceiling)"
+"""Column of the control tasks' mean (PACUTE): shown beside the overall, never part of it."""
 
 _CELLS_SQL = """
 SELECT a.model_id AS model, m.origin, m.model_type, m.params_b, m.weights, m.sea_tuned, m.organisation,
@@ -55,13 +59,16 @@ def _averages(con: duckdb.DuckDBPyConnection, prompt_lang: str, col: str, family
         WHERE prompt_lang = ? AND family = ? AND score = ? AND list_contains(?, model_id)""",
                      [prompt_lang, family or "", col, models]).df()
     if df.empty:
-        return pd.DataFrame(columns=["model", "overall", "coverage"])
-    df["column"] = df["level"].map({"overall": "overall", "competency": "", "language": "lang:"}) + df["key"]
+        return pd.DataFrame(columns=["model", "overall", "coverage", *RANK_COLUMNS])
+    df["column"] = df["level"].map({"overall": "overall", "competency": "", "language": "lang:",
+                                    "ceiling": CEILING, "interval": "overall_", "rank": "rank_"}) + df["key"]
     wide = df.pivot_table(index="model", columns="column", values="value", aggfunc="first")
     coverage = df[df["level"] == "overall"].set_index("model")["coverage"].rename("coverage")
     comps = sorted(df.loc[df["level"] == "competency", "column"].unique())
     langs = sorted(df.loc[df["level"] == "language", "column"].unique())
-    return pd.concat([wide[["overall", *comps, *langs]], coverage], axis=1).reset_index(names="model")
+    ceiling = [CEILING] if CEILING in wide.columns else []
+    wide = wide.reindex(columns=["overall", *ceiling, *comps, *langs, *RANK_COLUMNS])
+    return pd.concat([wide, coverage], axis=1).reset_index(names="model")
 
 
 @query
@@ -79,11 +86,17 @@ def leaderboard_table(con: duckdb.DuckDBPyConnection, prompt_lang: str = "en", s
     averages = _averages(con, prompt_lang, col, family, models["model"].tolist())
     out = models.merge(averages, on="model", how="left").merge(
         wide.reset_index(), on="model", how="left")
-    ranked = out["origin"].isin(RANKED_ORIGINS) & out["overall"].notna()
-    out["rank"] = out["overall"].where(ranked).rank(ascending=False, method="min").astype("Int64")
+    ranked = out["origin"].isin(RANKED_ORIGINS) & out["overall"].notna() & out["rank_best"].notna()
+    best, worst = out["rank_best"].where(ranked), out["rank_worst"].where(ranked)
+    out["rank"] = best.astype("Int64")
+    out["rank range"] = [None if pd.isna(b) else f"{int(b)}" if b == w else f"{int(b)}–{int(w)}"
+                         for b, w in zip(best, worst)]
+    out["tied with #1"] = [None if pd.isna(b) else ("#1" if w == 1 else "tied with #1") if b == 1 else ""
+                           for b, w in zip(best, worst)]
     out = out.sort_values(["rank", "overall"], ascending=[True, False], na_position="last")
-    front = ["rank", "model", "origin", "model_type", "params_b", "weights", "overall", "coverage"]
-    return out[front + [c for c in out.columns if c not in front]].reset_index(drop=True)
+    front = ["rank", "rank range", "tied with #1", "model", "origin", "model_type", "params_b", "weights", "overall",
+             *([CEILING] if CEILING in out.columns else []), "coverage"]
+    return out[front + [c for c in out.columns if c not in front and c not in RANK_COLUMNS]].reset_index(drop=True)
 
 
 @query
@@ -169,3 +182,22 @@ def board_availability(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
         FROM aggregates a JOIN tasks t ON t.task = a.task JOIN models m ON m.model_id = a.model_id
         WHERE a.is_headline AND a.status = 'ok' AND NOT coalesce(m.hidden, false)
         GROUP BY ALL ORDER BY t.family, a.prompt_lang""", [list(RANKED_ORIGINS)]).df()
+
+
+@query
+def usage_groups(con: duckdb.DuckDBPyConnection, prompt_lang: str = "en", family: str | None = None,
+                 models: tuple[str, ...] | None = None) -> pd.DataFrame:
+    """Stored usage of current runs grouped by model and operator prices (run settings `price_per_mtok`): model,
+    price_in, price_out, requests, tokens_in, tokens_out, latency_sum, latency_n (the evaluator summarises)."""
+    ids = list(models) if models is not None else None
+    return con.execute("""
+        SELECT r.model_id AS model,
+               TRY_CAST(json_extract_string(r.settings, '$.price_per_mtok.input') AS DOUBLE) AS price_in,
+               TRY_CAST(json_extract_string(r.settings, '$.price_per_mtok.output') AS DOUBLE) AS price_out,
+               count(*) AS requests, sum(p.tokens_in) AS tokens_in, sum(p.tokens_out) AS tokens_out,
+               sum(p.latency_s) AS latency_sum, count(p.latency_s) AS latency_n
+        FROM runs r JOIN predictions p ON p.run_id = r.run_id JOIN models m ON m.model_id = r.model_id
+        LEFT JOIN tasks t ON t.task = r.task
+        WHERE NOT r.superseded AND r.prompt_lang = ? AND NOT coalesce(m.hidden, false)
+          AND (? IS NULL OR t.family = ?) AND (? IS NULL OR list_contains(?, r.model_id))
+        GROUP BY ALL ORDER BY 1""", [prompt_lang, family, family, ids, ids]).df()

@@ -1,0 +1,45 @@
+"""Honest ranks: a 95% interval for each model's overall score and rank ranges by the interval-overlap rule.
+
+The overall is a fixed weighted mean of headline cells (`evaluator.rollup`), so its standard error follows from
+the cells' own 95% intervals, treated as independent normal errors: se = sqrt(sum w_i^2 se_i^2), se_i = (high -
+low) / (2 * 1.96). Ranks then follow the rule LMArena uses: a model's best rank is 1 + the number of models whose
+interval lies wholly above its own, its worst rank the number of models whose interval reaches its own (itself
+included). Models whose best rank is 1 are "tied with #1". Stated on the Methodology page.
+"""
+from __future__ import annotations
+
+import math
+from typing import Mapping
+
+from evaluator.rollup import rollup
+
+Z95 = 1.959963984540054
+"""Two-sided 95% normal quantile."""
+
+
+def overall_interval(cells: Mapping[tuple[str, str], tuple[float, float, float]],
+                     groups: Mapping[str, str]) -> tuple[float, float, float]:
+    """(overall, low, high) of the roll-up of `cells` {(task, lang): (value, ci_low, ci_high)}: the weight of each
+    cell in the overall is read off `rollup` itself (the overall is linear in the cells). A cell without an
+    interval adds no uncertainty."""
+    keys = list(cells)
+    overall = rollup({k: cells[k][0] for k in keys}, groups)["overall"]
+    var = 0.0
+    for k in keys:
+        _, lo, hi = cells[k]
+        if lo is None or hi is None or math.isnan(lo) or math.isnan(hi):
+            continue
+        weight = rollup({j: float(j == k) for j in keys}, groups)["overall"]
+        var += (weight * (hi - lo) / (2 * Z95)) ** 2
+    half = Z95 * math.sqrt(var)
+    return overall, overall - half, overall + half
+
+
+def rank_ranges(intervals: Mapping[str, tuple[float, float]]) -> dict[str, tuple[int, int]]:
+    """{model: (best rank, worst rank)} from {model: (low, high)} by the interval-overlap rule."""
+    out = {}
+    for model, (lo, hi) in intervals.items():
+        above = sum(o_lo > hi for m, (o_lo, _) in intervals.items() if m != model)
+        reach = sum(o_hi >= lo for _, (_, o_hi) in intervals.items())
+        out[model] = (1 + above, reach)
+    return out

@@ -1,0 +1,48 @@
+"""Human evaluation queries: campaigns, their judgements (systems unblinded, for results only), the automatic
+metric scores of the rated candidates, and the BHASA paper's human rows (reported, never ranked)."""
+from __future__ import annotations
+
+import pandas as pd
+
+from store import campaigns
+from store.queries import query
+
+
+@query
+def human_campaigns(con, *, status: str | None = None) -> pd.DataFrame:
+    """campaign_id, task, lang, protocol, n_items, k, seed, status, annotators, judged items."""
+    return con.execute("""
+        SELECT c.campaign_id, c.task, c.lang, c.protocol, c.n_items, c.k, c.seed, c.status,
+               (SELECT count(DISTINCT annotator) FROM campaign_assignments a WHERE a.campaign_id = c.campaign_id)
+                   AS annotators,
+               (SELECT count(DISTINCT annotator || '/' || seq) FROM judgements j WHERE j.campaign_id = c.campaign_id)
+                   AS judged
+        FROM campaigns c WHERE ? IS NULL OR c.status = ? ORDER BY c.created_at, c.campaign_id""",
+                       [status, status]).df()
+
+
+@query
+def campaign_judgements(con, *, campaign_id: str) -> pd.DataFrame:
+    """Every judgement of a campaign with its system (store.campaigns.JUDGEMENT_COLUMNS)."""
+    return campaigns.judgements(con, campaign_id)
+
+
+@query
+def campaign_metric_scores(con, *, campaign_id: str) -> pd.DataFrame:
+    """item_id, system ("model|prompt_lang"), metric, value: automatic scores of the campaign's rated candidates."""
+    return con.execute("""
+        SELECT s.item_id, r.model_id || '|' || r.prompt_lang AS system, s.metric, avg(s.value) AS value
+        FROM campaign_candidates k JOIN campaigns c USING (campaign_id)
+        JOIN runs r ON r.task = c.task AND r.lang = c.lang AND NOT r.superseded
+             AND r.model_id || '|' || r.prompt_lang = k.system
+        JOIN scores s ON s.run_id = r.run_id AND s.item_id = k.item_id
+        WHERE k.campaign_id = ? GROUP BY ALL ORDER BY ALL""", [campaign_id]).df()
+
+
+@query
+def human_reported(con, *, task: str | None = None) -> pd.DataFrame:
+    """The papers' human-evaluation rows (metric human_*), as reported: never ranked with campaign results."""
+    return con.execute("""
+        SELECT source, task, lang, metric, system, prompt_lang, value, note FROM reported
+        WHERE metric LIKE 'human\\_%' ESCAPE '\\' AND (? IS NULL OR task = ?)
+        ORDER BY task, lang, metric, system, prompt_lang""", [task, task]).df()
