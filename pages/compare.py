@@ -9,7 +9,7 @@ from pages._entry import ensure_app
 from pages._filters import filtered_models, model_filters
 from pages._ui import answer_text, empty_state, mark, md_code, md_escape, table, word_diff
 from store.cached import q
-from services.compare import paired_test
+from services.compare import paired_test, run_card_diff, run_cards
 from store.queries.compare import LABELS, SLICES
 
 ensure_app()
@@ -65,6 +65,19 @@ if len(chosen) >= 2 and not sliced.empty:
                 f"(95% CI {test.ci_low:+.1f} to {test.ci_high:+.1f}), {p_text}{counts}.")
     if slice_ != "all" or search.strip():
         st.caption("The slice was chosen by outcome or text, so this test describes it; it does not generalise.")
+
+diff = run_card_diff(task, lang, chosen)
+with st.expander(f"Run cards: {len(diff)} settings differ" if len(chosen) > 1 else "Run card", expanded=len(diff) > 0):
+    if len(chosen) > 1:
+        st.caption("Harness, source, file, date and generation settings (prompt template hash where stored) of "
+                   "each system's run on this cell; only the settings that differ are listed.")
+        if diff.empty:
+            st.caption("The selected systems' run cards are identical.")
+        else:
+            table(diff, f"run_card_diff_{task}_{lang}")
+    cards = run_cards(task, lang, chosen)
+    for system, card in cards.items():
+        st.markdown(f"**{md_escape(system)}**: " + " · ".join(f"{md_escape(k)} {md_code(v)}" for k, v in card.items()))
 
 if sliced.empty:
     empty_state("No item matches.", "Widen the item filter or clear the search.")

@@ -1,6 +1,8 @@
 """Leaderboard: models × (language × task) headline scores, averages, EN-vs-native prompts, reported rows."""
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -124,10 +126,16 @@ else:
         details = q("leaderboard_cells", prompt_lang=prompt_lang, family=family, models=models)
         view = q("seahelm_view_cells", prompt_lang=prompt_lang, family=family, models=models)
         details = details.merge(view, on=["model", "task", "lang"], how="left")
+        details["run card"] = [f"/compare?{urlencode({'task': t, 'lang': lg, 'sys': f'{m}|{prompt_lang}'})}"
+                               for m, t, lg in zip(details["model"], details["task"], details["lang"])]
         table(details[["model", "origin", "task", "lang", "metric", "value", "ci_low", "ci_high", "n", "n_runs",
-                       "chance", "normalized", "below_chance", "parse_fail_rate", "SEA-HELM view", "status", "note"]],
+                       "chance", "normalized", "below_chance", "parse_fail_rate", "SEA-HELM view", "status", "note",
+                       "run card"]],
               f"cells-{family}-{prompt_lang}",
               columns={"normalized": st.column_config.NumberColumn("normalized", format="%.1f"),
+                       "run card": st.column_config.LinkColumn(
+                           "run card", display_text="run card", help="harness, endpoint, generation settings, "
+                           "prompt template hash, dates and source file, on Compare"),
                        "parse_fail_rate": st.column_config.NumberColumn("unparsed", format="percent",
                                                                         help="instruction-following failures"),
                        "SEA-HELM view": st.column_config.NumberColumn(

@@ -70,10 +70,10 @@ def test_leaderboard_figure_and_tables_hold_the_names_as_text(hostile_db):
     assert not at.exception
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     heatmap = spec["data"][0]
-    assert set(heatmap["y"]) == {plot_text(LINK), plot_text(FORMULA)}
+    assert {plot_text(LINK), plot_text(FORMULA)} <= set(heatmap["y"])  # beside the demo run of Gemma 3 270M
     assert "<a" not in json.dumps(spec) and "\\u003ca" not in json.dumps(spec).lower()
     board = at.dataframe[0].value
-    assert set(board["model"]) == {LINK, "'" + FORMULA}  # the grid's CSV export gets the neutralised cell
+    assert {LINK, "'" + FORMULA} <= set(board["model"])  # the grid's CSV export gets the neutralised cell
 
 
 @pytest.mark.skipif(not chromium_available(), reason="Debian chromium / playwright not installed")

@@ -163,3 +163,16 @@ def compare_outputs(con, *, task: str, lang: str, item_id: str, systems: tuple[s
         LEFT JOIN scores s ON s.run_id = p.run_id AND s.item_id = p.item_id AND s.ord = p.ord AND s.metric = ?
         WHERE r.task = ? AND r.lang = ? AND NOT r.superseded
         ORDER BY sys.label, r.run_no, p.ord""", [*params, item_id, metric, task, lang]).df()
+
+
+@query
+def compare_runs(con, *, task: str, lang: str, systems: tuple[str, ...]) -> pd.DataFrame:
+    """The current runs of each system on a cell (for run cards): system, run_id, run_no, harness, source,
+    source_file, settings (JSON text), created_at."""
+    pairs = [list(split_system(s)) for s in systems]
+    return con.execute("""
+        SELECT r.model_id || '|' || r.prompt_lang AS system, r.run_id, r.run_no, r.harness, r.source, r.source_file,
+               r.settings::VARCHAR AS settings, r.created_at
+        FROM runs r
+        WHERE r.task = ? AND r.lang = ? AND NOT r.superseded AND list_contains(?, [r.model_id, r.prompt_lang])
+        ORDER BY system, r.run_no""", [task, lang, pairs]).df()
