@@ -36,10 +36,11 @@ def _problems(rows, kind: str, tail: str = "") -> None:
 
 def _admin() -> None:
     """Hide, show again or delete an upload, and read the audit trail (admin token only)."""
-    with st.expander("Admin: hide or delete an upload"):
+    with st.expander("Admin: queued imports, hide or delete an upload"):
         admin = st.text_input("Admin token", type="password", key="admin_token")
         if not admin or access.authorise("admin", admin) is None:
             return
+        _drain_inbox()
         if "admin_done" in st.session_state:
             st.success(md_escape(st.session_state.pop("admin_done")))
         uploads = cached.q("uploads", include_hidden=True)
@@ -61,6 +62,24 @@ def _admin() -> None:
         frame(cached.q("audit_log", limit=100), hide_index=True, use_container_width=True)
 
 
+def _drain_inbox() -> None:
+    """Import the files the operator queued from the command line (an admin action: SECURITY.md, roles)."""
+    queued = upload_flow.queued_count(None)
+    if queued and st.button(f"Import {queued} file(s) queued from the command line (`ingest --inbox`)", key="drain"):
+        try:
+            done = upload_flow.drain_inbox(None)
+        except WriterBusy:
+            done = []
+            st.warning("The store is busy; try again shortly.")
+        except Exception:  # a queued file must not take the page down; the operator finds it in the log
+            incidents.record("draining the upload inbox")
+            done = []
+        cached.clear()
+        if done:
+            st.info(md_escape("Imported files queued from the command line: " +
+                              "; ".join(f"{o.model_id}: {o.message}" for o in done)))
+
+
 def _read(file, fmt: str):
     """The checked upload, kept for this session (the bytes Streamlit holds are read in place, not copied)."""
     key = (file.file_id, fmt)
@@ -79,21 +98,6 @@ def _failed(where: str, what: str) -> None:
 st.title("Upload results")
 st.caption("SEA-HELM, lm-evaluation-harness and pacute-bench result files (or a .zip of them, with run_N folders) "
            "are re-scored against our gold answers. Scores inside the file are kept as self-reported only.")
-
-queued = upload_flow.queued_count(None)
-if queued and st.button(f"Import {queued} file(s) queued from the command line (`ingest --inbox`)", key="drain"):
-    try:
-        done = upload_flow.drain_inbox(None)
-    except WriterBusy:
-        done = []
-        st.warning("The store is busy; try again shortly.")
-    except Exception:  # a queued file must not take the page down; the operator finds it in the log
-        incidents.record("draining the upload inbox")
-        done = []
-    cached.clear()
-    if done:
-        st.info(md_escape("Imported files queued from the command line: " +
-                          "; ".join(f"{o.model_id}: {o.message}" for o in done)))
 
 if access.mode("admin") == "token":  # admin is never open without TANAW_ADMIN_TOKEN
     _admin()

@@ -151,3 +151,21 @@ def test_upload_page_closed_on_a_space_without_a_token(store_copy, clean_env):
     assert not at.exception
     assert any("Uploads are closed" in i.value for i in at.info)
     assert not at.file_uploader and not at.text_input  # no upload, no admin section
+
+
+def test_queued_imports_need_the_admin_token(store_copy, clean_env):
+    """Importing the files the operator queued is an admin action (SECURITY.md, roles): an uploader sees no button."""
+    from store import inbox
+
+    inbox.drop(store_copy, b'{"x": 1}\n', {"model": "queued-model", "name": "q.jsonl"})
+    clean_env.setenv("SPACE_ID", "tanaw/leaderboard")
+    clean_env.setenv("TANAW_UPLOAD_TOKEN", "up")
+    clean_env.setenv("TANAW_ADMIN_TOKEN", "adm")
+    with pages_on(store_copy):
+        at = AppTest.from_file(str(REPO / "pages" / "upload.py"), default_timeout=90).run()
+        assert not at.exception
+        assert not [b for b in at.button if b.key == "drain"]
+        at.text_input(key="admin_token").set_value("adm").run()
+        assert not at.exception
+        assert [b for b in at.button if b.key == "drain"]
+    assert len(inbox.pending(store_copy)) == 1
