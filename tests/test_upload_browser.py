@@ -65,7 +65,7 @@ def test_upload_page_shows_payloads_as_text_and_scores(tmp_path):
         with urllib.request.urlopen(f"{url}/_stcore/health", timeout=5) as r:
             assert r.status == 200
         # the admin hides the upload: audited, and the model leaves the leaderboards
-        page.get_by_text("Admin: hide or delete an upload").click()
+        page.get_by_text("Admin: queued imports, hide or delete an upload").click()
         token = page.get_by_label("Admin token", exact=True).and_(page.locator("input"))
         token.fill("adm-token")
         token.press("Enter")
