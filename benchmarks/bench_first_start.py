@@ -18,32 +18,16 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, free_port  # noqa: E402
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, free_port, wait_healthy  # noqa: E402
 
 TABLE = '[data-testid="stDataFrame"]'
 KEEP_ENV = ("PATH", "LANG", "LC_ALL", "PYTHONPATH", "SSL_CERT_FILE", "SSL_CERT_DIR", "OPENBLAS_CORETYPE",
             "OPENBLAS_L2_SIZE", "PYENV_ROOT")
-
-
-def wait_up(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> None:
-    """Until the server answers its health check (raise when it exits or times out)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"app exited with {proc.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as r:
-                if r.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.05)
-    raise TimeoutError(f"{url} did not come up in {timeout:.0f} s")
 
 
 def cpu_seconds(pid: int) -> float:
@@ -65,7 +49,7 @@ def one_round(browser) -> dict[str, float]:
                                  "--server.address", "127.0.0.1"],
                                 cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            wait_up(url, proc)
+            wait_healthy(url, 60.0, proc, poll=0.05)
             t_up = time.monotonic() - t0
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.goto(url)

@@ -25,7 +25,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_healthy(url: str, timeout: float = 60.0, proc: subprocess.Popen | None = None) -> None:
+def wait_healthy(url: str, timeout: float = 60.0, proc: subprocess.Popen | None = None, poll: float = 0.3) -> None:
     """Poll `<url>/_stcore/health` until it answers 200, or raise with the server's output."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -37,7 +37,7 @@ def wait_healthy(url: str, timeout: float = 60.0, proc: subprocess.Popen | None 
                     return
         except OSError:
             pass
-        time.sleep(0.3)
+        time.sleep(poll)
     raise TimeoutError(f"{url} not healthy after {timeout}s")
 
 
