@@ -20,25 +20,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 MB = 1024 * 1024
 SIZE = 200 * MB - 1024
+sys.path.insert(0, str(ROOT))
 
-READER = r"""
-import re, sys, time
-from evaluator.formats.mapping import ItemIndex
-from evaluator.formats.read import read_upload
-from evaluator.spec import Item
-
-def items(task, lang, data_dir=None):
-    return [Item(task, lang, f"s{i}", {"text": f"t{i}"}, "positive") for i in range(20000)]
-
-path, how = sys.argv[1], sys.argv[2]
-source = open(path, "rb").read() if how == "bytes" else path
-t = time.process_time()
-up = read_upload(source, path.rsplit("/", 1)[-1], index=ItemIndex(loader=items))
-hwm = int(re.search(r"VmHWM:\s+(\d+) kB", open("/proc/self/status").read()).group(1)) // 1024
-print(f"peak {hwm:4d} MB  cpu {time.process_time() - t:5.1f} s  {len(up.predictions):7d} predictions  "
-      f"{len(up.errors):3d} errors  last: {str(up.errors[-1])[:90] if up.errors else '-'}")
-"""
-
+from tests.test_upload_memory import READER  # noqa: E402  the one reader script, shared with the test
 
 def _zip(path: Path, members: dict[str, bytes], level: int = 6) -> Path:
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=level) as zf:
@@ -85,7 +69,12 @@ def main() -> None:
         for label, path, how in cases(folder):
             out = subprocess.run([sys.executable, "-c", READER, str(path), how], cwd=ROOT, capture_output=True,
                                  text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
-            print(f"{label:52s} {out.stdout.strip() or out.stderr.strip()[-300:]}")
+            if out.returncode:
+                print(f"{label:52s} failed: {out.stderr.strip()[-300:]}")
+                continue
+            rss, preds, errors, cpu, last = out.stdout.strip().split(" ", 4)
+            print(f"{label:52s} peak {int(rss):4d} MB  cpu {float(cpu):5.1f} s  {int(preds):7d} predictions  "
+                  f"{int(errors):3d} errors  last: {last[:90]}")
 
 
 if __name__ == "__main__":
