@@ -55,9 +55,9 @@ def test_newmm_metric_is_thai_only():
 
 # ----------------------------------------------------------------------------------------------- NER
 
-TEXT = "Joetata Hadihardaja dan dihadiri oleh Rektor Undip Prof ."
-GOLD = [{"text": "Joetata Hadihardaja", "type": "PERSON", "start": 0, "end": 19},
-        {"text": "Undip", "type": "ORGANISATION", "start": 45, "end": 50}]
+TEXT = "Sulastri Wijayakusuma dan dihadiri oleh Rektor Unpad Prof ."  # written for Tanaw, NERGrit-style spacing
+GOLD = [{"text": "Sulastri Wijayakusuma", "type": "PERSON", "start": 0, "end": 21},
+        {"text": "Unpad", "type": "ORGANISATION", "start": 47, "end": 52}]
 
 
 def test_parse_paper_format_and_untyped_variant():
@@ -67,25 +67,25 @@ def test_parse_paper_format_and_untyped_variant():
 
 
 @pytest.mark.parametrize("output,expected", [
-    ("@@PERSON@@Joetata Hadihardaja## dan dihadiri oleh Rektor @@ORGANISATION@@Undip## Prof .",
+    ("@@PERSON@@Sulastri Wijayakusuma## dan dihadiri oleh Rektor @@ORGANISATION@@Unpad## Prof .",
      {"PERSON": [1, 0, 0], "ORGANISATION": [1, 0, 0]}),
     # lost and merged whitespace, ORGANIZATION spelling, detached final period
-    ("@@PERSON@@JoetataHadihardaja##dan dihadiri oleh Rektor @@ORGANIZATION@@Undip## Prof.",
+    ("@@PERSON@@SulastriWijayakusuma##dan dihadiri oleh Rektor @@ORGANIZATION@@Unpad## Prof.",
      {"PERSON": [1, 0, 0], "ORGANISATION": [1, 0, 0]}),
     # wrong boundaries and wrong type are both errors under strict matching
-    ("@@PERSON@@Joetata## Hadihardaja dan dihadiri oleh Rektor @@PERSON@@Undip## Prof .",
+    ("@@PERSON@@Sulastri## Wijayakusuma dan dihadiri oleh Rektor @@PERSON@@Unpad## Prof .",
      {"PERSON": [0, 2, 1], "ORGANISATION": [0, 0, 1]}),
-    ("Joetata Hadihardaja dan dihadiri oleh Rektor Undip Prof .", {"PERSON": [0, 0, 1], "ORGANISATION": [0, 0, 1]}),
+    ("Sulastri Wijayakusuma dan dihadiri oleh Rektor Unpad Prof .", {"PERSON": [0, 0, 1], "ORGANISATION": [0, 0, 1]}),
     # the model rewrote the sentence: surviving characters still align
-    ("@@PERSON@@Joetata Hadihardaja## hadir di @@ORGANISATION@@Undip##", {"PERSON": [1, 0, 0], "ORGANISATION": [1, 0, 0]}),
+    ("@@PERSON@@Sulastri Wijayakusuma## hadir di @@ORGANISATION@@Unpad##", {"PERSON": [1, 0, 0], "ORGANISATION": [1, 0, 0]}),
 ])
 def test_entity_counts(output, expected):
     assert entity_counts(output, TEXT, GOLD) == expected
 
 
 def test_micro_f1_and_per_label():
-    good = "@@PERSON@@Joetata Hadihardaja## dan dihadiri oleh Rektor @@ORGANISATION@@Undip## Prof ."
-    bad = "@@PERSON@@Joetata## Hadihardaja dan dihadiri oleh Rektor @@PERSON@@Undip## Prof ."
+    good = "@@PERSON@@Sulastri Wijayakusuma## dan dihadiri oleh Rektor @@ORGANISATION@@Unpad## Prof ."
+    bad = "@@PERSON@@Sulastri## Wijayakusuma dan dihadiri oleh Rektor @@PERSON@@Unpad## Prof ."
     rows = [(good, GOLD, {"inputs": {"text": TEXT}}), (bad, GOLD, {"inputs": {"text": TEXT}})]
     # tp 2, fp 2, fn 2 -> 4 / (4 + 4)
     assert ner_micro_f1(rows) == 0.5
