@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evaluator.human import campaign as planner
-from evaluator.human import protocols
+from evaluator.human import protocols, results
 from store import audit, campaigns
+from store.queries import human as human_queries
 from store.campaigns import Campaign, JudgementRefused
 from store.writer_lock import writer
 
@@ -144,11 +145,19 @@ def submit_judgement(db_path: str | os.PathLike | None, token: str, seq: int, va
 
 
 def set_finished(db_path: str | os.PathLike | None, campaign_id: str, finished: bool = True,
-                 actor: str = "cli") -> None:
+                 actor: str = "cli", n_boot: int = 1000) -> None:
+    """Finish a campaign (its results computed once by evaluator.human.results and stored with the status) or
+    reopen it (its stored results removed: the leaderboard's human column shows finished campaigns only)."""
     with writer(db_path) as con:
-        if not campaigns.campaign(con, campaign_id):
+        c = campaigns.campaign(con, campaign_id)
+        if not c:
             raise CampaignRefused(f"campaign_id: no campaign {campaign_id!r}")
-        campaigns.set_status(con, campaign_id, "finished" if finished else "open", actor)
+        stored = None
+        if finished:
+            judged = campaigns.judgements(con, campaign_id)
+            stored = results.stored_results(judged, human_queries.campaign_metric_scores(con, campaign_id=campaign_id),
+                                            c.protocol, seed=c.seed, n_boot=n_boot)
+        campaigns.set_status(con, campaign_id, "finished" if finished else "open", actor, stored)
 
 
 EXPORT_FORMATS = ("csv", "jsonl", "parquet")
@@ -206,8 +215,11 @@ def next_item(con, token: str | None) -> ItemView | None:
 
 def results_tables(judged, metric_scores, protocol: str, n_boot: int = 300) -> dict:
     """The Human evaluation page's tables, computed by evaluator.human.results: systems, alpha, tau, quality."""
-    from evaluator.human import results
-
     return {"systems": results.system_means(judged, protocol), "alpha": results.alphas(judged, protocol),
             "tau": results.metric_agreement(judged, metric_scores, protocol, n_boot=n_boot),
             "quality": results.quality(judged, protocol)}
+
+
+def language_alphas(judged):
+    """Krippendorff's alpha per protocol, language and criterion across campaigns (evaluator.human.results)."""
+    return results.alphas_by_language(judged)
