@@ -10,6 +10,7 @@ annotator's rows or an item that is not assigned to its holder.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import secrets
 from dataclasses import dataclass
@@ -122,10 +123,28 @@ def _rows(proto: protocols.Protocol, cand_order: tuple[str, ...], values: dict[i
     return rows
 
 
+def _span_rows(protocol: str, cand_order: tuple[str, ...], texts: dict[str, str],
+               spans: dict[int, list[dict]]) -> list[tuple]:
+    """Checked ESA error-span rows (cand_id, 'spans', number of spans, spans as JSON) by displayed position."""
+    rows = []
+    for pos, given in spans.items():
+        if not isinstance(pos, int) or not 0 <= pos < len(cand_order):
+            raise CampaignRefused(f"spans: no candidate {pos!r} on this item")
+        if given and protocol != "mt":
+            raise CampaignRefused("spans: only translation campaigns take error spans")
+        clean, why = protocols.check_spans(given, texts.get(cand_order[pos], ""))
+        if why:
+            raise CampaignRefused(f"candidate {pos + 1}: {why}")
+        if clean:
+            rows.append((cand_order[pos], "spans", float(len(clean)), json.dumps(clean)))
+    return rows
+
+
 def submit_judgement(db_path: str | os.PathLike | None, token: str, seq: int, values: dict[int, dict[str, float]],
-                     comments: dict[int, str] | None = None) -> int:
-    """Write the token holder's judgement of their `seq`-th item (values by displayed candidate position 0..n-1);
-    returns rows written. Raises CampaignRefused (audited, nothing written) for anything out of place."""
+                     comments: dict[int, str] | None = None, spans: dict[int, list[dict]] | None = None) -> int:
+    """Write the token holder's judgement of their `seq`-th item (values by displayed candidate position 0..n-1;
+    ESA error spans [{start, end, severity}] by position, character offsets into the candidate text); returns rows
+    written. Raises CampaignRefused (audited, nothing written) for anything out of place."""
     with writer(db_path) as con:
         who = resolve(con, token)
         try:
@@ -135,7 +154,11 @@ def submit_judgement(db_path: str | os.PathLike | None, token: str, seq: int, va
             mine = {a.seq: a for a in campaigns.assignments(con, who.campaign_id, who.annotator)}
             if not isinstance(seq, int) or seq not in mine:
                 raise CampaignRefused(f"item: {seq!r} is not assigned to you")
-            rows = _rows(protocols.PROTOCOLS[c.protocol], mine[seq].cand_order, values, comments or {})
+            a = mine[seq]
+            rows = _rows(protocols.PROTOCOLS[c.protocol], a.cand_order, values, comments or {})
+            if spans:
+                texts = campaigns.candidate_texts(con, who.campaign_id, a.item_id)
+                rows += _span_rows(c.protocol, a.cand_order, texts, spans)
             return campaigns.save_judgement(con, who.campaign_id, who.annotator, seq, rows,
                                             actor=f"annotator:{who.annotator}")
         except (CampaignRefused, JudgementRefused) as e:
