@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evaluator.human import protocols, spans
+from evaluator.human import protocols
 from pages._entry import ensure_app
 from pages._ui import lang_label, md_escape
 from services import campaigns as flow
@@ -41,7 +41,7 @@ with st.container(border=True):
 def _error_spans(pos: int, text: str) -> list[dict]:
     """ESA error spans: the candidate's words picked as minor or major errors (adjacent words merge)."""
     key = f"s{view.seq}c{pos}"
-    words = spans.segments(text, view.lang)
+    words = flow.words_of(text, view.lang)
     if not words:
         return []
     label = dict(enumerate(f"{n + 1}. {text[a:b]}" for n, (a, b) in enumerate(words)))
@@ -50,7 +50,7 @@ def _error_spans(pos: int, text: str) -> list[dict]:
                            placeholder="pick words")
     major = c2.multiselect("Major error words (optional)", list(label), format_func=label.get, key=f"{key}major",
                            placeholder="pick words")
-    return spans.spans_from_words(words, minor, major)
+    return flow.picked_spans(words, minor, major)
 
 
 def _mt_inputs(pos: int, text: str) -> tuple[dict, str, list[dict]]:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from evaluator.human import campaign as planner
 from evaluator.human import protocols, results
+from evaluator.human import spans as span_words
 from store import audit, campaigns
 from store.queries import human as human_queries
 from store.campaigns import Campaign, JudgementRefused
@@ -246,3 +247,13 @@ def results_tables(judged, metric_scores, protocol: str, n_boot: int = 300) -> d
 def language_alphas(judged):
     """Krippendorff's alpha per protocol, language and criterion across campaigns (evaluator.human.results)."""
     return results.alphas_by_language(judged)
+
+
+def words_of(text: str, lang: str) -> list[tuple[int, int]]:
+    """A candidate's words as character offsets, for picking ESA error spans (evaluator.human.spans)."""
+    return span_words.segments(text, lang)
+
+
+def picked_spans(words: list[tuple[int, int]], minor: list[int], major: list[int]) -> list[dict]:
+    """ESA spans from the words picked as minor and major errors (evaluator.human.spans)."""
+    return span_words.spans_from_words(words, minor, major)
