@@ -141,7 +141,7 @@ def _bootstrap(spec: MetricSpec, rows: Sequence[_Row], n_boot: int, seed: int) -
     by_item: dict[str, list[_Row]] = defaultdict(list)
     for r in rows:
         by_item[r.item.item_id].append(r)
-    ids = list(by_item)
+    ids = sorted(by_item)  # the interval is a function of the items, not of the order rows arrive in
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, len(ids), size=(n_boot, len(ids)))
     if spec.corpus is None:
