@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import duckdb
 
 from evaluator.datasets import load_items
+from evaluator.drilldown import cell_drilldown
 from evaluator.formats.base import FormatError
 from evaluator.metrics import METRICS
 from evaluator.ranking import rank_ranges
@@ -22,6 +23,7 @@ from evaluator.rollup import rollup_rows
 from evaluator.spec import Item, ItemResult, Prediction, TaskSpec
 from store import writer
 from store.db import transaction
+from store.drilldown import save_drilldown
 
 
 class IngestError(ValueError):
@@ -211,6 +213,7 @@ def refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: Ite
             pairs = _rebuild(task, lang, writer.cell_rows(con, model_id, task_name, lang, prompt_lang))
         scores = aggregate_cell(task, lang, pairs)
         writer.save_aggregates(con, model_id, task_name, lang, prompt_lang, scores)
+        save_drilldown(con, model_id, task_name, lang, prompt_lang, cell_drilldown(pairs))
         head = next((c for c in scores if c.is_headline), scores[0] if scores else None)
         if head is not None:
             out.append(CellSummary(task_name, lang, prompt_lang, head.metric, head.value, head.ci_low, head.ci_high,
