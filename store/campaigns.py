@@ -171,11 +171,27 @@ def save_judgement(con: duckdb.DuckDBPyConnection, campaign_id: str, annotator: 
     return len(rows)
 
 
-def set_status(con: duckdb.DuckDBPyConnection, campaign_id: str, status: str, actor: str) -> None:
+RESULT_COLUMNS = ("kind", "system", "criterion", "level", "value", "low", "high", "n", "items", "correct")
+"""Columns of a campaign's stored results (evaluator.human.results.stored_results), after campaign_id."""
+
+
+def set_status(con: duckdb.DuckDBPyConnection, campaign_id: str, status: str, actor: str, results=None) -> None:
+    """Open or finish a campaign, audited; a finished campaign's results (a frame with RESULT_COLUMNS) replace the
+    stored ones in the same transaction, and reopening removes them."""
     with transaction(con):
         con.execute("UPDATE campaigns SET status = ?, finished_at = CASE WHEN ? = 'finished' THEN current_timestamp "
                     "END WHERE campaign_id = ?", [status, status, campaign_id])
+        con.execute("DELETE FROM campaign_results WHERE campaign_id = ?", [campaign_id])
+        if results is not None and len(results):
+            cols = ", ".join(RESULT_COLUMNS)
+            con.executemany(f"INSERT INTO campaign_results (campaign_id, {cols}) VALUES (?{', ?' * len(RESULT_COLUMNS)})",
+                            [[campaign_id, *(None if _missing(v) else v for v in row)]
+                             for row in results[list(RESULT_COLUMNS)].itertuples(index=False)])
         audit.record(con, actor, f"campaign-{status}", detail=campaign_id)
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
 
 
 def progress(con: duckdb.DuckDBPyConnection, campaign_id: str) -> list[tuple[str, int, int]]:

@@ -189,12 +189,30 @@ V6 = (
 """Human evaluation campaigns (issue 16): sampled items with blinded candidates, per-annotator assignments,
 judgements, and the hashed annotator tokens (kept out of exports and the Hub sync)."""
 
-MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6))
+V8 = (
+    """CREATE TABLE IF NOT EXISTS campaign_results (
+        campaign_id VARCHAR,
+        kind VARCHAR,                          -- mean (per system and criterion) | alpha (per criterion) | tau
+        system VARCHAR,                        -- "model_id|prompt_lang" for kind mean, '' otherwise
+        criterion VARCHAR,                     -- the criterion (mean, alpha) or the automatic metric (tau)
+        level VARCHAR,                         -- alpha: level of measurement; tau: item | system; mean: ''
+        value DOUBLE, low DOUBLE, high DOUBLE, -- the estimate and its 95% interval
+        n INTEGER,                             -- judgements (mean), paired units (alpha), pairs or systems (tau)
+        items INTEGER,                         -- items behind a mean
+        correct INTEGER,                       -- MT: items a majority judged correct (of `items`)
+        PRIMARY KEY (campaign_id, kind, system, criterion, level))""",
+)
+"""Results of finished campaigns, computed once by evaluator.human.results when `campaign finish` runs and read by
+the leaderboard's human column and the Human evaluation page (issue 16)."""
+
+MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6),
+                                                       (8, V8))
 """(version, statements) in order; append a new version, never edit an applied one."""
 
 TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",
           "self_reported", "ingests", "uploads", "self_reported_cells", "ratings", "submissions", "rollups", "metrics",
-          "campaigns", "campaign_candidates", "campaign_assignments", "judgements", "campaign_tokens")
+          "campaigns", "campaign_candidates", "campaign_assignments", "judgements", "campaign_tokens",
+          "campaign_results")
 """Tables whose row counts the integrity tests compare before and after a failed write (not `audit`, which records
 refusals too, nor the bookkeeping tables `schema_version` and `hub_sync`)."""
 
