@@ -233,10 +233,20 @@ def save_aggregates_batch(con: duckdb.DuckDBPyConnection, model_id: str,
         return
     con.execute("DELETE FROM aggregates WHERE model_id = ? AND list_contains(?, [task, lang, prompt_lang])",
                 [model_id, [list(c) for c in cells]])
-    rows = [{"model_id": model_id, "task": t, "lang": lg, "prompt_lang": pl, **{f: getattr(c, f) for f in AGG_FIELDS}}
-            for (t, lg, pl), scores in cells.items() for c in scores]
-    _insert_df(con, "aggregates", pd.DataFrame(rows, columns=["model_id", "task", "lang", "prompt_lang",
-                                                              *AGG_FIELDS]), AGG_CASTS)
+    cols = ["model_id", "task", "lang", "prompt_lang", *AGG_FIELDS]
+    df = pd.DataFrame([{"model_id": model_id, "task": t, "lang": lg, "prompt_lang": pl,
+                        **{f: getattr(c, f) for f in AGG_FIELDS}} for (t, lg, pl), scores in cells.items()
+                       for c in scores], columns=cols)
+    if df.empty:
+        return
+    df["_pos"] = range(len(df))
+    con.register("_tanaw_aggregates_batch", df)
+    try:  # in the cells' order, as one statement per cell stored them (roll-ups read them in that order)
+        select = ", ".join(f"CAST({c} AS {AGG_CASTS[c]})" if c in AGG_CASTS else c for c in cols)
+        con.execute(f"INSERT INTO aggregates ({', '.join(cols)}) SELECT {select} FROM _tanaw_aggregates_batch "
+                    "ORDER BY _pos")
+    finally:
+        con.unregister("_tanaw_aggregates_batch")
 
 
 AGG_FIELDS = ("metric", "value", "ci_low", "ci_high", "n", "n_runs", "parse_fail_rate", "chance", "normalized",
