@@ -49,7 +49,8 @@ def campaign_section(c: pd.Series) -> None:
         empty_state("No judgements yet.", "Annotators open their personal links on the Annotate page.")
         return
     live = results_tables(judged, q("campaign_metric_scores", campaign_id=cid), c["protocol"])
-    tables = stored_tables(cid) if c["status"] == "finished" else live
+    stored = stored_tables(cid) if c["status"] == "finished" else None
+    tables = stored if stored is not None and not stored["systems"].empty else live  # ratings copied by V8: live
     if c["status"] != "finished":
         st.warning("This campaign is open: the figures below are provisional (judgements so far) and it has no "
                    "leaderboard column until `python -m evaluator campaign finish`.", icon=":material/pending:")

@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from pages._entry import embedded, ensure_app
-from pages._human import COLUMN as HUMAN, HELP as HUMAN_HELP, with_human
+from pages._board_human import COLUMN as HUMAN, HELP as HUMAN_HELP, with_human
 from pages._filters import also_available, filtered_models, first_available, model_filters
 from pages._ui import csv_bytes, dashed, empty_state, plot_text, table
 from services import explore

@@ -16,12 +16,15 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
+
 from evaluator.human import campaign as planner
 from evaluator.human import protocols, results
 from evaluator.human import spans as span_words
-from store import audit, campaigns
+from store import audit, campaigns, ratings
 from store.queries import human as human_queries
 from store.campaigns import Campaign, JudgementRefused
+from store.db import transaction
 from store.writer_lock import writer
 
 MAX_COMMENT = 2000
@@ -55,6 +58,8 @@ def create_campaign(db_path: str | os.PathLike | None, *, campaign_id: str, task
     proto = protocols.protocol_for(task, protocol)
     if not campaign_id.replace("-", "").replace("_", "").isalnum():
         raise CampaignRefused(f"campaign_id: {campaign_id!r} must be letters, digits, - and _")
+    if campaign_id.startswith("ratings-"):
+        raise CampaignRefused(f"campaign_id: {campaign_id!r}: ratings- names the imported ratings campaigns")
     with writer(db_path) as con:
         if campaigns.campaign(con, campaign_id):
             raise CampaignRefused(f"campaign_id: {campaign_id!r} already exists")
@@ -257,3 +262,26 @@ def words_of(text: str, lang: str) -> list[tuple[int, int]]:
 def picked_spans(words: list[tuple[int, int]], minor: list[int], major: list[int]) -> list[dict]:
     """ESA spans from the words picked as minor and major errors (evaluator.human.spans)."""
     return span_words.spans_from_words(words, minor, major)
+
+
+def import_ratings(db_path: str | os.PathLike | None, data: str | bytes | Path, file_name: str | None = None, *,
+                   actor: str, rater: str | None = None, timeout: float = 60.0) -> ratings.RatingsSummary:
+    """A ratings CSV (Cultural page) as judgements of the task and language's 'ratings' campaign: checked, under the
+    writer lock, all or nothing, audited (refusals too); the campaign's stored results are recomputed."""
+    with writer(db_path, timeout=timeout) as con:
+        try:
+            summary = ratings.ingest_ratings(con, data, file_name, rater=rater, actor=actor)
+        except ratings.RatingsError as e:
+            raw = data.read_bytes() if isinstance(data, Path) else data.encode() if isinstance(data, str) else data
+            audit.record(con, actor, "reject", source_hash=hashlib.sha256(raw).hexdigest(), file_name=file_name,
+                         detail=f"ratings: {e}")
+            raise
+        stored = {cid: results.stored_results(campaigns.judgements(con, cid), _NO_METRICS, protocols.RATINGS)
+                  for cid in summary.campaigns}
+        with transaction(con):
+            for cid, frame in stored.items():
+                campaigns.put_results(con, cid, frame)
+    return summary
+
+
+_NO_METRICS = pd.DataFrame(columns=["item_id", "system", "metric", "value"])

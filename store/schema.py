@@ -87,7 +87,8 @@ V3 = (
         created_at TIMESTAMP DEFAULT current_timestamp,
         PRIMARY KEY (task, lang, item_id, model_id, rater, criterion))""",
 )
-"""Human ratings of open-ended (cultural) responses: one row per item, model, rater and criterion."""
+"""Human ratings of open-ended (cultural) responses as uploaded before V8, which copies them into the campaign tables
+(protocol 'ratings'); nothing writes or reads this table since."""
 
 V4 = (
     """CREATE TABLE IF NOT EXISTS submissions (
@@ -201,6 +202,28 @@ V8 = (
         items INTEGER,                         -- items behind a mean
         correct INTEGER,                       -- MT: items a majority judged correct (of `items`)
         PRIMARY KEY (campaign_id, kind, system, criterion, level))""",
+    # ratings uploaded before V8 (the Cultural page's CSV) become campaigns of protocol 'ratings', one per task and
+    # language, as store.ratings writes them since: candidate id = the first 10 hex digits of sha256(model id),
+    # one assignment per (rater, item) numbered in item order
+    """INSERT INTO campaigns (campaign_id, task, lang, protocol, systems, n_items, k, seed, n_repeats, status,
+                              created_by)
+       SELECT 'ratings-' || task || '-' || lang, task, lang, 'ratings', to_json(list(DISTINCT model_id)),
+              count(DISTINCT item_id), NULL, NULL, 0, 'finished', 'migration V8'
+       FROM ratings GROUP BY task, lang ON CONFLICT DO NOTHING""",
+    """INSERT OR IGNORE INTO campaign_candidates
+       SELECT DISTINCT 'ratings-' || task || '-' || lang, item_id, left(sha256(model_id), 10), model_id, NULL
+       FROM ratings""",
+    """INSERT OR IGNORE INTO campaign_assignments
+       SELECT cid, rater, (row_number() OVER (PARTITION BY cid, rater ORDER BY item_id) - 1)::INTEGER, item_id,
+              cands, false
+       FROM (SELECT 'ratings-' || task || '-' || lang AS cid, rater, item_id,
+                    list_sort(list(DISTINCT left(sha256(model_id), 10))) AS cands
+             FROM ratings GROUP BY ALL)""",
+    """INSERT OR IGNORE INTO judgements (campaign_id, annotator, seq, item_id, cand_id, criterion, value, created_at)
+       SELECT a.campaign_id, r.rater, a.seq, r.item_id, left(sha256(r.model_id), 10), r.criterion, r.value,
+              r.created_at
+       FROM ratings r JOIN campaign_assignments a ON a.campaign_id = 'ratings-' || r.task || '-' || r.lang
+            AND a.annotator = r.rater AND a.item_id = r.item_id""",
 )
 """Results of finished campaigns, computed once by evaluator.human.results when `campaign finish` runs and read by
 the leaderboard's human column and the Human evaluation page (issue 16)."""

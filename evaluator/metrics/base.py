@@ -45,6 +45,10 @@ class MetricSpec:
     reads_output: bool = False
     """The item function also takes `output=` (the raw model output, untrusted text), e.g. PACUTE contains-match
     searching the whole response when no answer block closes."""
+    reads_task: bool = False
+    """The item function also takes `task=` (the item's `TaskSpec`), reading what the task needs from its fields."""
+    empty_reason: str = "not computable from these rows"
+    """Why a cell has no value when the metric gives NaN (e.g. "no item asked in both orders")."""
 
 
 def resample_sums(per_item: Any, draws: Any, chunk: int = 32) -> Any:
@@ -91,6 +95,18 @@ def multiplicity(draws: Any) -> Any:
                               minlength=n_boot * n).reshape(n_boot, n).astype(float)
         _weights_cache = (draws, weights)
     return weights
+
+
+def item_score(spec: MetricSpec, answer: str | None, gold: Any, *, task: Any, item: Any,
+               output: str | None) -> float:
+    """One item's score under `spec` (its item function must exist), passing `output=` and `task=` to the
+    metrics that read them."""
+    extra: dict[str, Any] = {}
+    if spec.reads_output:
+        extra["output"] = output
+    if spec.reads_task:
+        extra["task"] = task
+    return float(spec.item(answer, gold, lang=item.lang, item=item, **extra))
 
 
 METRICS: dict[str, MetricSpec] = {}
