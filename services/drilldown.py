@@ -11,7 +11,6 @@ import duckdb
 from evaluator.drilldown import cell_drilldown
 from evaluator.registry import TASKS
 from services.ingest import _rebuild
-from store import writer
 from store.db import transaction
 from store.drilldown import cells_without_drilldown, save_drilldown
 
@@ -23,6 +22,6 @@ def backfill_drilldowns(con: duckdb.DuckDBPyConnection) -> int:
         return 0
     with transaction(con):
         for model_id, task, lang, prompt_lang in missing:
-            pairs = _rebuild(TASKS[task], lang, writer.cell_rows(con, model_id, task, lang, prompt_lang))
+            pairs = _rebuild(con, model_id, TASKS[task], lang, prompt_lang)
             save_drilldown(con, model_id, task, lang, prompt_lang, cell_drilldown(pairs))
     return len(missing)

@@ -87,7 +87,8 @@ V3 = (
         created_at TIMESTAMP DEFAULT current_timestamp,
         PRIMARY KEY (task, lang, item_id, model_id, rater, criterion))""",
 )
-"""Human ratings of open-ended (cultural) responses: one row per item, model, rater and criterion."""
+"""Human ratings of open-ended (cultural) responses as uploaded before V8, which copies them into the campaign tables
+(protocol 'ratings'); nothing writes or reads this table since."""
 
 V4 = (
     """CREATE TABLE IF NOT EXISTS submissions (
@@ -224,13 +225,52 @@ pages read hundreds of rows instead of every answer: node counts, per-item outco
 parse failures per run, and flagged failures. A run's prediction rows were written between runs.created_at and
 run_counts.computed_at (transaction timestamps), which lets per-item reads of predictions skip other row groups."""
 
-MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6), (7, V7))
+V8 = (
+    """CREATE TABLE IF NOT EXISTS campaign_results (
+        campaign_id VARCHAR,
+        kind VARCHAR,                          -- mean (per system and criterion) | alpha (per criterion) | tau
+        system VARCHAR,                        -- "model_id|prompt_lang" for kind mean, '' otherwise
+        criterion VARCHAR,                     -- the criterion (mean, alpha) or the automatic metric (tau)
+        level VARCHAR,                         -- alpha: level of measurement; tau: item | system; mean: ''
+        value DOUBLE, low DOUBLE, high DOUBLE, -- the estimate and its 95% interval
+        n INTEGER,                             -- judgements (mean), paired units (alpha), pairs or systems (tau)
+        items INTEGER,                         -- items behind a mean
+        correct INTEGER,                       -- MT: items a majority judged correct (of `items`)
+        PRIMARY KEY (campaign_id, kind, system, criterion, level))""",
+    # ratings uploaded before V8 (the Cultural page's CSV) become campaigns of protocol 'ratings', one per task and
+    # language, as store.ratings writes them since: candidate id = the first 10 hex digits of sha256(model id),
+    # one assignment per (rater, item) numbered in item order
+    """INSERT INTO campaigns (campaign_id, task, lang, protocol, systems, n_items, k, seed, n_repeats, status,
+                              created_by)
+       SELECT 'ratings-' || task || '-' || lang, task, lang, 'ratings', to_json(list(DISTINCT model_id)),
+              count(DISTINCT item_id), NULL, NULL, 0, 'finished', 'migration V8'
+       FROM ratings GROUP BY task, lang ON CONFLICT DO NOTHING""",
+    """INSERT OR IGNORE INTO campaign_candidates
+       SELECT DISTINCT 'ratings-' || task || '-' || lang, item_id, left(sha256(model_id), 10), model_id, NULL
+       FROM ratings""",
+    """INSERT OR IGNORE INTO campaign_assignments
+       SELECT cid, rater, (row_number() OVER (PARTITION BY cid, rater ORDER BY item_id) - 1)::INTEGER, item_id,
+              cands, false
+       FROM (SELECT 'ratings-' || task || '-' || lang AS cid, rater, item_id,
+                    list_sort(list(DISTINCT left(sha256(model_id), 10))) AS cands
+             FROM ratings GROUP BY ALL)""",
+    """INSERT OR IGNORE INTO judgements (campaign_id, annotator, seq, item_id, cand_id, criterion, value, created_at)
+       SELECT a.campaign_id, r.rater, a.seq, r.item_id, left(sha256(r.model_id), 10), r.criterion, r.value,
+              r.created_at
+       FROM ratings r JOIN campaign_assignments a ON a.campaign_id = 'ratings-' || r.task || '-' || r.lang
+            AND a.annotator = r.rater AND a.item_id = r.item_id""",
+)
+"""Results of finished campaigns, computed once by evaluator.human.results when `campaign finish` runs and read by
+the leaderboard's human column and the Human evaluation page (issue 16)."""
+
+MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6),
+                                                       (7, V7), (8, V8))
 """(version, statements) in order; append a new version, never edit an applied one."""
 
 TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",
           "self_reported", "ingests", "uploads", "self_reported_cells", "ratings", "submissions", "rollups", "metrics",
           "campaigns", "campaign_candidates", "campaign_assignments", "judgements", "campaign_tokens",
-          "drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags")
+          "campaign_results", "drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags")
 """Tables whose row counts the integrity tests compare before and after a failed write (not `audit`, which records
 refusals too, nor the bookkeeping tables `schema_version` and `hub_sync`)."""
 
