@@ -111,7 +111,24 @@ class RunSpec:
             raise ConfigError("--base-url (or `base_url:` in the config) is required for the http backend")
         if self.backend == "llamacpp" and not self.model_path:
             raise ConfigError("--model-path (or `model_path:` in the config) is required for the llamacpp backend")
+        check_selection(self)
         return self
+
+
+def check_selection(spec: RunSpec, where: str = "") -> None:
+    """ConfigError when `tasks` names no known task, id or family, or `langs` a language none of them exists in."""
+    from evaluator.registry import select
+
+    prefix = f"{where}: " if where else ""
+    try:
+        cells = select(spec.tasks)
+    except KeyError as exc:
+        raise ConfigError(f"{prefix}tasks: {exc.args[0]}") from None
+    have = {lang for _, lang in cells}
+    unknown = [x.strip() for x in (spec.langs or "").split(",") if x.strip() and x.strip() not in have]
+    if unknown:
+        raise ConfigError(f"{prefix}langs: no selected task exists in {unknown[0]!r} "
+                          f"(they exist in {', '.join(sorted(have))})")
 
 
 FIELDS = {f.name: f for f in dataclasses.fields(RunSpec)}
@@ -209,17 +226,30 @@ def from_args(args: Any) -> RunSpec:
     return spec.checked()
 
 
+def _request_values(request: Any) -> dict:
+    """The settings a queued request (`store.queue.Submission`, read by attribute) chooses itself."""
+    return {"model": request.model_id, "tasks": request.tasks, "langs": request.langs,
+            "prompt_langs": request.prompt_langs, "limit": request.item_limit,
+            "public_endpoint": request.backend == "openai"}
+
+
+def check_request(request: Any) -> None:
+    """ConfigError naming the field when a request's own settings cannot make a run (wrong type, prompt language,
+    unknown task or language): the queue page, `queue add` and the worker check this before anything runs."""
+    where = f"request {request.request_id}" if getattr(request, "request_id", "") else "request"
+    check_selection(from_mapping(_request_values(request), where), where)
+
+
 def from_request(request: Any, *, base_url: str, served_model: str | None = None, key_env: str | None = None,
                  concurrency: int = 8, data_dir: str | None = None, db: str | None = None) -> RunSpec:
-    """The spec of a queued request (`store.queue.Submission`, read by attribute), run by a worker that serves it at
-    `base_url` and passes its key, if any, in the variable `key_env`. The request's own values are checked like
-    a file's; endpoint requests get the endpoint policy on every request (`public_endpoint`)."""
-    where = f"request {getattr(request, 'request_id', '') or '(new)'}"
+    """The spec of a queued request run by a worker that serves it at `base_url` and passes its key, if any, in
+    the variable `key_env`. The request's own values are checked like a file's; endpoint requests get the endpoint
+    policy on every request (`public_endpoint`)."""
+    where = f"request {request.request_id}" if getattr(request, "request_id", "") else "request"
     spec = from_mapping({
-        "model": request.model_id, "served_model": served_model, "base_url": base_url,
-        "api_key_env": key_env if request.api_key_env else None, "tasks": request.tasks, "langs": request.langs,
-        "prompt_langs": request.prompt_langs, "limit": request.item_limit, "concurrency": concurrency,
-        "data_dir": data_dir, "db": db, "public_endpoint": request.backend == "openai",
+        **_request_values(request), "served_model": served_model, "base_url": base_url,
+        "api_key_env": key_env if request.api_key_env else None, "concurrency": concurrency,
+        "data_dir": data_dir, "db": db,
     }, where)
     return spec.checked()
 

@@ -74,6 +74,9 @@ class TaskSpec:
     contains_whole_output: bool = True
     """Contains-match searches the whole response when no `<answer>` block closes (PACUTE, paper §7); False: only
     the extracted answer (LINDSEA open coreference)."""
+    human_protocol: str | None = None
+    """Human-evaluation protocol a campaign on this task uses unless told otherwise (`evaluator.human.protocols`:
+    "mt", "summarisation")."""
     copy_baseline: tuple[str, str] | None = None
     """What a trivial copy baseline answers for an open-generation task: (input field, "whole" or
     "first_sentence"); None = no copy baseline."""

@@ -156,6 +156,10 @@ def admit(sub) -> None:
     from store import queue
 
     queue.validate(sub)
+    try:
+        runspec.check_request(sub)
+    except ConfigError as exc:
+        raise queue.QueueError(str(exc).removeprefix(f"request {sub.request_id}: ")) from None
     if sub.backend == "openai":
         endpoints.check(sub.base_url, sub.api_key_env)
     elif sub.api_key_env:

@@ -3,6 +3,7 @@ trip, and the runner receiving it unchanged from `evaluator run` and from the wo
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import subprocess
 
 import pytest
@@ -135,3 +136,26 @@ def test_a_request_with_a_bad_value_is_refused_before_any_run(tmp_path):
     bad = _request(item_limit=0)
     with pytest.raises(ConfigError, match="request r1: limit: must be positive"):
         worker.run_spec(bad, URL, None, _worker_args(tmp_path / "x.duckdb", tmp_path))
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(prompt_langs="en,tl"), "prompt_langs: expected a list of 'en'/'native'"),
+    (dict(tasks="sentimet"), "tasks: unknown task 'sentimet'; did you mean 'sentiment'?"),
+    (dict(tasks="sentiment", langs="id,xx"), "langs: no selected task exists in 'xx'"),
+])
+def test_a_request_that_cannot_make_a_run_is_refused_when_queued(tmp_path, kw, message):
+    from services.queue import QueueError, submit_request
+
+    request = _request(request_id="", api_key_env=None, **kw)
+    with pytest.raises(QueueError) as err:
+        submit_request(tmp_path / "q.duckdb", request)
+    assert str(err.value).startswith(message)
+    with pytest.raises(QueueError, match="^" + message.split(":")[0]):  # the worker refuses it too
+        worker.admit(dataclasses.replace(request, request_id="r9"))
+
+
+def test_unknown_tasks_and_languages_are_one_line_errors(capsys):
+    assert cli_run.cmd_run(_cli("--model", "m", "--base-url", URL, "--tasks", "bogus")) == 2
+    assert capsys.readouterr().err == "error: tasks: unknown task 'bogus'\n"
+    assert cli_run.cmd_run(_cli("--model", "m", "--base-url", URL, "--tasks", "sentiment", "--langs", "tl")) == 2
+    assert "langs: no selected task exists in 'tl' (they exist in id, ta, th, vi)" in capsys.readouterr().err

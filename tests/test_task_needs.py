@@ -80,3 +80,13 @@ def test_no_module_compares_a_task_name_with_a_literal():
                                   'and not task.startswith("lindsea-")'])
 def test_the_scan_catches_each_kind_of_name_test(line):
     assert NAME_TEST.search(line)
+
+
+def test_a_campaigns_default_protocol_is_a_field_of_the_task():
+    from evaluator.human import protocols
+    from evaluator.registry import TASKS
+
+    chosen = {name: protocols.protocol_for(name).name for name, t in TASKS.items() if t.human_protocol}
+    assert chosen == {"translation-en-xx": "mt", "translation-xx-en": "mt", "abssum": "summarisation"}
+    with pytest.raises(ValueError, match="has no default protocol"):
+        protocols.protocol_for("sentiment")

@@ -91,19 +91,17 @@ def check_spans(spans: object, text: str) -> tuple[list[dict], str | None]:
         clean.append({"start": start, "end": end, "severity": severity})
     return clean, None
 
-TASK_PROTOCOLS = {"translation": "mt", "abssum": "summarisation", "summar": "summarisation"}
-"""Task-id substrings that pick a protocol when none is given."""
-
-
 def protocol_for(task: str, name: str | None = None) -> Protocol:
-    """The protocol named, else the one a task id implies; ValueError when neither fits."""
+    """The protocol named, else the task's own (`TaskSpec.human_protocol`); ValueError when neither fits."""
+    from evaluator.registry import TASKS
+
     if name:
         if name not in PROTOCOLS:
             raise ValueError(f"protocol: unknown {name!r} (known: {', '.join(PROTOCOLS)})")
         return PROTOCOLS[name]
-    for key, proto in TASK_PROTOCOLS.items():
-        if key in task:
-            return PROTOCOLS[proto]
+    spec = TASKS.get(task)
+    if spec is not None and spec.human_protocol in PROTOCOLS:
+        return PROTOCOLS[spec.human_protocol]
     raise ValueError(f"protocol: task {task!r} has no default protocol; pass one of {', '.join(PROTOCOLS)}")
 
 
