@@ -5,14 +5,13 @@ import argparse
 import asyncio
 import os
 import sys
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from evaluator import runconfig
-from services import ingest as pipeline
+from services.live import StoreSink
 from evaluator.clients import ModelClient, RetryPolicy
-from evaluator.run import Cell, RunOptions, run, summary_table
+from evaluator.run import RunOptions, run, summary_table
 from evaluator.runconfig import ConfigError, RunConfig
-from evaluator.spec import Item, ItemResult
 
 EXAMPLE = """example (a vLLM server):
   vllm serve aisingapore/Gemma-SEA-LION-v4-27B-IT --port 8000
@@ -20,38 +19,6 @@ EXAMPLE = """example (a vLLM server):
       --base-url http://localhost:8000/v1 --tasks bhasa,lindsea,pacute --prompt-lang en,native -c 64 \\
       --db tanaw.duckdb
 Interrupted runs resume: run the same command again (answers already stored are not asked again)."""
-
-
-class StoreSink:
-    """Results into DuckDB through `pipeline.save_live`: one small transaction per group of answers."""
-
-    def __init__(self, con: Any, model_id: str, model_info: Mapping[str, Any] | None = None):
-        self.con, self.model_id, self.model_info = con, model_id, dict(model_info or {})
-        self._known: set = set()
-
-    def _run_id(self, cell: Cell) -> str:
-        return pipeline.run_id(self.model_id, cell.task.name, cell.lang, cell.prompt_lang, cell.run_no, "evaluated")
-
-    def stored(self, cell: Cell) -> set[tuple[str, str]]:
-        """(item_id, order) already stored for the cell's run."""
-        from store import writer
-
-        return writer.stored_keys(self.con, self._run_id(cell))
-
-    def save_many(self, rows: Sequence[tuple[Cell, Mapping[str, Any], Item, ItemResult]]) -> None:
-        """Store scored answers (cell, settings, item, result) in one transaction (committed on return)."""
-        live = [({"task": cell.task.name, "lang": cell.lang, "prompt_lang": cell.prompt_lang, "run_no": cell.run_no,
-                  "settings": dict(settings)}, item, result) for cell, settings, item, result in rows]
-        pipeline.save_live(self.con, self.model_id, live, model_info=self.model_info, known=self._known)
-
-    def refresh(self, cell: Cell) -> float | None:
-        """Recompute the cell's aggregates; returns its headline value (0-100) when scored."""
-        cur = self.con.cursor()  # its own connection: runs on the refresh thread beside the writer
-        try:
-            cells = pipeline.refresh_aggregates(cur, self.model_id, [(cell.task.name, cell.lang, cell.prompt_lang)])
-        finally:
-            cur.close()
-        return cells[0].value if cells else None
 
 
 def add(sub: argparse._SubParsersAction) -> None:
