@@ -51,8 +51,9 @@ class Sink(Protocol):
     def save_many(self, rows: Sequence[tuple["Cell", Mapping[str, Any], Item, ItemResult]]) -> None:
         """Persist scored results (cell, run settings, item, result) in one transaction, committed on return."""
 
-    def refresh(self, cell: "Cell") -> Any:
-        """Recompute the cell's aggregates; may return its headline score (0-100) for the summary.
+    def refresh(self, cells: Sequence["Cell"]) -> Sequence[Any]:
+        """Recompute the aggregates of these (task, lang, prompt language) cells over all their runs; returns one
+        headline score (0-100) or None per cell, for the summary.
 
         Called from a second thread while answers of other cells are still being saved (use a separate cursor).
         """
@@ -262,7 +263,7 @@ async def ask(backend: Backend, job: Job, opts: RunOptions) -> tuple[Prediction,
 
 async def run(backend: Backend, sink: Sink, opts: RunOptions, *, count_tokens: Callable[[str], int] | None = None,
               tokenizer: str = APPROX_TOKENIZER, group: int | None = None) -> list[CellStatus]:
-    """Ask everything not yet stored, store the scored answers in groups, refresh aggregates per finished cell.
+    """Ask everything not yet stored, store the scored answers in groups, refresh each finished cell's aggregates.
 
     At most `opts.concurrency` (C) requests are in flight and at most `group` (default `group_size(C)`) answers wait
     uncommitted, so a kill loses at most C + group answers; a restart asks only for those.
@@ -271,14 +272,16 @@ async def run(backend: Backend, sink: Sink, opts: RunOptions, *, count_tokens: C
     by_key = {s.cell.key: s for s in statuses}
     settings = {s.cell.key: settings_for(s.cell, opts, tokenizer if count_tokens else APPROX_TOKENIZER)
                 for s in statuses}
+    runs_of: dict[tuple, list[CellStatus]] = {}  # (task, lang, prompt language) -> the statuses of its runs
+    for s in statuses:
+        runs_of.setdefault(s.cell.key[:3], []).append(s)
     remaining: dict[tuple, int] = {}
-    refreshes: list[asyncio.Task] = []
 
-    def settle(key: tuple, n: int = 1) -> None:
-        """`n` jobs of a cell are done (stored or failed); refresh the cell when it has nothing left."""
-        remaining[key] -= n
-        if remaining[key] == 0 and by_key[key].asked:
-            refreshes.append(asyncio.create_task(writer.refresh(by_key[key])))
+    def settle(key: tuple) -> None:
+        """A job of a cell is done (stored or failed); once every run of its aggregate cell is done, refresh it."""
+        remaining[key[:3]] -= 1
+        if remaining[key[:3]] == 0 and any(s.asked for s in runs_of[key[:3]]):
+            writer.refresh_later(runs_of[key[:3]])
 
     def committed(done: Sequence[Job]) -> None:
         for job in done:
@@ -296,7 +299,10 @@ async def run(backend: Backend, sink: Sink, opts: RunOptions, *, count_tokens: C
             cell_jobs = kept
         todo.extend(cell_jobs)
     bars = _progress(statuses, opts.progress)
-    remaining.update({s.cell.key: s.total - s.resumed for s in statuses})
+    for agg, runs in runs_of.items():
+        remaining[agg] = sum(s.total - s.resumed for s in runs)
+        if remaining[agg] == 0 and any(s.resumed for s in runs):  # resumed in full: aggregates may predate a kill
+            writer.refresh_later(runs)
 
     async def one(job: Job) -> None:
         status = by_key[job.cell.key]
@@ -321,10 +327,7 @@ async def run(backend: Backend, sink: Sink, opts: RunOptions, *, count_tokens: C
     try:
         await bounded(todo, one, opts.concurrency)
         await writer.drain()
-        # cells resumed in full: their aggregates may predate a killed run, so they are recomputed too
-        refreshes.extend(asyncio.create_task(writer.refresh(s)) for s in statuses
-                         if s.resumed and not s.asked and s.resumed == s.total)
-        await asyncio.gather(*refreshes)
+        await writer.refreshed()
     finally:
         for bar in bars.values():
             bar.close()

@@ -43,6 +43,10 @@ class AnswerWriter:
         self._room = asyncio.Semaphore(self.size)
         self._task: asyncio.Task | None = None
         self.error: BaseException | None = None
+        self._ready: list[list] = []
+        self._wake = asyncio.Event()
+        self._refreshing: asyncio.Task | None = None
+        self._closing = False
 
     def _commit(self, batch: Sequence[tuple[Job, Prediction, dict]]) -> None:
         rows = []
@@ -108,14 +112,40 @@ class AnswerWriter:
         """Run a sink call on the writer thread (the sink's connection is used from that thread only)."""
         return await asyncio.get_running_loop().run_in_executor(self.thread, fn, *args)
 
-    async def refresh(self, status: "CellStatus") -> None:
-        """Recompute a finished cell's aggregates off the writer thread, so commits never wait for it."""
-        status.score = await asyncio.get_running_loop().run_in_executor(self.refresher, self.sink.refresh,
-                                                                        status.cell)
+    def refresh_later(self, statuses: Sequence["CellStatus"]) -> None:
+        """Queue a finished cell (the statuses of its runs) for an aggregate refresh. Cells finished while a refresh
+        runs are recomputed together in the next one (one sink call), off the writer thread."""
+        self._ready.append(list(statuses))
+        self._wake.set()
+        if self._refreshing is None:
+            self._refreshing = asyncio.get_running_loop().create_task(self._refresh_loop())
+
+    async def _refresh_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            if not self._ready:
+                if self._closing:
+                    return
+                continue
+            batch, self._ready = self._ready, []
+            scores = await loop.run_in_executor(self.refresher, self.sink.refresh, [b[0].cell for b in batch])
+            for statuses, score in zip(batch, scores):
+                for status in statuses:
+                    status.score = score
+
+    async def refreshed(self) -> None:
+        """Wait for every queued refresh (raises what a refresh raised)."""
+        self._closing = True
+        self._wake.set()
+        if self._refreshing is not None:
+            await self._refreshing
 
     def close(self) -> None:
         """Stop the writer task (if a failure left it running) and wait for the writer and refresher threads."""
-        if self._task is not None and not self._task.done():
-            self._task.cancel()
+        for task in (self._task, self._refreshing):
+            if task is not None and not task.done():
+                task.cancel()
         self.thread.shutdown(wait=True)
         self.refresher.shutdown(wait=True)

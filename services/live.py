@@ -85,11 +85,13 @@ class StoreSink:
                  for cell, settings, item, result in rows]
         save_live(self.con, self.model_id, group, model_info=self.model_info, known=self._known)
 
-    def refresh(self, cell: Cell) -> float | None:
-        """Recompute the cell's aggregates; returns its headline value (0-100) when scored."""
+    def refresh(self, cells: Sequence[Cell]) -> list[float | None]:
+        """Recompute the cells' aggregates (and the model's roll-ups, once); the headline value (0-100) per cell."""
+        keys = [(c.task.name, c.lang, c.prompt_lang) for c in cells]
         cur = self.con.cursor()  # its own connection: runs on the refresh thread beside the writer
         try:
-            cells = refresh_aggregates(cur, self.model_id, [(cell.task.name, cell.lang, cell.prompt_lang)])
+            summaries = refresh_aggregates(cur, self.model_id, keys)
         finally:
             cur.close()
-        return cells[0].value if cells else None
+        value = {(c.task, c.lang, c.prompt_lang): c.value for c in summaries}
+        return [value.get(k) for k in keys]
