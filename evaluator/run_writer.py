@@ -123,11 +123,11 @@ class AnswerWriter:
     async def _refresh_loop(self) -> None:
         loop = asyncio.get_running_loop()
         while True:
-            await self._wake.wait()
-            self._wake.clear()
-            if not self._ready:
+            if not self._ready:  # the state is checked before every wait, so no wake-up is missed
                 if self._closing:
                     return
+                await self._wake.wait()
+                self._wake.clear()
                 continue
             batch, self._ready = self._ready, []
             scores = await loop.run_in_executor(self.refresher, self.sink.refresh, [b[0].cell for b in batch])

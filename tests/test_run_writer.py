@@ -109,3 +109,48 @@ def test_a_failing_commit_fails_the_run_with_its_error():
 @pytest.mark.parametrize("concurrency, size", [(1, 8), (4, 8), (32, 64), (128, 256)])
 def test_group_size_is_twice_c_and_at_least_eight(concurrency, size):
     assert group_size(concurrency) == size
+
+
+def test_every_queued_refresh_runs_before_refreshed_returns_and_cells_finished_meanwhile_share_one_call():
+    from evaluator.registry import get_task
+    from evaluator.run import Cell, CellStatus
+    from evaluator.run_writer import AnswerWriter
+
+    calls = []
+
+    class Sink:
+        def refresh(self, cells):
+            time.sleep(0.1)
+            calls.append([c.lang for c in cells])
+            return [50.0] * len(cells)
+
+    task = get_task("sentiment")
+    a, b, c = (CellStatus(Cell(task, lang, "en")) for lang in ("id", "vi", "th"))
+
+    async def main():
+        writer = AnswerWriter(Sink(), {}, 8, lambda done: None)
+        try:
+            writer.refresh_later([a])
+            await asyncio.sleep(0.03)  # a's refresh is running: b and c wait for the next call, together
+            writer.refresh_later([b])
+            writer.refresh_later([c])
+            await asyncio.wait_for(writer.refreshed(), 10)
+        finally:
+            writer.close()
+
+    asyncio.run(main())
+    assert calls == [["id"], ["vi", "th"]] and a.score == b.score == c.score == 50.0
+
+    calls.clear()  # queued and closed at once (the wake-up the closing sets must not be lost)
+    d = CellStatus(Cell(task, "ta", "en"))
+
+    async def at_once():
+        writer = AnswerWriter(Sink(), {}, 8, lambda done: None)
+        try:
+            writer.refresh_later([d])
+            await asyncio.wait_for(writer.refreshed(), 10)
+        finally:
+            writer.close()
+
+    asyncio.run(at_once())
+    assert calls == [["ta"]] and d.score == 50.0
