@@ -73,8 +73,9 @@ async def tanaw_loop(url: str, concurrency: int, n: int) -> float:
 
 async def tanaw_run(url: str, concurrency: int, n: int, db: Path) -> tuple[int, float]:
     """(answers, seconds) for the full runner: render, ask, score and store each answer in DuckDB as it lands."""
-    from evaluator.cli.run import StoreSink
-    from evaluator.run import RunOptions, run
+    from evaluator.run import run
+    from evaluator.runspec import RunSpec
+    from services.run import StoreSink
     from store.db import connect
 
     limit = max(1, math.ceil(n / 16))  # sentiment + NLI: 8 (lang, prompt language) cells each
@@ -83,8 +84,8 @@ async def tanaw_run(url: str, concurrency: int, n: int, db: Path) -> tuple[int, 
         async with ModelClient(url, "standin", concurrency=concurrency) as client:
             t0 = time.perf_counter()
             statuses = await run(client, StoreSink(con, f"bench-c{concurrency}"),
-                                 RunOptions(tasks="sentiment,nli", limit=limit, concurrency=concurrency,
-                                            progress=False))
+                                 RunSpec(tasks="sentiment,nli", limit=limit, concurrency=concurrency),
+                                 progress=False)
             elapsed = time.perf_counter() - t0
     finally:
         con.close()

@@ -8,7 +8,8 @@ from pathlib import Path
 from evaluator.clients import OptionScore
 from evaluator.metrics.choice import argmax_option
 from evaluator.registry import get_task
-from evaluator.run import RunOptions, run
+from evaluator.run import run
+from evaluator.runspec import RunSpec
 from tests.test_run import ListSink
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
@@ -35,9 +36,9 @@ def weight(text: str) -> float:
 
 def run_fake(tasks: str, langs: str, limit: int) -> tuple[ShorterIsLikelier, ListSink]:
     backend, sink = ShorterIsLikelier(), ListSink()
-    opts = RunOptions(tasks=tasks, langs=langs, limit=limit, prompt_langs=("en", "native"), data_dir=str(DEMO),
-                      logprob_choices=True, progress=False, concurrency=2)
-    asyncio.run(run(backend, sink, opts))
+    opts = RunSpec(tasks=tasks, langs=langs, limit=limit, prompt_langs=("en", "native"), data_dir=str(DEMO),
+                   logprob_choices=True, concurrency=2)
+    asyncio.run(run(backend, sink, opts, progress=False))
     return backend, sink
 
 

@@ -48,6 +48,7 @@ COREF_OPEN = TaskSpec(
     name="lindsea-coref-open", family="lindsea", group="LD", langs=L2, mode="generate",
     loader="lindsea.coref_open", extractor="free_text", metrics=("contains_match",), chance=0.0, max_tokens=128,
     native_pack="lindsea:semantics.coref_open_ended", dataset={lang: "LINDSEA semantics" for lang in L2},
+    gold_alternatives=True, contains_whole_output=False,
     description="Open-ended referent recovery; scored by whether the gold referent appears in the answer.",
 )
 
@@ -55,6 +56,7 @@ COREF_PRONOUN = TaskSpec(
     name="lindsea-coref-pronoun", family="lindsea", group="LD", langs=("id",), mode="generate",
     loader="lindsea.coref_pronoun", extractor="free_text", metrics=("contains_match",), chance=0.0, max_tokens=128,
     native_pack="lindsea:semantics.coref_pronoun_resolution", dataset={"id": "LINDSEA semantics"},
+    gold_alternatives=True, contains_whole_output=False,
     description="Who or what does the pronoun refer to; scored by whether the gold referent appears.",
 )
 
