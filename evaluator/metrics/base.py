@@ -61,6 +61,9 @@ def resample_sums(per_item: Any, draws: Any, chunk: int = 32) -> Any:
 
     per_item = np.asarray(per_item, dtype=float)
     n_boot, n = draws.shape
+    weights = multiplicity(draws)
+    if weights is not None:
+        return weights @ per_item
     out = np.empty((n_boot, per_item.shape[1]))
     for start in range(0, n_boot, chunk):
         d = draws[start:start + chunk]
@@ -68,6 +71,30 @@ def resample_sums(per_item: Any, draws: Any, chunk: int = 32) -> Any:
         weights = np.bincount((np.arange(b)[:, None] * n + d).ravel(), minlength=b * n).reshape(b, n)
         out[start:start + b] = weights @ per_item
     return out
+
+
+MAX_WEIGHTS = 4_000_000
+"""Largest multiplicity matrix (resamples × items) kept whole (32 MB); larger cells are summed in chunks."""
+_weights_cache: tuple = (None, None)
+
+
+def multiplicity(draws: Any) -> Any:
+    """How often each item is drawn in each resample, an (n_boot × n) matrix, or None when too large to keep.
+
+    A cell's draws are shared by all its metrics and runs, so the matrix is built once per draws array (the last
+    one is kept); the sums it gives are the chunked sums of `resample_sums` (counts are exact in float)."""
+    import numpy as np
+
+    global _weights_cache
+    if draws.size > MAX_WEIGHTS:
+        return None
+    cached_draws, weights = _weights_cache
+    if cached_draws is not draws:
+        n_boot, n = draws.shape
+        weights = np.bincount((np.arange(n_boot)[:, None] * n + draws).ravel(),
+                              minlength=n_boot * n).reshape(n_boot, n).astype(float)
+        _weights_cache = (draws, weights)
+    return weights
 
 
 def item_score(spec: MetricSpec, answer: str | None, gold: Any, *, task: Any, item: Any,
