@@ -1,11 +1,18 @@
-"""Ingest throughput per upload format: build a ~100,000-item upload from ../shared/data items, then time reading
-(unpack, parse, map onto our items) and ingesting (score, write, aggregate) into a fresh store.
+"""Ingest speed against the floor of reading the file, and the recompute against one DuckDB GROUP BY (issue 14).
 
-    /work/venv/bin/python benchmarks/bench_ingest.py [--items 100000] [--formats native,pacute-bench,seahelm,lm-eval]
-                                                     [--read-only]
+    python benchmarks/bench_ingest.py [--items 100000] [--repeat 3] [--cli] [--formats native,pacute-bench,...]
 
-Run numbers make the item count: a cell of n items is repeated in run_1 … run_k folders (or `run` fields).
-Prints one line per format with items/second for each phase.
+Native part (always): a generated native JSONL of `--items` causal rows (the four languages' items of the data
+folder, repeated as runs 1..k; answers A/B by a fixed rule) is written to a temporary file, then timed:
+- the floor: read the file and `json.loads` every line;
+- `python -m evaluator ingest`'s work in this process (`read_upload` then `ingest_upload` into a fresh store, as
+  `evaluator.cli.ingest.run` does), and with `--cli` the command itself as a subprocess (interpreter start and
+  imports included);
+- `refresh_aggregates` of the ingested cells from the stored rows, against one DuckDB `GROUP BY` over the same
+  score rows (count and mean per cell and metric), both warm, median of `--repeat`;
+- the store statements one ingest issues and the rows it writes per scored row (each scored row once).
+`--formats` adds the per-format table (read and ingest items/s) for upload formats built from the samples.
+Conditions (machine, cores, load average before and after, versions) are printed with the figures.
 """
 from __future__ import annotations
 
@@ -13,18 +20,26 @@ import argparse
 import io
 import json
 import math
+import os
+import platform
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
 import zipfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
-from services.upload import ingest_upload  # noqa: E402
+if not os.environ.get("TANAW_DATA_DIR") and (ROOT.parent / "shared" / "data").is_dir():
+    os.environ["TANAW_DATA_DIR"] = str(ROOT.parent / "shared" / "data")
+
 from evaluator.datasets import default_data_dir, load_items  # noqa: E402
 from evaluator.formats.limits import Limits  # noqa: E402
 from evaluator.formats.read import read_upload  # noqa: E402
+from services.upload import ingest_upload  # noqa: E402
 
 WORDS = {"positive": "Positive", "negative": "Negative", "neutral": "Neutral"}
 
@@ -91,17 +106,128 @@ def lm_eval(n: int) -> tuple[str, bytes]:
 BUILDERS = {"native": native, "pacute-bench": pacute_bench, "seahelm": seahelm, "lm-eval": lm_eval}
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--items", type=int, default=100_000)
-    ap.add_argument("--formats", default=",".join(BUILDERS))
-    ap.add_argument("--read-only", action="store_true", help="time reading (unpack, parse, map) only")
-    args = ap.parse_args()
+def conditions() -> str:
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else "?"
+    import duckdb
+
+    return (f"machine: {cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, DuckDB "
+            f"{duckdb.__version__}; load average {os.getloadavg()[0]:.1f}")
+
+
+class Counter:
+    """Counts the statements the pipeline sends through the upload's joined connection (execute and register)."""
+
+    def __init__(self):
+        from store.writer_lock import Joined
+
+        self.n = 0
+        self._joined, self._execute = Joined, Joined.execute
+        counter = self
+
+        def execute(self, sql, *args, **kwargs):
+            counter.n += 1
+            return counter._execute(self, sql, *args, **kwargs)
+
+        Joined.execute = execute
+
+    def close(self) -> None:
+        self._joined.execute = self._execute
+
+
+def floor(path: Path) -> float:
+    t0 = time.perf_counter()
+    for line in path.read_bytes().splitlines():
+        json.loads(line)
+    return time.perf_counter() - t0
+
+
+def ingest_once(path: Path, db: Path) -> tuple[float, float, int]:
+    """(read s, ingest s, statements) of the CLI's work in this process."""
+    counter = Counter()
+    try:
+        t0 = time.perf_counter()
+        up = read_upload(path, fmt="native")
+        t1 = time.perf_counter()
+        out = ingest_upload(db, up, model={"model_id": "bench"}, actor="bench")
+        t2 = time.perf_counter()
+    finally:
+        counter.close()
+    assert out.status == "imported", out.message
+    return t1 - t0, t2 - t1, counter.n
+
+
+def recompute(db: Path, repeat: int) -> tuple[float, float, int, int]:
+    """Median seconds of refresh_aggregates of every cell from the stored rows and of one GROUP BY over the same
+    score rows; the cells and score rows."""
+    from services.ingest import refresh_aggregates
+    from store.db import transaction
+    from store.writer_lock import writer
+
+    group_by = ("SELECT r.task, r.lang, r.prompt_lang, s.metric, count(*) AS n, avg(s.value) AS mean "
+                "FROM scores s JOIN runs r ON r.run_id = s.run_id WHERE r.model_id = ? AND NOT r.superseded "
+                "GROUP BY ALL")
+    with writer(db) as con:
+        cells = [tuple(c) for c in con.execute("SELECT DISTINCT task, lang, prompt_lang FROM runs "
+                                               "WHERE model_id = 'bench'").fetchall()]
+        n_scores = con.execute("SELECT count(*) FROM scores").fetchone()[0]
+        ours, peer = [], []
+        for _ in range(repeat + 1):  # the first round warms both up
+            t0 = time.perf_counter()
+            with transaction(con):
+                refresh_aggregates(con, "bench", cells)
+            t1 = time.perf_counter()
+            con.execute(group_by, ["bench"]).fetchall()
+            t2 = time.perf_counter()
+            ours.append(t1 - t0)
+            peer.append(t2 - t1)
+    return statistics.median(ours[1:]), statistics.median(peer[1:]), len(cells), n_scores
+
+
+def native_figures(n: int, repeat: int, cli: bool) -> None:
+    import duckdb
+
+    print(conditions())
+    with tempfile.TemporaryDirectory() as tmp:
+        name, data = native(n)
+        path = Path(tmp) / name
+        path.write_bytes(data)
+        loads = statistics.median(floor(path) for _ in range(repeat))
+        rounds = [ingest_once(path, Path(tmp) / f"r{i}.duckdb") for i in range(repeat)]
+        read_s, ingest_s = (statistics.median(r[i] for r in rounds) for i in (0, 1))
+        statements = rounds[0][2]
+        con = duckdb.connect(str(Path(tmp) / "r0.duckdb"), read_only=True)
+        preds, scores = (con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("predictions", "scores"))
+        con.close()
+        total = read_s + ingest_s
+        print(f"native rows: {n:,} ({len(data) / 1e6:.1f} MB), {repeat} rounds, medians")
+        print(f"  read + json.loads every line      {loads:7.2f} s")
+        print(f"  ingest: read_upload (parse, map)   {read_s:7.2f} s")
+        print(f"  ingest: ingest_upload (score, write, aggregate) {ingest_s:7.2f} s")
+        print(f"  ingest total                       {total:7.2f} s = {total / loads:5.1f}x the read + json.loads "
+              f"(target <= 10x); {n / total:,.0f} rows/s")
+        print(f"  one ingest: {statements} store statements; {preds:,} prediction rows and {scores:,} score rows "
+              f"for {n:,} scored rows ({preds / n:.2f} and {scores / n:.2f} per row)")
+        if cli:
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "evaluator", "ingest", str(path), "--model", "bench-cli",
+                            "--db", str(Path(tmp) / "cli.duckdb")], check=True, cwd=ROOT, capture_output=True)
+            wall = time.perf_counter() - t0
+            print(f"  `python -m evaluator ingest` subprocess (interpreter start and imports included) {wall:7.2f} s "
+                  f"= {wall / loads:5.1f}x")
+        ours, peer, cells, n_scores = recompute(Path(tmp) / "r0.duckdb", repeat)
+        print(f"refresh_aggregates of {cells} cells from {n_scores:,} stored score rows: {ours * 1000:8.1f} ms; "
+              f"one DuckDB GROUP BY over the same rows: {peer * 1000:6.1f} ms; ratio {ours / peer:5.1f}x "
+              "(target <= 20x)")
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
+
+
+def format_table(formats: list[str], n: int) -> None:
     limits = Limits(max_members=5000)
     print(f"{'format':<13} {'items':>8} {'MB':>6} {'read s':>7} {'read it/s':>10} {'ingest s':>8} "
           f"{'ingest it/s':>11} {'total it/s':>10}")
-    for fmt in args.formats.split(","):
-        name, data = BUILDERS[fmt](args.items)
+    for fmt in formats:
+        name, data = BUILDERS[fmt](n)
         with tempfile.TemporaryDirectory() as tmp:
             t0 = time.perf_counter()
             up = read_upload(data, name, fmt=fmt, limits=limits)
@@ -109,16 +235,24 @@ def main() -> None:
             if not up.ok:
                 print(f"{fmt}: refused: {up.errors[:3]}")
                 continue
-            if args.read_only:
-                n = len(up.predictions)
-                print(f"{fmt:<13} {n:>8} {len(data) / 1e6:>6.1f} {t1 - t0:>7.1f} {n / (t1 - t0):>10.0f}", flush=True)
-                continue
             out = ingest_upload(Path(tmp) / "bench.duckdb", up, model={"model_id": f"bench-{fmt}"}, actor="bench")
             t2 = time.perf_counter()
-        n = len(up.predictions)
+        k = len(up.predictions)
         assert out.status == "imported", out.message
-        print(f"{fmt:<13} {n:>8} {len(data) / 1e6:>6.1f} {t1 - t0:>7.1f} {n / (t1 - t0):>10.0f} {t2 - t1:>8.1f} "
-              f"{n / (t2 - t1):>11.0f} {n / (t2 - t0):>10.0f}", flush=True)
+        print(f"{fmt:<13} {k:>8} {len(data) / 1e6:>6.1f} {t1 - t0:>7.1f} {k / (t1 - t0):>10.0f} {t2 - t1:>8.1f} "
+              f"{k / (t2 - t1):>11.0f} {k / (t2 - t0):>10.0f}", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--items", type=int, default=100_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--cli", action="store_true", help="also time `python -m evaluator ingest` as a subprocess")
+    ap.add_argument("--formats", default="", help=f"per-format table for these ({','.join(BUILDERS)})")
+    args = ap.parse_args()
+    native_figures(args.items, args.repeat, args.cli)
+    if args.formats:
+        format_table(args.formats.split(","), args.items)
 
 
 if __name__ == "__main__":

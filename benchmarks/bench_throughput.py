@@ -39,7 +39,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from evaluator.clients import ModelClient  # noqa: E402
-from evaluator.run import RunOptions, bounded, run  # noqa: E402
+from evaluator.run import bounded, run  # noqa: E402
+from evaluator.runspec import RunSpec  # noqa: E402
 
 RUN_JOBS = dict(tasks="sentiment", langs="id,vi,th,ta", prompt_langs=("en",), runs=5)
 """The full run's cells: 4 languages x 5 runs; `limit` = requests / 20 items each."""
@@ -90,8 +91,8 @@ async def full_run(url: str, concurrency: int, n: int, db: Path) -> tuple[int, f
         async with ModelClient(url, "standin", concurrency=concurrency) as client:
             t0, c0 = time.perf_counter(), time.process_time()
             statuses = await run(client, StoreSink(con, f"bench-c{concurrency}"),
-                                 RunOptions(limit=max(1, n // RUN_CELLS), concurrency=concurrency, progress=False,
-                                            **RUN_JOBS))
+                                 RunSpec(limit=max(1, n // RUN_CELLS), concurrency=concurrency, **RUN_JOBS),
+                                 progress=False)
             elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
         stored = con.execute("SELECT count(*) FROM predictions").fetchone()[0]
     finally:

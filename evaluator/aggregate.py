@@ -10,6 +10,7 @@ stay clustered), seeded.
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections import defaultdict
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from evaluator.metrics import METRICS
-from evaluator.metrics.base import MetricSpec
+from evaluator.metrics.base import MetricSpec, item_score
 from evaluator.rollup import SUBTASKS, rollup  # noqa: F401  (re-exported)
 from evaluator.scoring import gold_for
 from evaluator.spec import Item, ItemResult, TaskSpec
@@ -88,6 +89,7 @@ class _Row:
     result: ItemResult
     gold: Any
     extras: dict
+    task: TaskSpec
 
 
 def _rows(task: TaskSpec, pairs: Sequence[tuple[Item, ItemResult]]) -> list[_Row]:
@@ -97,7 +99,7 @@ def _rows(task: TaskSpec, pairs: Sequence[tuple[Item, ItemResult]]) -> list[_Row
         extras = {**res.extras, "item_id": item.item_id, "task": task.name, "lang": item.lang, "order": p.order,
                   "run": p.run, "prompt_lang": p.prompt_lang, "metadata": item.metadata, "inputs": item.inputs,
                   "scores": res.scores}
-        out.append(_Row(item, res, gold_for(task, item, p), extras))
+        out.append(_Row(item, res, gold_for(task, item, p), extras, task))
     return out
 
 
@@ -108,8 +110,7 @@ def _item_score(spec: MetricSpec, r: _Row) -> float:
     answer = r.result.answer if r.result.parsed else None
     if spec.item is None:
         return 0.0
-    raw = {"output": r.result.prediction.output} if spec.reads_output else {}
-    return float(spec.item(answer, r.gold, lang=r.item.lang, item=r.item, **raw))
+    return item_score(spec, answer, r.gold, task=r.task, item=r.item, output=r.result.prediction.output)
 
 
 def _triples(rows: Sequence[_Row]) -> list[tuple]:
@@ -136,14 +137,22 @@ def _value(spec: MetricSpec, rows: Sequence[_Row]) -> float:
     return float(np.mean(vals)) if vals else float("nan")
 
 
+@functools.lru_cache(maxsize=8)
+def _draws(seed: int, n_boot: int, n: int) -> np.ndarray:
+    """The (n_boot × n) item indices of a seeded bootstrap; one read-only array per cell size, shared by its
+    metrics and runs (so `metrics.base.multiplicity` builds its matrix once)."""
+    draws = np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
+    draws.flags.writeable = False
+    return draws
+
+
 def _bootstrap(spec: MetricSpec, rows: Sequence[_Row], n_boot: int, seed: int) -> tuple[float, float]:
     """Percentile 95% interval (0-1) from resampling items with all their rows."""
     by_item: dict[str, list[_Row]] = defaultdict(list)
     for r in rows:
         by_item[r.item.item_id].append(r)
-    ids = list(by_item)
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, len(ids), size=(n_boot, len(ids)))
+    ids = sorted(by_item)  # the interval is a function of the items, not of the order rows arrive in
+    draws = _draws(seed, n_boot, len(ids))
     if spec.corpus is None:
         # Item metrics: the run-mean of run-means equals the mean of per-item means when runs cover the same items.
         means = np.array([np.mean([_item_score(spec, r) for r in by_item[i]]) for i in ids])
@@ -151,8 +160,11 @@ def _bootstrap(spec: MetricSpec, rows: Sequence[_Row], n_boot: int, seed: int) -
     elif spec.resample is not None:
         # The metric's own vectorised resampling over the same draws, run by run, then the mean over runs: the
         # same values as the loop below (a run with no rows in a resample is left out of that resample's mean).
-        per_run = [np.asarray(spec.resample([_triples([r for r in by_item[i] if r.result.prediction.run == run])
-                                             for i in ids], draws), dtype=float)
+        by_run_item: dict[tuple[int, str], list[_Row]] = defaultdict(list)
+        for r in rows:
+            by_run_item[(r.result.prediction.run, r.item.item_id)].append(r)
+        per_run = [np.asarray(spec.resample([_triples(by_run_item.get((run, i), [])) for i in ids], draws),
+                              dtype=float)
                    for run in sorted({r.result.prediction.run for r in rows})]
         stacked = np.vstack(per_run)
         counted = (~np.isnan(stacked)).sum(axis=0)
@@ -230,8 +242,7 @@ def _score(spec: MetricSpec, task: TaskSpec, lang: str, rows: list[_Row], items:
         return _finish(spec, task, lang, rows, items, n_runs, fail, value, lo, hi, notes)
     value = _value(spec, rows)
     if math.isnan(value):
-        why = "no item asked in both orders" if spec.name == "order_consistency" else "not computable from these rows"
-        return _empty(spec.name, task, lang, n, n_runs, fail, "not_scored", why)
+        return _empty(spec.name, task, lang, n, n_runs, fail, "not_scored", spec.empty_reason)
     if spec.binary and spec.corpus is None:
         lo, hi = wilson(value, n)
         notes.append(f"95% CI: Wilson over {n} items")

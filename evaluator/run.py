@@ -6,7 +6,8 @@ to one writer (`AnswerWriter`), which scores the answers and stores them in grou
 `group_size(C)` = max(8, 2C) answers or 200 ms after its first answer, with at most one group's worth of answers
 waiting uncommitted (back-pressure beyond that). A killed run therefore loses at most C + max(8, 2C) answers (C in
 flight, one group handed over), and a restart asks only for those. The sink is duck-typed (see `Sink`);
-`evaluator/cli/run.py` builds one on `services.live`.
+`services/run.py` builds one on `services.live`. What to run is a
+`runspec.RunSpec`.
 """
 from __future__ import annotations
 
@@ -14,14 +15,16 @@ import asyncio
 import dataclasses
 import math
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Iterable, Mapping, Protocol, Sequence
 
 from evaluator import prompts
-from evaluator.clients import ClientError, Completion, LogprobsUnsupported, OptionScore, choose
+from evaluator.clients import ClientError, Completion, LogprobsUnsupported, OptionScore
 from evaluator.datasets import load_items
+from evaluator.logprob_choice import ask_by_logprob, continuation  # noqa: F401 - continuation: re-exported
 from evaluator.registry import select
-from evaluator.run_writer import AnswerWriter, group_size
+from evaluator.run_writer import AnswerWriter, group_size  # noqa: F401 - group_size: re-exported
+from evaluator.runspec import RunSpec
 from evaluator.spec import Item, ItemResult, Prediction, TaskSpec
 
 DOC_FIELDS = ("context", "text")
@@ -74,37 +77,6 @@ class Cell:
     def key(self) -> tuple[str, str, str, int]:
         """(task, lang, prompt_lang, run_no)."""
         return self.task.name, self.lang, self.prompt_lang, self.run_no
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    """What to run and how hard to push the server."""
-
-    tasks: str | None = None
-    """Comma list of task ids, aliases or families (bhasa, lindsea, cultural, pacute); None = all."""
-    langs: str | None = None
-    """Comma list of languages; None = every language of each task."""
-    prompt_langs: tuple[str, ...] = ("en", "native")
-    runs: int = 1
-    """Repeats of every cell (run numbers 1..runs)."""
-    limit: int | None = None
-    """At most this many items per (task, lang)."""
-    concurrency: int = 8
-    """Requests in flight at most."""
-    rerun: bool = False
-    """Ask again even what is already stored."""
-    data_dir: str | None = None
-    logprob_choices: bool = False
-    """Score letter-choice BHASA/LINDSEA tasks by the log-probability of each letter instead of generating."""
-    system_prompt: bool = True
-    """The model accepts a system message (else it is prepended to the user turn)."""
-    generation: Mapping[str, Any] = field(default_factory=dict)
-    """Overrides of the per-task settings: temperature, top_p, max_tokens (e.g. for reasoning models)."""
-    extra_body: Mapping[str, Any] = field(default_factory=dict)
-    """Extra request fields (e.g. chat_template_kwargs for thinking mode)."""
-    endpoint: Mapping[str, Any] = field(default_factory=dict)
-    """Recorded in every run's settings: base URL, backend kind, model file."""
-    progress: bool = True
 
 
 @dataclass
@@ -176,23 +148,24 @@ def trim_item(task: TaskSpec, item: Item, count: Callable[[str], int] | None) ->
     return dataclasses.replace(item, inputs=inputs), {"budget": budget, "fields": cut}
 
 
-def settings_for(cell: Cell, opts: RunOptions, tokenizer: str) -> dict:
+def settings_for(cell: Cell, opts: RunSpec, tokenizer: str, endpoint: Mapping[str, Any] | None = None) -> dict:
     """The run's recorded settings: generation parameters, endpoint, prompt language, run number."""
     t = cell.task
     gen = {"temperature": t.temperature, "top_p": 1.0, "max_tokens": t.max_tokens, **opts.generation}
     mode = "choice_logprob" if uses_logprobs(t, opts) else t.mode
-    return {"mode": mode, **gen, "prompt_lang": cell.prompt_lang, "run_no": cell.run_no,
-            "both_orders": t.both_orders, "system_prompt": opts.system_prompt, "extra_body": dict(opts.extra_body),
+    compared = {"logprob_of": t.logprob_of} if mode == "choice_logprob" and t.logprob_of != "options" else {}
+    return {"mode": mode, **compared, **gen, "prompt_lang": cell.prompt_lang, "run_no": cell.run_no,
+            "both_orders": t.both_orders, "system_prompt": opts.system_prompt, "extra_body": dict(opts.request_body),
             "trim_tokens": dict(t.trim_tokens), "token_counter": tokenizer if t.trim_tokens else None,
-            **dict(opts.endpoint)}
+            **dict(endpoint or {})}
 
 
-def uses_logprobs(task: TaskSpec, opts: RunOptions) -> bool:
+def uses_logprobs(task: TaskSpec, opts: RunSpec) -> bool:
     """Whether the task is answered by option log-likelihood in this run."""
     return task.mode == "choice_logprob" or (opts.logprob_choices and task.extractor == "letter")
 
 
-def plan(opts: RunOptions, count: Callable[[str], int] | None = None
+def plan(opts: RunSpec, count: Callable[[str], int] | None = None
          ) -> tuple[list[CellStatus], dict[tuple, list[Job]]]:
     """Every cell with its jobs; cells without a prompt or data get an error and no jobs."""
     statuses, jobs = [], {}
@@ -225,12 +198,7 @@ def plan(opts: RunOptions, count: Callable[[str], int] | None = None
     return statuses, jobs
 
 
-def continuation(option: str) -> str:
-    """The option as it follows the prompt: after one space unless it starts with whitespace."""
-    return option if option[:1].isspace() else " " + option
-
-
-async def ask(backend: Backend, job: Job, opts: RunOptions) -> tuple[Prediction, dict]:
+async def ask(backend: Backend, job: Job, opts: RunSpec) -> tuple[Prediction, dict]:
     """Send one job; returns the prediction and the extras to keep with it."""
     task, r, cell = job.cell.task, job.rendered, job.cell
     extras: dict[str, Any] = {}
@@ -239,38 +207,29 @@ async def ask(backend: Backend, job: Job, opts: RunOptions) -> tuple[Prediction,
     base = dict(task=task.name, lang=cell.lang, item_id=job.item.item_id, prompt_lang=cell.prompt_lang,
                 run=cell.run_no, order=job.order, prompt=prompts.as_text(r))
     if uses_logprobs(task, opts):
-        prompt = f"{r.system}\n\n{r.user}" if r.system else r.user
-        options = list(r.options) if task.mode == "choice_logprob" else list(task.labels[cell.lang])
-        scores = await asyncio.gather(*(backend.option_logprob(prompt, continuation(o)) for o in options))
-        picks = choose(options, scores)
-        extras.update(choice_by_norm=picks, option_tokens=[s.n_tokens for s in scores],
-                      attempts=max(s.attempts for s in scores))
-        logprobs = tuple(s.logprob for s in scores)
-        pred = Prediction(**base, output=options[picks["none"]],
-                          option_logprobs=logprobs if task.mode == "choice_logprob" else None,
-                          tokens_in=sum(s.tokens_in or 0 for s in scores) or None, tokens_out=0,
-                          latency_s=max(s.latency_s for s in scores), finish_reason="logprobs")
-        if task.mode != "choice_logprob":
-            extras["letter_logprobs"] = dict(zip(options, logprobs))
-        return pred, extras
+        pred, by_logprob = await ask_by_logprob(backend, task, cell.lang, r, base)
+        return pred, {**extras, **by_logprob}
     gen = {"temperature": task.temperature, "top_p": 1.0, "max_tokens": task.max_tokens, **opts.generation}
-    c = await backend.chat(prompts.messages(r, system_supported=opts.system_prompt), extra_body=opts.extra_body,
+    c = await backend.chat(prompts.messages(r, system_supported=opts.system_prompt), extra_body=opts.request_body,
                            **gen)
     extras["attempts"] = c.attempts
     return Prediction(**base, output=c.text, reasoning=c.reasoning, tokens_in=c.tokens_in, tokens_out=c.tokens_out,
                       latency_s=c.latency_s, finish_reason=c.finish_reason), extras
 
 
-async def run(backend: Backend, sink: Sink, opts: RunOptions, *, count_tokens: Callable[[str], int] | None = None,
+async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[str, Any] | None = None,
+              progress: bool = True, count_tokens: Callable[[str], int] | None = None,
               tokenizer: str = APPROX_TOKENIZER, group: int | None = None) -> list[CellStatus]:
     """Ask everything not yet stored, store the scored answers in groups, refresh each finished cell's aggregates.
 
     At most `opts.concurrency` (C) requests are in flight and at most `group` (default `group_size(C)`) answers wait
-    uncommitted, so a kill loses at most C + group answers; a restart asks only for those.
+    uncommitted, so a kill loses at most C + group answers; a restart asks only for those. `opts` is the run's spec
+    as built by its source (command line, YAML, queue request), used unchanged; `endpoint` is recorded in every
+    run's settings (base URL, backend kind, model file).
     """
     statuses, jobs = plan(opts, count_tokens)
     by_key = {s.cell.key: s for s in statuses}
-    settings = {s.cell.key: settings_for(s.cell, opts, tokenizer if count_tokens else APPROX_TOKENIZER)
+    settings = {s.cell.key: settings_for(s.cell, opts, tokenizer if count_tokens else APPROX_TOKENIZER, endpoint)
                 for s in statuses}
     runs_of: dict[tuple, list[CellStatus]] = {}  # (task, lang, prompt language) -> the statuses of its runs
     for s in statuses:
@@ -298,7 +257,7 @@ async def run(backend: Backend, sink: Sink, opts: RunOptions, *, count_tokens: C
             s.resumed = len(cell_jobs) - len(kept)
             cell_jobs = kept
         todo.extend(cell_jobs)
-    bars = _progress(statuses, opts.progress)
+    bars = _progress(statuses, progress)
     for agg, runs in runs_of.items():
         remaining[agg] = sum(s.total - s.resumed for s in runs)
         if remaining[agg] == 0 and any(s.resumed for s in runs):  # resumed in full: aggregates may predate a kill

@@ -9,6 +9,7 @@ from typing import Any
 
 from evaluator.extract import extract
 from evaluator.metrics import METRICS
+from evaluator.metrics.base import item_score
 from evaluator.spec import Item, ItemResult, Prediction, TaskSpec
 
 _FLIP = {"A": "B", "B": "A"}
@@ -34,8 +35,7 @@ def score_prediction(task: TaskSpec, item: Item, pred: Prediction) -> ItemResult
         if spec is None or spec.item is None or (spec.langs and item.lang not in spec.langs):
             continue
         answer = ex.answer if ex.parsed else None  # unparseable = wrong (0, or below chance for mcq_norm_acc)
-        raw = {"output": pred.output} if spec.reads_output else {}
-        scores[name] = float(spec.item(answer, gold, lang=item.lang, item=item, **raw))
+        scores[name] = item_score(spec, answer, gold, task=task, item=item, output=pred.output)
     reasoning = "\n\n".join(r for r in (pred.reasoning, ex.reasoning) if r) or None
     return ItemResult(prediction=pred, answer=ex.answer, parsed=ex.parsed, reasoning=reasoning,
                       scores=scores, extras=dict(ex.extras))

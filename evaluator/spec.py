@@ -60,6 +60,9 @@ class TaskSpec:
     """Per-language document token budget (paper Table 12); longer inputs are truncated and flagged."""
     both_orders: bool = False
     """Binary-choice items are asked in both option orders to control position bias."""
+    logprob_of: Literal["options", "sentences"] = "options"
+    """What a log-probability run compares (`evaluator.logprob_choice`): each option continuing the prompt, or, for
+    minimal pairs, the option fields' own sentences without a prompt (the more probable sentence is the pick)."""
     option_fields: tuple[str, str] | None = None
     """Input fields holding options A and B; asking in order "ba" swaps them and flips the gold letter."""
     language_slots: Mapping[str, str] = field(default_factory=dict)
@@ -69,6 +72,17 @@ class TaskSpec:
     """Kind of output tag the answer may follow (`Language.output_tags` key: "translation", "summary")."""
     rollup_as: str | None = None
     """Sub-task name this task is averaged under before its competency mean (both translation directions)."""
+    gold_alternatives: bool = False
+    """A string gold may list acceptable alternatives joined by "or" ("Tono or Tina (least preferred)")."""
+    contains_whole_output: bool = True
+    """Contains-match searches the whole response when no `<answer>` block closes (PACUTE, paper §7); False: only
+    the extracted answer (LINDSEA open coreference)."""
+    human_protocol: str | None = None
+    """Human-evaluation protocol a campaign on this task uses unless told otherwise (`evaluator.human.protocols`:
+    "mt", "summarisation")."""
+    copy_baseline: tuple[str, str] | None = None
+    """What a trivial copy baseline answers for an open-generation task: (input field, "whole" or
+    "first_sentence"); None = no copy baseline."""
     aliases: tuple[str, ...] = ()
     """Other names accepted for this task (e.g. pacute-bench benchmark names)."""
     description: str = ""

@@ -38,18 +38,35 @@ with st.container(border=True):
         st.text(view.reference)
 
 
-def _mt_inputs(pos: int) -> tuple[dict, str]:
+def _error_spans(pos: int, text: str) -> list[dict]:
+    """ESA error spans: the candidate's words picked as minor or major errors (adjacent words merge)."""
+    key = f"s{view.seq}c{pos}"
+    words = flow.words_of(text, view.lang)
+    if not words:
+        return []
+    label = dict(enumerate(f"{n + 1}. {text[a:b]}" for n, (a, b) in enumerate(words)))
+    c1, c2 = st.columns(2)
+    minor = c1.multiselect("Minor error words (optional)", list(label), format_func=label.get, key=f"{key}minor",
+                           placeholder="pick words")
+    major = c2.multiselect("Major error words (optional)", list(label), format_func=label.get, key=f"{key}major",
+                           placeholder="pick words")
+    return flow.picked_spans(words, minor, major)
+
+
+def _mt_inputs(pos: int, text: str) -> tuple[dict, str, list[dict]]:
     key = f"s{view.seq}c{pos}"
     verdict = st.radio("Translation", ["correct", "incorrect"], index=None, horizontal=True, key=f"{key}ok")
     values = {"correct": None if verdict is None else float(verdict == "correct")}
     cols = st.columns(len(protocols.MQM_CATEGORIES))
     for col, cat in zip(cols, protocols.MQM_CATEGORIES):
         values[f"err_{cat}"] = float(col.checkbox(cat.replace("_", " "), key=f"{key}{cat}"))
-    values["esa"] = st.number_input("Overall quality 0-100 (optional)", 0, 100, value=None, key=f"{key}esa")
-    return values, st.text_area("Comment (optional)", key=f"{key}note", max_chars=flow.MAX_COMMENT)
+    marked = _error_spans(pos, text)
+    values["esa"] = st.number_input("Overall quality 0-100 after marking errors (ESA, optional)", 0, 100, value=None,
+                                    key=f"{key}esa")
+    return values, st.text_area("Comment (optional)", key=f"{key}note", max_chars=flow.MAX_COMMENT), marked
 
 
-def _summary_inputs(pos: int) -> tuple[dict, str]:
+def _summary_inputs(pos: int, text: str) -> tuple[dict, str, list[dict]]:
     key = f"s{view.seq}c{pos}"
     values = {}
     for crit in PROTO.criteria:
@@ -57,22 +74,23 @@ def _summary_inputs(pos: int) -> tuple[dict, str]:
         fmt = (lambda v: "yes" if v else "no") if crit.name == "faithfulness" else str
         values[crit.name] = st.radio(crit.label, options, index=None, horizontal=True, format_func=fmt,
                                      key=f"{key}{crit.name}")
-    return values, st.text_area("Comment (optional)", key=f"{key}note", max_chars=flow.MAX_COMMENT)
+    return values, st.text_area("Comment (optional)", key=f"{key}note", max_chars=flow.MAX_COMMENT), []
 
 
 with st.form(f"item{view.seq}"):
-    values, comments = {}, {}
+    values, comments, marked = {}, {}, {}
     for pos, text in enumerate(view.candidates):
         with st.container(border=True):
             st.markdown(f"**Candidate {pos + 1}**")
             st.text(text)
-            values[pos], comments[pos] = (_mt_inputs if view.protocol == "mt" else _summary_inputs)(pos)
+            values[pos], comments[pos], marked[pos] = (_mt_inputs if view.protocol == "mt" else _summary_inputs)(
+                pos, text)
     sent = st.form_submit_button("Save and next", type="primary", shortcut="ctrl+enter",
                                  help="Ctrl+Enter saves; every candidate needs its required judgements.")
 
 if sent:
     try:
-        flow.submit_judgement(None, token, view.seq, values, comments)
+        flow.submit_judgement(None, token, view.seq, values, comments, spans={p: m for p, m in marked.items() if m})
     except flow.CampaignRefused as e:
         st.error(md_escape(str(e)), icon=":material/error:")
     except WriterBusy:

@@ -59,7 +59,9 @@ if summary.empty:
                 "Upload a CSV with columns item, model, rater, one numeric column per criterion (e.g. accuracy, "
                 "fluency, sensitivity) and optionally lang.")
 else:
-    st.caption("Mean per model and criterion over all rated probes; n = ratings.")
+    st.caption("Mean per model and criterion over all rated probes; n = ratings. Uploaded ratings are a campaign "
+               f"(ratings-cultural-representation-{md_escape(lang)}): agreement between raters is on the Human "
+               "evaluation page.")
     table(summary, f"cultural_ratings_{lang}", columns={
         "mean": st.column_config.NumberColumn(format="%.2f"), "sd": st.column_config.NumberColumn(format="%.2f")})
     this = q("cultural_item_ratings", lang=lang, item_id=item_id)

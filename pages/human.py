@@ -1,20 +1,85 @@
-"""Human evaluation: campaign results (per-system means with 95% intervals, agreement between annotators, quality
-checks, agreement of the automatic metrics with the human scores) beside the BHASA paper's human rows.
+"""Human evaluation: campaign results (per-system means with 95% intervals, mean ESA scores, agreement between
+annotators per criterion and per language across campaigns, quality checks, agreement of the automatic metrics with
+the human scores) beside the BHASA paper's human rows.
 
-The paper's rows are reported numbers from other annotators and other items: shown in their own table, never ranked
-together with campaign results. Numbers come from evaluator.human.results (through services.campaigns); the rows from store.queries.human.
+A finished campaign's numbers were computed once by evaluator.human.results when it finished and are read from the
+store; an open campaign's are provisional, computed from the judgements so far (through services.campaigns). The
+paper's rows are reported numbers from other annotators and other items: shown in their own table, never ranked
+together with campaign results.
 """
 from __future__ import annotations
 
+import pandas as pd
 import plotly.express as px
 import streamlit as st
 
 from pages._entry import ensure_app
 from pages._ui import empty_state, lang_label, md_escape, plot_frame, table
-from services.campaigns import results_tables
+from services.campaigns import language_alphas, results_tables
 from store.cached import q
 
 ensure_app()
+
+
+def stored_tables(cid: str) -> dict[str, pd.DataFrame]:
+    """A finished campaign's stored results in the shape of `results_tables`."""
+    means = q("campaign_results", campaign_id=cid, kind="mean").rename(columns={"value": "mean"})
+    means["correct_of_n"] = [f"{int(c)} of {int(i)}" if pd.notna(c) else None
+                             for c, i in zip(means["correct"], means["items"])]
+    alpha = q("campaign_results", campaign_id=cid, kind="alpha").rename(columns={"value": "alpha", "n": "units"})
+    tau = q("campaign_results", campaign_id=cid, kind="tau").rename(columns={"criterion": "metric", "value": "tau"})
+    return {"systems": means[["system", "criterion", "mean", "low", "high", "n", "items", "correct_of_n"]],
+            "alpha": alpha[["criterion", "level", "alpha", "units"]],
+            "tau": tau[["metric", "level", "tau", "low", "high", "n"]]}
+
+
+def systems_plot(means: pd.DataFrame) -> None:
+    fig = px.scatter(plot_frame(means, "system", "criterion"), x="mean", y="system", facet_col="criterion",
+                     error_x=means["high"] - means["mean"], error_x_minus=means["mean"] - means["low"])
+    fig.update_xaxes(matches=None)
+    st.plotly_chart(fig, width="stretch")
+
+
+def campaign_section(c: pd.Series) -> None:
+    cid = c["campaign_id"]
+    st.markdown(md_escape(f"{c['task']} · {lang_label(c['lang'])} · {c['protocol']} · {c['n_items']} items · "
+                          f"k={c['k']} · seed {c['seed']} · {c['status']}"))
+    judged = q("campaign_judgements", campaign_id=cid)
+    if judged.empty:
+        empty_state("No judgements yet.", "Annotators open their personal links on the Annotate page.")
+        return
+    live = results_tables(judged, q("campaign_metric_scores", campaign_id=cid), c["protocol"])
+    stored = stored_tables(cid) if c["status"] == "finished" else None
+    tables = stored if stored is not None and not stored["systems"].empty else live  # ratings copied by V8: live
+    if c["status"] != "finished":
+        st.warning("This campaign is open: the figures below are provisional (judgements so far) and it has no "
+                   "leaderboard column until `python -m evaluator campaign finish`.", icon=":material/pending:")
+    means = tables["systems"]
+    st.subheader("Per system")
+    st.caption("Mean per criterion with 95% intervals (Wilson for yes/no criteria, Student t otherwise); quality-check "
+               "repeats and the corrupted candidate excluded. correct_of_n: items a majority judged correct.")
+    table(means, f"human_{cid}_systems")
+    systems_plot(means)
+    esa = means[means["criterion"] == "esa"]
+    if not esa.empty:
+        st.subheader("ESA score")
+        st.caption("Error Span Annotation: after marking minor and major error spans, annotators score each "
+                   "translation 0-100; mean per system with its Student t 95% interval, n = judgements.")
+        table(esa[["system", "mean", "low", "high", "n", "items"]], f"human_{cid}_esa")
+    st.subheader("Agreement between annotators")
+    st.caption("Krippendorff's alpha (krippendorff package) per criterion; 1 = perfect, 0 = chance, < 0 = systematic "
+               "disagreement.")
+    table(tables["alpha"], f"human_{cid}_alpha")
+    st.subheader("Automatic metrics against the human scores")
+    st.caption("Kendall's tau (scipy) of every automatic metric with the human headline criterion (mean over "
+               "annotators), with bootstrap 95% intervals over items, at item and system level.")
+    if tables["tau"].empty:
+        st.caption("No automatic metric scores for the rated candidates.")
+    else:
+        table(tables["tau"], f"human_{cid}_tau")
+    st.subheader("Quality checks per annotator")
+    table(live["quality"], f"human_{cid}_quality")
+
 
 st.title("Human evaluation")
 st.caption("Native speakers judge blinded candidates (BHASA §3.5.2, Appendix D). Campaign results are this app's "
@@ -26,32 +91,11 @@ if found.empty:
                 "and send the annotators their links.")
 else:
     cid = st.selectbox("Campaign", found["campaign_id"].tolist(), key="campaign", bind="query-params")
-    c = found[found["campaign_id"] == cid].iloc[0]
-    st.markdown(md_escape(f"{c['task']} · {lang_label(c['lang'])} · {c['protocol']} · {c['n_items']} items · "
-                          f"k={c['k']} · seed {c['seed']} · {c['status']}"))
-    judged = q("campaign_judgements", campaign_id=cid)
-    if judged.empty:
-        empty_state("No judgements yet.", "Annotators open their personal links on the Annotate page.")
-        st.stop()
-    tables = results_tables(judged, q("campaign_metric_scores", campaign_id=cid), c["protocol"])
-    means = tables["systems"]
-    st.subheader("Per system")
-    st.caption("Mean per criterion with 95% intervals (Wilson for yes/no criteria, Student t otherwise); quality-check "
-               "repeats and the corrupted candidate excluded. correct_of_n: items a majority judged correct.")
-    table(means, f"human_{cid}_systems")
-    fig = px.scatter(plot_frame(means, "system", "criterion"), x="mean", y="system", facet_col="criterion",
-                     error_x=means["high"] - means["mean"], error_x_minus=means["mean"] - means["low"])
-    fig.update_xaxes(matches=None)
-    st.plotly_chart(fig, width="stretch")
-    st.subheader("Agreement between annotators")
-    st.caption("Krippendorff's alpha (krippendorff package) per criterion; 1 = perfect, 0 = chance, < 0 = systematic "
-               "disagreement.")
-    table(tables["alpha"], f"human_{cid}_alpha")
-    st.subheader("Automatic metrics against the human scores")
-    st.caption("Kendall's tau (scipy) with bootstrap 95% intervals over items, at item and system level.")
-    table(tables["tau"], f"human_{cid}_tau")
-    st.subheader("Quality checks per annotator")
-    table(tables["quality"], f"human_{cid}_quality")
+    campaign_section(found[found["campaign_id"] == cid].iloc[0])
+    st.subheader("Agreement per language, across campaigns")
+    st.caption("Krippendorff's alpha per protocol, language and criterion over every campaign's judgements (a unit "
+               "is one candidate of one item of one campaign).")
+    table(language_alphas(q("all_judgements")), "human_alpha_by_language")
 
 st.subheader("BHASA paper: human evaluation (reported)")
 reported = q("human_reported")

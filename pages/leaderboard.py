@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from pages._entry import embedded, ensure_app
+from pages._board_human import COLUMN as HUMAN, HELP as HUMAN_HELP, with_human
 from pages._filters import also_available, filtered_models, first_available, model_filters
 from pages._ui import csv_bytes, dashed, empty_state, plot_text, table
 from services import explore
@@ -16,7 +17,7 @@ ensure_app()
 FAMILIES = {"BHASA": "bhasa", "LINDSEA": "lindsea", "PACUTE": "pacute"}
 PROMPTS = {"English": "en", "Native": "native"}
 SCORES = {"Normalized": "normalized", "Raw": "value"}
-TEXT_COLUMNS = ("rank range", "tied with #1", "model", "origin", "model_type", "weights")
+TEXT_COLUMNS = ("rank range", "tied with #1", "model", HUMAN, "origin", "model_type", "weights")
 EMBED = embedded()
 
 avail = q("board_availability")
@@ -83,11 +84,13 @@ def board_table(board) -> None:
              "tied with #1": st.column_config.TextColumn("tied with #1", width="small"),
              "model": st.column_config.TextColumn("model", width="medium"),
              "model_type": "type", "params_b": st.column_config.NumberColumn("params (B)"),
-             "coverage": st.column_config.NumberColumn("cells", help="headline cells this model has")}
+             "coverage": st.column_config.NumberColumn("cells", help="headline cells this model has"),
+             HUMAN: st.column_config.TextColumn(HUMAN, width="medium", help=HUMAN_HELP)}
     table(board, f"leaderboard-{family}-{prompt_lang}-{score}", columns=cols, display=dashed(board, decimals))
 
 
-board = q("leaderboard_table", prompt_lang=prompt_lang, score=score, family=family, models=models)
+board = with_human(q("leaderboard_table", prompt_lang=prompt_lang, score=score, family=family, models=models),
+                   prompt_lang, family)
 if EMBED:
     st.markdown(f"**Tanaw · {bench} · {score_name.lower()} scores · {prompt} prompt**")
     if board.empty:

@@ -10,15 +10,21 @@ annotator's rows or an item that is not assigned to its holder.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
+
 from evaluator.human import campaign as planner
-from evaluator.human import protocols
-from store import audit, campaigns
+from evaluator.human import protocols, results
+from evaluator.human import spans as span_words
+from store import audit, campaigns, ratings
+from store.queries import human as human_queries
 from store.campaigns import Campaign, JudgementRefused
+from store.db import transaction
 from store.writer_lock import writer
 
 MAX_COMMENT = 2000
@@ -52,6 +58,8 @@ def create_campaign(db_path: str | os.PathLike | None, *, campaign_id: str, task
     proto = protocols.protocol_for(task, protocol)
     if not campaign_id.replace("-", "").replace("_", "").isalnum():
         raise CampaignRefused(f"campaign_id: {campaign_id!r} must be letters, digits, - and _")
+    if campaign_id.startswith("ratings-"):
+        raise CampaignRefused(f"campaign_id: {campaign_id!r}: ratings- names the imported ratings campaigns")
     with writer(db_path) as con:
         if campaigns.campaign(con, campaign_id):
             raise CampaignRefused(f"campaign_id: {campaign_id!r} already exists")
@@ -121,10 +129,28 @@ def _rows(proto: protocols.Protocol, cand_order: tuple[str, ...], values: dict[i
     return rows
 
 
+def _span_rows(protocol: str, cand_order: tuple[str, ...], texts: dict[str, str],
+               spans: dict[int, list[dict]]) -> list[tuple]:
+    """Checked ESA error-span rows (cand_id, 'spans', number of spans, spans as JSON) by displayed position."""
+    rows = []
+    for pos, given in spans.items():
+        if not isinstance(pos, int) or not 0 <= pos < len(cand_order):
+            raise CampaignRefused(f"spans: no candidate {pos!r} on this item")
+        if given and protocol != "mt":
+            raise CampaignRefused("spans: only translation campaigns take error spans")
+        clean, why = protocols.check_spans(given, texts.get(cand_order[pos], ""))
+        if why:
+            raise CampaignRefused(f"candidate {pos + 1}: {why}")
+        if clean:
+            rows.append((cand_order[pos], "spans", float(len(clean)), json.dumps(clean)))
+    return rows
+
+
 def submit_judgement(db_path: str | os.PathLike | None, token: str, seq: int, values: dict[int, dict[str, float]],
-                     comments: dict[int, str] | None = None) -> int:
-    """Write the token holder's judgement of their `seq`-th item (values by displayed candidate position 0..n-1);
-    returns rows written. Raises CampaignRefused (audited, nothing written) for anything out of place."""
+                     comments: dict[int, str] | None = None, spans: dict[int, list[dict]] | None = None) -> int:
+    """Write the token holder's judgement of their `seq`-th item (values by displayed candidate position 0..n-1;
+    ESA error spans [{start, end, severity}] by position, character offsets into the candidate text); returns rows
+    written. Raises CampaignRefused (audited, nothing written) for anything out of place."""
     with writer(db_path) as con:
         who = resolve(con, token)
         try:
@@ -134,7 +160,11 @@ def submit_judgement(db_path: str | os.PathLike | None, token: str, seq: int, va
             mine = {a.seq: a for a in campaigns.assignments(con, who.campaign_id, who.annotator)}
             if not isinstance(seq, int) or seq not in mine:
                 raise CampaignRefused(f"item: {seq!r} is not assigned to you")
-            rows = _rows(protocols.PROTOCOLS[c.protocol], mine[seq].cand_order, values, comments or {})
+            a = mine[seq]
+            rows = _rows(protocols.PROTOCOLS[c.protocol], a.cand_order, values, comments or {})
+            if spans:
+                texts = campaigns.candidate_texts(con, who.campaign_id, a.item_id)
+                rows += _span_rows(c.protocol, a.cand_order, texts, spans)
             return campaigns.save_judgement(con, who.campaign_id, who.annotator, seq, rows,
                                             actor=f"annotator:{who.annotator}")
         except (CampaignRefused, JudgementRefused) as e:
@@ -144,11 +174,19 @@ def submit_judgement(db_path: str | os.PathLike | None, token: str, seq: int, va
 
 
 def set_finished(db_path: str | os.PathLike | None, campaign_id: str, finished: bool = True,
-                 actor: str = "cli") -> None:
+                 actor: str = "cli", n_boot: int = 1000) -> None:
+    """Finish a campaign (its results computed once by evaluator.human.results and stored with the status) or
+    reopen it (its stored results removed: the leaderboard's human column shows finished campaigns only)."""
     with writer(db_path) as con:
-        if not campaigns.campaign(con, campaign_id):
+        c = campaigns.campaign(con, campaign_id)
+        if not c:
             raise CampaignRefused(f"campaign_id: no campaign {campaign_id!r}")
-        campaigns.set_status(con, campaign_id, "finished" if finished else "open", actor)
+        stored = None
+        if finished:
+            judged = campaigns.judgements(con, campaign_id)
+            stored = results.stored_results(judged, human_queries.campaign_metric_scores(con, campaign_id=campaign_id),
+                                            c.protocol, seed=c.seed, n_boot=n_boot)
+        campaigns.set_status(con, campaign_id, "finished" if finished else "open", actor, stored)
 
 
 EXPORT_FORMATS = ("csv", "jsonl", "parquet")
@@ -206,8 +244,44 @@ def next_item(con, token: str | None) -> ItemView | None:
 
 def results_tables(judged, metric_scores, protocol: str, n_boot: int = 300) -> dict:
     """The Human evaluation page's tables, computed by evaluator.human.results: systems, alpha, tau, quality."""
-    from evaluator.human import results
-
     return {"systems": results.system_means(judged, protocol), "alpha": results.alphas(judged, protocol),
             "tau": results.metric_agreement(judged, metric_scores, protocol, n_boot=n_boot),
             "quality": results.quality(judged, protocol)}
+
+
+def language_alphas(judged):
+    """Krippendorff's alpha per protocol, language and criterion across campaigns (evaluator.human.results)."""
+    return results.alphas_by_language(judged)
+
+
+def words_of(text: str, lang: str) -> list[tuple[int, int]]:
+    """A candidate's words as character offsets, for picking ESA error spans (evaluator.human.spans)."""
+    return span_words.segments(text, lang)
+
+
+def picked_spans(words: list[tuple[int, int]], minor: list[int], major: list[int]) -> list[dict]:
+    """ESA spans from the words picked as minor and major errors (evaluator.human.spans)."""
+    return span_words.spans_from_words(words, minor, major)
+
+
+def import_ratings(db_path: str | os.PathLike | None, data: str | bytes | Path, file_name: str | None = None, *,
+                   actor: str, rater: str | None = None, timeout: float = 60.0) -> ratings.RatingsSummary:
+    """A ratings CSV (Cultural page) as judgements of the task and language's 'ratings' campaign: checked, under the
+    writer lock, all or nothing, audited (refusals too); the campaign's stored results are recomputed."""
+    with writer(db_path, timeout=timeout) as con:
+        try:
+            summary = ratings.ingest_ratings(con, data, file_name, rater=rater, actor=actor)
+        except ratings.RatingsError as e:
+            raw = data.read_bytes() if isinstance(data, Path) else data.encode() if isinstance(data, str) else data
+            audit.record(con, actor, "reject", source_hash=hashlib.sha256(raw).hexdigest(), file_name=file_name,
+                         detail=f"ratings: {e}")
+            raise
+        stored = {cid: results.stored_results(campaigns.judgements(con, cid), _NO_METRICS, protocols.RATINGS)
+                  for cid in summary.campaigns}
+        with transaction(con):
+            for cid, frame in stored.items():
+                campaigns.put_results(con, cid, frame)
+    return summary
+
+
+_NO_METRICS = pd.DataFrame(columns=["item_id", "system", "metric", "value"])

@@ -20,7 +20,7 @@ import duckdb
 from evaluator.datasets import available_cells, load_items
 from services.ingest import ingest_predictions, refresh_rollups, sync_registry
 from evaluator.registry import TASKS
-from evaluator.spec import Item, Prediction
+from evaluator.spec import Item, Prediction, TaskSpec
 from store.db import transaction
 from store.reference import load_reported
 from store.writer import models_without_rollups
@@ -48,9 +48,9 @@ def _first_sentence(text: str) -> str:
     return (m.group(1) if m else text.strip().split("\n")[0]).strip()
 
 
-def baseline_output(kind: str, task_name: str, item: Item, items: list[Item], rng: random.Random):
-    """(output text, option log-probabilities) a baseline gives for one item; None when it has no answer."""
-    task = TASKS[task_name]
+def baseline_output(kind: str, task: TaskSpec, item: Item, items: list[Item], rng: random.Random):
+    """(output text, option log-probabilities) a baseline gives for one item; None when it has no answer. What it
+    answers follows the task's spec (mode, extractor, labels, `copy_baseline`), never its name."""
     if task.mode == "choice_logprob":
         k = len(item.options or ())
         if kind == "majority":
@@ -62,12 +62,10 @@ def baseline_output(kind: str, task_name: str, item: Item, items: list[Item], rn
         else:
             answer = rng.choice(sorted({str(i.gold) for i in items} | set(task.labels.get(item.lang, ()))))
         return LABEL_WORDS.get(answer, answer), None
-    if task_name == "abssum":
-        return _first_sentence(item.inputs["text"]), None
-    if task_name.startswith("translation"):
-        return item.inputs["text"], None
-    if task_name == "qa":
-        return _first_sentence(item.inputs["context"]), None
+    if task.copy_baseline:
+        field, part = task.copy_baseline
+        text = item.inputs[field]
+        return (_first_sentence(text) if part == "first_sentence" else text), None
     if task.extractor == "pacute_answer":
         word = str(item.metadata.get("word") or item.inputs.get("word") or "")
         return f"<answer>{word}</answer>", None
@@ -84,7 +82,7 @@ def baseline_predictions(kind: str, data_dir: Path = DEMO_DIR) -> list[Predictio
             continue
         items = load_items(task_name, lang, data_dir=data_dir)
         for item in items:
-            out, lps = baseline_output(kind, task_name, item, items, rng)
+            out, lps = baseline_output(kind, task, item, items, rng)
             if out is None and lps is None:
                 continue
             for prompt_lang in ("en", "native"):
@@ -144,18 +142,20 @@ def build_default_db(con: duckdb.DuckDBPyConnection, data_dir: Path = DEMO_DIR) 
 
 
 def ensure_default_db(con: duckdb.DuckDBPyConnection) -> bool:
-    """Mirror the registries into the store (and roll up models stored before roll-ups were), and fill an empty
+    """Mirror the registries into the store (roll up models stored before roll-ups were, pre-aggregate cells
+    stored before drill-downs were), and fill an empty
     store (no models, no reported rows) with the demo content: from its Parquet snapshot when that matches the demo
     files and the schema, else built from scratch; True when it filled."""
+    from services.drilldown import backfill_drilldowns
+
     with transaction(con):
         sync_registry(con)
         refresh_rollups(con, models_without_rollups(con))
     has = con.execute("SELECT (SELECT count(*) FROM models) + (SELECT count(*) FROM reported)").fetchone()[0]
-    if has:
-        return False
-    if not load_snapshot(con):
+    if not has and not load_snapshot(con):
         build_default_db(con)
-    return True
+    backfill_drilldowns(con)  # stores and snapshots written before the drill-down tables (V7)
+    return not has
 
 
 SNAPSHOT_DIR = DEMO_DIR / "store"

@@ -13,8 +13,9 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import duckdb
 
-from evaluator.datasets import load_items
+from evaluator.drilldown import cell_drilldown
 from evaluator.formats.base import FormatError
+from evaluator.formats.mapping import ItemIndex
 from evaluator.metrics import METRICS
 from evaluator.ranking import rank_ranges
 from evaluator.registry import TASKS
@@ -22,6 +23,7 @@ from evaluator.rollup import rollup_rows
 from evaluator.spec import Item, ItemResult, Prediction, TaskSpec
 from store import writer
 from store.db import transaction
+from store.drilldown import save_drilldown
 
 
 class IngestError(ValueError):
@@ -122,35 +124,20 @@ def refresh_ranks(con: duckdb.DuckDBPyConnection) -> None:
     writer.save_ranks(con, rows)
 
 
-class ItemCache:
-    """Items per (task, lang), loaded once per ingest."""
-
-    def __init__(self, data_dir=None):
-        self.data_dir = data_dir
-        self._cells: dict[tuple[str, str], dict[str, Item]] = {}
-
-    def cell(self, task: str, lang: str) -> dict[str, Item]:
-        key = (task, lang)
-        if key not in self._cells:
-            self._cells[key] = {it.item_id: it for it in load_items(task, lang, data_dir=self.data_dir)}
-        return self._cells[key]
-
-
-def score_all(preds: Sequence[Prediction], items: ItemCache, file: str, *, unmatched: str = "error",
+def score_all(preds: Sequence[Prediction], items: ItemIndex, file: str, *, unmatched: str = "error",
               progress: Callable[[int, int], None] | None = None
               ) -> tuple[list[tuple[Item, ItemResult]], list[FormatError], list[FormatError]]:
-    """Match each prediction to our item and score it; returns (pairs, errors, warnings)."""
+    """Match each prediction to our item (`items`: the upload's one item index) and score it; returns (pairs,
+    errors, warnings)."""
     from evaluator.scoring import score_prediction
-    from evaluator.datasets import DatasetError
 
     pairs, errors, warnings = [], [], []
     for i, p in enumerate(preds):
-        try:
-            cell = items.cell(p.task, p.lang)
-        except DatasetError as e:
-            errors.append(FormatError(file, p.line, "task", f"{p.task}/{p.lang}: {e}"))
+        cell = items.cell(p.task, p.lang)
+        if isinstance(cell, str):
+            errors.append(FormatError(file, p.line, "task", f"{p.task}/{p.lang}: {cell}"))
             continue
-        item = cell.get(p.item_id)
+        item = cell.items.get(p.item_id)
         if item is None:
             problem = FormatError(file, p.line, "item_id", f"no item {p.item_id!r} in {p.task}/{p.lang}")
             (errors if unmatched == "error" else warnings).append(problem)
@@ -161,14 +148,25 @@ def score_all(preds: Sequence[Prediction], items: ItemCache, file: str, *, unmat
     return pairs, errors, warnings
 
 
-def _rebuild(task: TaskSpec, lang: str, rows: Sequence[Mapping[str, Any]]) -> list[tuple[Item, ItemResult]]:
-    """(Item, ItemResult) pairs of a cell as stored, for aggregation over every active run."""
+def _stored_items(con: duckdb.DuckDBPyConnection, task: str, lang: str) -> dict[str, Item]:
+    """A cell's items as stored, each parsed once, by id."""
+    return {r["item_id"]: Item(task=task, lang=lang, item_id=r["item_id"], inputs=json.loads(r["inputs"] or "{}"),
+                               gold=json.loads(r["gold"]) if r["gold"] is not None else None,
+                               options=tuple(json.loads(r["options"])) if r["options"] else None,
+                               metadata=json.loads(r["metadata"] or "{}"), warnings=tuple(r["warnings"] or ()))
+            for r in writer.cell_items(con, task, lang)}
+
+
+def _rebuild(con: duckdb.DuckDBPyConnection, model_id: str, task: TaskSpec, lang: str,
+             prompt_lang: str) -> list[tuple[Item, ItemResult]]:
+    """(Item, ItemResult) pairs of a cell as stored, for aggregation over every active run: items parsed once per
+    cell, predictions with their per-item scores read in one pass."""
+    items = _stored_items(con, task.name, lang)
     pairs = []
-    for r in rows:
-        item = Item(task=task.name, lang=lang, item_id=r["item_id"], inputs=json.loads(r["inputs"] or "{}"),
-                    gold=json.loads(r["gold"]) if r["gold"] is not None else None,
-                    options=tuple(json.loads(r["options"])) if r["options"] else None,
-                    metadata=json.loads(r["metadata"] or "{}"), warnings=tuple(r["warnings"] or ()))
+    for r in writer.cell_predictions(con, model_id, task.name, lang, prompt_lang):
+        item = items.get(r["item_id"])
+        if item is None:  # a prediction without its item row is not part of the cell (as the stored join had it)
+            continue
         lps = r["option_logprobs"]
         pred = Prediction(task=task.name, lang=lang, item_id=r["item_id"], prompt_lang="", output=r["output"],
                           run=int(r["run_no"]), order=r["ord"],
@@ -201,16 +199,16 @@ def refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: Ite
     from those pairs as they are, without reading its rows back from the store."""
     from evaluator.aggregate import aggregate_cell
 
-    out = []
+    out, computed = [], {}
     for task_name, lang, prompt_lang in sorted(set(cells)):
         task = TASKS[task_name]
         fresh, runs = (written or {}).get((task_name, lang, prompt_lang), (None, set()))
         if fresh is not None and not writer.other_active_runs(con, model_id, task_name, lang, prompt_lang, runs):
             pairs = fresh
         else:
-            pairs = _rebuild(task, lang, writer.cell_rows(con, model_id, task_name, lang, prompt_lang))
-        scores = aggregate_cell(task, lang, pairs)
-        writer.save_aggregates(con, model_id, task_name, lang, prompt_lang, scores)
+            pairs = _rebuild(con, model_id, task, lang, prompt_lang)
+        scores = computed[(task_name, lang, prompt_lang)] = aggregate_cell(task, lang, pairs)
+        save_drilldown(con, model_id, task_name, lang, prompt_lang, cell_drilldown(pairs))
         head = next((c for c in scores if c.is_headline), scores[0] if scores else None)
         if head is not None:
             out.append(CellSummary(task_name, lang, prompt_lang, head.metric, head.value, head.ci_low, head.ci_high,
@@ -218,52 +216,52 @@ def refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: Ite
         else:
             out.append(CellSummary(task_name, lang, prompt_lang, "-", None, None, None, len(pairs), None, None,
                                    "not_scored", "no automatic metric (human-rated)"))
+    writer.save_aggregates_batch(con, model_id, computed)
     refresh_rollups(con, [model_id])
     return out
 
 
 def ingest_predictions(con: duckdb.DuckDBPyConnection, preds: Iterable[Prediction], *, model: Mapping[str, Any],
                        source: Mapping[str, Any], data_dir=None, unmatched: str = "error",
-                       progress: Callable[[int, int], None] | None = None) -> IngestSummary:
+                       progress: Callable[[int, int], None] | None = None,
+                       items: ItemIndex | None = None) -> IngestSummary:
     """Score predictions against our gold and write everything in one transaction (a no-op for a known file).
 
     `model`: {"model_id", and optional metadata}; `source`: {"file", "hash", "format", "harness", "kind",
-    "actor", "settings"}. Raises IngestError (nothing written) when any prediction cannot be matched or scored.
+    "actor", "settings"}; `items`: the item index the upload was mapped with (`evaluator.formats.mapping`), so
+    items are loaded once per upload (default: a fresh one over `data_dir`). Raises IngestError (nothing written) when any prediction cannot be matched or scored.
     """
     preds = list(preds)
     file, model_id = source.get("file", "<predictions>"), model["model_id"]
     if source.get("hash") and writer.already_ingested(con, source["hash"], model_id):
         return IngestSummary(file=file, model_id=model_id, n_predictions=len(preds), noop=True)
-    items = ItemCache(data_dir)
+    items = items if items is not None else ItemIndex(data_dir)
     pairs, errors, warnings = score_all(preds, items, file, unmatched=unmatched, progress=progress)
     if errors:
         raise IngestError(errors)
     if not pairs:
         raise IngestError([FormatError(file, None, None, "no prediction matched an item; nothing to ingest")])
-    by_run: dict[tuple, list[ItemResult]] = defaultdict(list)
-    for item, res in pairs:
-        p = res.prediction
-        by_run[(p.task, p.lang, p.prompt_lang, p.run)].append(res)
+    fresh = _in_memory(pairs)  # one row per key, the last one winning
     kind = source.get("kind", "upload")
     run_source = source.get("hash") or kind
     summary = IngestSummary(file=file, model_id=model_id, n_predictions=len(pairs), warnings=warnings)
-    run_ids: dict[tuple, str] = {}
+    by_run: dict[tuple, list[ItemResult]] = defaultdict(list)
+    for (task, lang, prompt_lang), cell_pairs in fresh.items():
+        for _, res in cell_pairs:
+            by_run[(task, lang, prompt_lang, res.prediction.run)].append(res)
+    run_ids = {key: run_id(model_id, *key, run_source) for key in sorted(by_run)}
     with transaction(con):
         writer.upsert_model(con, {"origin": "uploaded", **model})
         sync_registry(con)
-        for (task, lang) in {(t, lg) for (t, lg, _, _) in by_run}:
-            writer.upsert_items(con, list(items.cell(task, lang).values()), content_hash)
-        for (task, lang, prompt_lang, run_no), results in sorted(by_run.items()):
-            rid = run_ids[(task, lang, prompt_lang, run_no)] = run_id(model_id, task, lang, prompt_lang, run_no,
-                                                                        run_source)
-            writer.upsert_run(con, {"run_id": rid, "model_id": model_id, "task": task, "lang": lang,
-                                    "prompt_lang": prompt_lang, "run_no": run_no,
-                                    "settings": source.get("settings"), "source": kind,
-                                    "harness": source.get("harness", source.get("format")),
-                                    "source_file": file, "source_hash": source.get("hash")})
-            writer.save_results(con, rid, results)
-            summary.run_ids.append(rid)
-        fresh = _in_memory(pairs)
+        writer.upsert_items(con, [it for task, lang in sorted({k[:2] for k in fresh})
+                                  for it in items.cell(task, lang).items.values()], content_hash)
+        writer.upsert_runs(con, [{"run_id": rid, "model_id": model_id, "task": task, "lang": lang,
+                                  "prompt_lang": prompt_lang, "run_no": run_no, "settings": source.get("settings"),
+                                  "source": kind, "harness": source.get("harness", source.get("format")),
+                                  "source_file": file, "source_hash": source.get("hash")}
+                                 for (task, lang, prompt_lang, run_no), rid in run_ids.items()])
+        writer.save_results_batch(con, [(rid, by_run[key]) for key, rid in run_ids.items()])
+        summary.run_ids.extend(run_ids.values())
         written = {cell: (cell_pairs, {rid for (t, lg, pl, rn), rid in run_ids.items() if (t, lg, pl) == cell})
                    for cell, cell_pairs in fresh.items()}
         summary.cells = refresh_aggregates(con, model_id, list(fresh), written=written)

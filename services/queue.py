@@ -15,11 +15,15 @@ def submit_request(db_path: str | os.PathLike | None, request, *, env: Mapping[s
     """Check a request (fields, then endpoint policy) and queue it under the writer lock; (stored, created?).
 
     Raises store.queue.QueueError or evaluator.endpoints.EndpointRefused (messages safe to show anyone)."""
-    from evaluator import endpoints
+    from evaluator import endpoints, runspec
     from store import queue
     from store.writer_lock import writer
 
     queue.validate(request)
+    try:
+        runspec.check_request(request)
+    except runspec.ConfigError as exc:
+        raise QueueError(str(exc).removeprefix("request: ")) from None
     if request.backend == "openai":
         endpoints.check(request.base_url, request.api_key_env, env=env)
     elif request.api_key_env:

@@ -110,7 +110,8 @@ def ingest_upload(db_path: str | Path | None, upload: Upload, *, model: Mapping[
                     source = {"file": upload.name, "hash": upload.sha256, "format": ",".join(upload.formats),
                               "harness": _harness(upload), "kind": "upload", "actor": actor}
                     summary = ingest_predictions(Joined(con), upload.predictions, model=meta, source=source,
-                                                 data_dir=data_dir, unmatched="warn", progress=progress)
+                                                 data_dir=data_dir, unmatched="warn", progress=progress,
+                                                 items=upload.items)
                     out.n_predictions, out.cells = summary.n_predictions, summary.cells
                     out.warnings.extend(summary.warnings)
                 else:

@@ -1,7 +1,9 @@
 """`python -m evaluator worker`: take PENDING requests from the submission queue and evaluate them.
 
-Each request runs as `python -m evaluator run` (the documented run command, started through its module
-`evaluator.cli.run` in a child process so a crash or a time-out fails one request, not the worker). Requests for Hub models need `--serve-cmd`, a command that serves
+Each request becomes a run specification (`evaluator.runspec.from_request`) that a child process,
+`python -m services.run_child`, reads as JSON on stdin and hands to the runner unchanged (the child keeps a crash or
+a time-out to one request, not the worker, and holds only a scrubbed environment). Requests for Hub models need
+`--serve-cmd`, a command that serves
 the model behind an OpenAI-compatible API (vLLM, SGLang); the worker starts it, waits for `/v1/models`, runs, and
 stops it. With TANAW_RESULTS_REPO set, the worker pulls the results repo before claiming and pushes after each
 status change, so the Space's queue view follows along.
@@ -24,6 +26,9 @@ import sys
 import time
 import urllib.request
 from typing import Iterator, Mapping
+
+from evaluator import runspec
+from evaluator.runspec import ConfigError, RunSpec
 
 log = logging.getLogger("tanaw.worker")
 
@@ -52,7 +57,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--poll", type=float, default=30.0, help="seconds between queue checks when idle (default 30)")
     p.add_argument("--exit-when-empty", action="store_true", help="exit instead of waiting when the queue is empty")
     p.add_argument("-c", "--concurrency", type=int, default=8, help="requests in flight per run (default 8)")
-    p.add_argument("--data-dir", help="passed to `evaluator run --data-dir`")
+    p.add_argument("--data-dir", help="data folder of every run (as `evaluator run --data-dir`)")
     p.add_argument("--serve-cmd", help="command serving a Hub model; {model}, {revision} and {port} are filled in")
     p.add_argument("--serve-url", default="http://127.0.0.1:{port}/v1", help="base URL of --serve-cmd's server")
     p.add_argument("--serve-timeout", type=float, default=900.0, help="seconds to wait for the server to answer")
@@ -119,18 +124,17 @@ def served(sub, args) -> Iterator[tuple[str, str | None]]:
             proc.kill()
 
 
-def run_command(sub, url: str, served_model: str | None, args) -> list[str]:
-    """The `evaluator run` command line for a request (values as `--flag=value`, so none can pose as an option)."""
-    cmd = [sys.executable, "-m", "evaluator.cli.run", f"--model={sub.model_id}", f"--base-url={url}",
-           f"--concurrency={args.concurrency}", "--no-progress"]
-    if sub.backend == "openai":
-        cmd.append("--public-endpoint")
-    for flag, value in (("--served-model", served_model), ("--api-key-env", KEY_VAR if sub.api_key_env else None),
-                        ("--tasks", sub.tasks), ("--langs", sub.langs), ("--prompt-lang", sub.prompt_langs),
-                        ("--limit", sub.item_limit), ("--db", args.db), ("--data-dir", args.data_dir)):
-        if value:
-            cmd.append(f"{flag}={value}")
-    return cmd
+def run_spec(sub, url: str, served_model: str | None, args) -> RunSpec:
+    """The run specification of a claimed request, served at `url`: the request's own settings (checked again) and
+    this worker's store, data folder and concurrency; its key, if any, is read from KEY_VAR in the child."""
+    return runspec.from_request(sub, base_url=url, served_model=served_model, key_env=KEY_VAR,
+                                concurrency=args.concurrency, data_dir=args.data_dir, db=args.db)
+
+
+def run_child(spec: RunSpec, env: Mapping[str, str], timeout: float) -> subprocess.CompletedProcess:
+    """Run a spec in a child process (`python -m services.run_child`, the spec as JSON on stdin) with `env` only."""
+    return subprocess.run([sys.executable, "-m", "services.run_child"], input=runspec.to_json(spec),
+                          capture_output=True, text=True, timeout=timeout, env=dict(env))
 
 
 def run_env(sub, args, environ: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -152,6 +156,10 @@ def admit(sub) -> None:
     from store import queue
 
     queue.validate(sub)
+    try:
+        runspec.check_request(sub)
+    except ConfigError as exc:
+        raise queue.QueueError(str(exc).removeprefix(f"request {sub.request_id}: ")) from None
     if sub.backend == "openai":
         endpoints.check(sub.base_url, sub.api_key_env)
     elif sub.api_key_env:
@@ -172,18 +180,20 @@ def handle(sub, args) -> tuple[bool, str]:
         return False, f"refused: {e}"
     try:
         with served(sub, args) as (url, served_model):
-            res = subprocess.run(run_command(sub, url, served_model, args), capture_output=True, text=True,
-                                 timeout=args.job_timeout, env=run_env(sub, args))
+            res = run_child(run_spec(sub, url, served_model, args), run_env(sub, args), args.job_timeout)
     except subprocess.TimeoutExpired:
         return False, f"the run took longer than {args.job_timeout:.0f}s and was stopped"
+    except ConfigError as e:
+        log.warning("request %s: %s", sub.request_id, e)
+        return False, RUN_FAILED
     except (RuntimeError, OSError) as e:
         log.warning("request %s: %s", sub.request_id, e)
         return False, str(e) if isinstance(e, RuntimeError) else RUN_FAILED
     tail = "\n".join((res.stderr or res.stdout).strip().splitlines()[-15:])
     if res.returncode == 0:
         return True, ""
-    log.warning("request %s: `evaluator run` exited with %s:\n%s", sub.request_id, res.returncode, tail)
-    print(f"worker: `evaluator run` exited with {res.returncode}:\n{tail}", file=sys.stderr)
+    log.warning("request %s: the run exited with %s:\n%s", sub.request_id, res.returncode, tail)
+    print(f"worker: the run exited with {res.returncode}:\n{tail}", file=sys.stderr)
     if res.returncode == 1:
         return True, "some answers failed; the operator can read why in the worker's log"
     return False, RUN_FAILED

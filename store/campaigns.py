@@ -6,6 +6,7 @@ another annotator are never touched because every write is keyed by the caller's
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from typing import Any, Iterable
@@ -171,11 +172,33 @@ def save_judgement(con: duckdb.DuckDBPyConnection, campaign_id: str, annotator: 
     return len(rows)
 
 
-def set_status(con: duckdb.DuckDBPyConnection, campaign_id: str, status: str, actor: str) -> None:
+RESULT_COLUMNS = ("kind", "system", "criterion", "level", "value", "low", "high", "n", "items", "correct")
+"""Columns of a campaign's stored results (evaluator.human.results.stored_results), after campaign_id."""
+
+
+def set_status(con: duckdb.DuckDBPyConnection, campaign_id: str, status: str, actor: str, results=None) -> None:
+    """Open or finish a campaign, audited; a finished campaign's results (a frame with RESULT_COLUMNS) replace the
+    stored ones in the same transaction, and reopening removes them."""
     with transaction(con):
         con.execute("UPDATE campaigns SET status = ?, finished_at = CASE WHEN ? = 'finished' THEN current_timestamp "
                     "END WHERE campaign_id = ?", [status, status, campaign_id])
+        put_results(con, campaign_id, results)
         audit.record(con, actor, f"campaign-{status}", detail=campaign_id)
+
+
+def put_results(con: duckdb.DuckDBPyConnection, campaign_id: str, results=None) -> None:
+    """Replace a campaign's stored results (a frame with RESULT_COLUMNS; None removes them); inside the caller's
+    transaction."""
+    con.execute("DELETE FROM campaign_results WHERE campaign_id = ?", [campaign_id])
+    if results is not None and len(results):
+        cols = ", ".join(RESULT_COLUMNS)
+        con.executemany(f"INSERT INTO campaign_results (campaign_id, {cols}) VALUES (?{', ?' * len(RESULT_COLUMNS)})",
+                        [[campaign_id, *(None if _missing(v) else v for v in row)]
+                         for row in results[list(RESULT_COLUMNS)].itertuples(index=False)])
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
 
 
 def progress(con: duckdb.DuckDBPyConnection, campaign_id: str) -> list[tuple[str, int, int]]:
@@ -200,3 +223,73 @@ def judgements(con: duckdb.DuckDBPyConnection, campaign_id: str | None = None):
         "JOIN campaign_candidates k ON k.campaign_id = j.campaign_id AND k.item_id = j.item_id AND k.cand_id = j.cand_id "
         "WHERE ? IS NULL OR j.campaign_id = ? ORDER BY j.campaign_id, j.annotator, j.seq, j.cand_id, j.criterion",
         [campaign_id, campaign_id]).df()
+
+
+RATINGS = "ratings"
+"""The protocol of campaigns imported from a ratings CSV (evaluator.human.protocols.RATINGS)."""
+
+RATINGS_SQL = """
+    SELECT c.campaign_id, c.task, c.lang, j.item_id, k.system AS model_id, j.annotator AS rater, j.criterion, j.value
+    FROM judgements j JOIN campaigns c USING (campaign_id)
+    JOIN campaign_candidates k ON k.campaign_id = j.campaign_id AND k.item_id = j.item_id AND k.cand_id = j.cand_id
+    WHERE c.protocol = 'ratings'"""
+"""Every imported rating as (campaign_id, task, lang, item_id, model_id, rater, criterion, value): a subquery."""
+
+
+def ratings_campaign_id(task: str, lang: str) -> str:
+    return f"ratings-{task}-{lang}"
+
+
+def rated_cand_id(model_id: str) -> str:
+    """A rated model's candidate id in a ratings campaign (as migration V8 computes it)."""
+    return hashlib.sha256(model_id.encode()).hexdigest()[:10]
+
+
+def _ratings_campaign(con: duckdb.DuckDBPyConnection, cid: str, task: str, lang: str, actor: str) -> None:
+    found = con.execute("SELECT protocol FROM campaigns WHERE campaign_id = ?", [cid]).fetchone()
+    if found and found[0] != RATINGS:
+        raise JudgementRefused(f"campaign: {cid} exists and is not a ratings campaign")
+    if not found:
+        con.execute("INSERT INTO campaigns (campaign_id, task, lang, protocol, systems, n_items, n_repeats, status, "
+                    "created_by) VALUES (?, ?, ?, 'ratings', '[]', 0, 0, 'finished', ?)", [cid, task, lang, actor[:200]])
+
+
+def _rating_seq(con: duckdb.DuckDBPyConnection, cid: str, rater: str, item_id: str, cand_ids: set[str]) -> int:
+    """The rater's assignment for the item (created, or widened to the newly rated candidates); its seq."""
+    row = con.execute("SELECT seq, cand_order FROM campaign_assignments WHERE campaign_id = ? AND annotator = ? "
+                      "AND item_id = ?", [cid, rater, item_id]).fetchone()
+    if row is None:
+        seq = con.execute("SELECT coalesce(max(seq) + 1, 0) FROM campaign_assignments WHERE campaign_id = ? AND "
+                          "annotator = ?", [cid, rater]).fetchone()[0]
+        con.execute("INSERT INTO campaign_assignments VALUES (?, ?, ?, ?, ?, false)",
+                    [cid, rater, seq, item_id, sorted(cand_ids)])
+        return seq
+    con.execute("UPDATE campaign_assignments SET cand_order = ? WHERE campaign_id = ? AND annotator = ? AND seq = ?",
+                [sorted(set(row[1]) | cand_ids), cid, rater, row[0]])
+    return row[0]
+
+
+def write_ratings(con: duckdb.DuckDBPyConnection, rows: list[tuple], actor: str) -> list[str]:
+    """Write checked ratings rows (task, lang, item_id, model_id, rater, criterion, value) as judgements of the
+    'ratings' campaign of their task and language (re-uploads replace a rater's scores); the caller holds the
+    writer lock and a transaction. Returns the campaign ids touched."""
+    by_key: dict[tuple, set[str]] = {}
+    for task, lang, item, model, rater, _, _ in rows:
+        by_key.setdefault((task, lang, rater, item), set()).add(rated_cand_id(model))
+    touched = sorted({ratings_campaign_id(t, lg) for t, lg, *_ in rows})
+    for cid in touched:
+        task, lang = next((t, lg) for t, lg, *_ in rows if ratings_campaign_id(t, lg) == cid)
+        _ratings_campaign(con, cid, task, lang, actor)
+    con.executemany("INSERT OR IGNORE INTO campaign_candidates VALUES (?, ?, ?, ?, NULL)",
+                    sorted({(ratings_campaign_id(t, lg), item, rated_cand_id(m), m) for t, lg, item, m, *_ in rows}))
+    seqs = {key: _rating_seq(con, ratings_campaign_id(key[0], key[1]), key[2], key[3], cands)
+            for key, cands in by_key.items()}
+    con.executemany("INSERT OR REPLACE INTO judgements (campaign_id, annotator, seq, item_id, cand_id, criterion, "
+                    "value) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [(ratings_campaign_id(t, lg), rater, seqs[(t, lg, rater, item)], item, rated_cand_id(m), crit, v)
+                     for t, lg, item, m, rater, crit, v in rows])
+    for cid in touched:
+        con.execute("UPDATE campaigns SET n_items = (SELECT count(DISTINCT item_id) FROM campaign_candidates k "
+                    "WHERE k.campaign_id = ?), systems = (SELECT to_json(list(DISTINCT system ORDER BY system)) FROM "
+                    "campaign_candidates k WHERE k.campaign_id = ?) WHERE campaign_id = ?", [cid, cid, cid])
+    return touched

@@ -5,9 +5,11 @@ The CSV has one row per (item, model, rater): the columns `item`, `model` and `r
 `fluency`, `sensitivity`). Empty score cells are skipped. Every row is checked before anything is written;
 the first problem is raised as `file:line: field: message` and the database is left unchanged.
 
-The app writes ratings through `services.ratings.save_ratings` (SECURITY.md, "Ratings and admin actions"): the writer lock, one transaction with an
-audit row (who, when, file hash), and a signed-in rater (store.access) may only write rows under their own name, so
-nobody replaces another rater's scores.
+Ratings are one kind of campaign result: each task and language has a campaign of protocol 'ratings' (id
+`ratings-<task>-<lang>`), raters are its annotators and every score is a judgement (store.campaigns.write_ratings).
+The app writes them through `services.campaigns.import_ratings` (SECURITY.md, "Ratings and admin actions"): the
+writer lock, one transaction with an audit row (who, when, file hash), and a signed-in rater (store.access) may only
+write rows under their own name, so nobody replaces another rater's scores.
 """
 from __future__ import annotations
 
@@ -15,12 +17,12 @@ import csv
 import hashlib
 import io
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import duckdb
 
-from store import audit
+from store import audit, campaigns
 from store.db import transaction
 
 DEFAULT_TASK = "cultural-representation"
@@ -48,6 +50,8 @@ class RatingsSummary:
     """Distinct raters."""
     criteria: tuple[str, ...]
     """Score columns found in the file."""
+    campaigns: tuple[str, ...] = ()
+    """The ratings campaigns the scores were written to."""
 
 
 def _fail(file_name: str, line: int, field: str, message: str) -> RatingsError:
@@ -138,17 +142,19 @@ def _summary(file_name: str, rows: list[tuple]) -> RatingsSummary:
 
 def ingest_ratings(con: duckdb.DuckDBPyConnection, data: str | bytes | Path, file_name: str | None = None, *,
                    rater: str | None = None, actor: str | None = None) -> RatingsSummary:
-    """Validate and write a ratings CSV (path, bytes or text) in one transaction; re-uploads replace scores.
-    The caller holds the writer lock (see services.ratings.save_ratings); with `actor` an audit row commits with
-    the scores."""
+    """Validate and write a ratings CSV (path, bytes or text) in one transaction, as judgements of the task and
+    language's 'ratings' campaign (store.campaigns.write_ratings); re-uploads replace scores. The caller holds the
+    writer lock (services.campaigns.import_ratings); with `actor` an audit row commits with the scores."""
     raw, text, file_name = _decode(data, file_name)
     rows = parse_ratings(con, text, file_name, rater)
     digest = hashlib.sha256(raw).hexdigest()
     summary = _summary(file_name, rows)
     with transaction(con):
-        con.executemany(
-            "INSERT OR REPLACE INTO ratings (task, lang, item_id, model_id, rater, criterion, value, source_file,"
-            " source_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [(*r, file_name, digest) for r in rows])
+        try:
+            touched = campaigns.write_ratings(con, rows, actor or "ratings")
+        except campaigns.JudgementRefused as e:
+            raise _fail(file_name, 1, "campaign", str(e)) from None
+        summary = replace(summary, campaigns=tuple(touched))
         if actor:
             audit.record(con, actor, "ratings", source_hash=digest, file_name=file_name,
                          detail=f"{summary.n_rows} scores, raters {', '.join(sorted({r[4] for r in rows}))}")

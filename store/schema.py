@@ -87,7 +87,8 @@ V3 = (
         created_at TIMESTAMP DEFAULT current_timestamp,
         PRIMARY KEY (task, lang, item_id, model_id, rater, criterion))""",
 )
-"""Human ratings of open-ended (cultural) responses: one row per item, model, rater and criterion."""
+"""Human ratings of open-ended (cultural) responses as uploaded before V8, which copies them into the campaign tables
+(protocol 'ratings'); nothing writes or reads this table since."""
 
 V4 = (
     """CREATE TABLE IF NOT EXISTS submissions (
@@ -189,12 +190,87 @@ V6 = (
 """Human evaluation campaigns (issue 16): sampled items with blinded candidates, per-annotator assignments,
 judgements, and the hashed annotator tokens (kept out of exports and the Hub sync)."""
 
-MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6))
+V7 = (
+    """CREATE TABLE IF NOT EXISTS drill_cells (
+        cell_no BIGINT NOT NULL,               -- write number (max + 1): a cell's item_outcomes rows sit together
+        model_id VARCHAR NOT NULL, task VARCHAR NOT NULL, lang VARCHAR NOT NULL, prompt_lang VARCHAR NOT NULL,
+        answers INTEGER, unparsed INTEGER,     -- answers of the active runs, and those that could not be parsed
+        items INTEGER,                         -- distinct items with a per-item score
+        computed_at TIMESTAMP DEFAULT current_timestamp)""",
+    """CREATE TABLE IF NOT EXISTS drill_nodes (
+        cell_no BIGINT,                        -- drill_cells.cell_no: reads of a model's cells skip the others
+        model_id VARCHAR, task VARCHAR, lang VARCHAR, prompt_lang VARCHAR, metric VARCHAR,
+        phenomenon VARCHAR, category VARCHAR, subcategory VARCHAR, level INTEGER,   -- the items' node (NULL: none)
+        n INTEGER,                             -- items
+        correct DOUBLE,                        -- sum of item scores (0-1: mean over runs and option orders)
+        wrong INTEGER)                         -- items not right in every answer""",
+    """CREATE TABLE IF NOT EXISTS item_outcomes (
+        cell_no BIGINT,                        -- drill_cells.cell_no: reads of one cell skip other row groups
+        model_id VARCHAR, task VARCHAR, lang VARCHAR, prompt_lang VARCHAR, metric VARCHAR, item_id VARCHAR,
+        value DOUBLE,                          -- item score 0-1: mean over runs and option orders
+        right_ab BOOLEAN, right_ba BOOLEAN,    -- every answer in that option order scored 1 (NULL: not asked)
+        right_all BOOLEAN,                     -- every answer scored 1
+        parsed BOOLEAN,                        -- every answer parsed
+        answers STRUCT(run_no INTEGER, ord VARCHAR, value DOUBLE)[])""",
+    """CREATE TABLE IF NOT EXISTS run_counts (
+        run_id VARCHAR,
+        answers INTEGER, unparsed INTEGER,
+        computed_at TIMESTAMP DEFAULT current_timestamp)   -- after every prediction row of the run (see runs_rows)""",
+    """CREATE TABLE IF NOT EXISTS failed_flags (
+        model_id VARCHAR, task VARCHAR, lang VARCHAR, prompt_lang VARCHAR,
+        flag VARCHAR, item_id VARCHAR)         -- flagged items some answer got wrong on a 0/1 metric""",
+)
+"""Drill-down pre-aggregates (issue 14), written with a cell's aggregates from `evaluator.drilldown`, so the explorer
+pages read hundreds of rows instead of every answer: node counts, per-item outcomes clustered by cell, answers and
+parse failures per run, and flagged failures. A run's prediction rows were written between runs.created_at and
+run_counts.computed_at (transaction timestamps), which lets per-item reads of predictions skip other row groups."""
+
+V8 = (
+    """CREATE TABLE IF NOT EXISTS campaign_results (
+        campaign_id VARCHAR,
+        kind VARCHAR,                          -- mean (per system and criterion) | alpha (per criterion) | tau
+        system VARCHAR,                        -- "model_id|prompt_lang" for kind mean, '' otherwise
+        criterion VARCHAR,                     -- the criterion (mean, alpha) or the automatic metric (tau)
+        level VARCHAR,                         -- alpha: level of measurement; tau: item | system; mean: ''
+        value DOUBLE, low DOUBLE, high DOUBLE, -- the estimate and its 95% interval
+        n INTEGER,                             -- judgements (mean), paired units (alpha), pairs or systems (tau)
+        items INTEGER,                         -- items behind a mean
+        correct INTEGER,                       -- MT: items a majority judged correct (of `items`)
+        PRIMARY KEY (campaign_id, kind, system, criterion, level))""",
+    # ratings uploaded before V8 (the Cultural page's CSV) become campaigns of protocol 'ratings', one per task and
+    # language, as store.ratings writes them since: candidate id = the first 10 hex digits of sha256(model id),
+    # one assignment per (rater, item) numbered in item order
+    """INSERT INTO campaigns (campaign_id, task, lang, protocol, systems, n_items, k, seed, n_repeats, status,
+                              created_by)
+       SELECT 'ratings-' || task || '-' || lang, task, lang, 'ratings', to_json(list(DISTINCT model_id)),
+              count(DISTINCT item_id), NULL, NULL, 0, 'finished', 'migration V8'
+       FROM ratings GROUP BY task, lang ON CONFLICT DO NOTHING""",
+    """INSERT OR IGNORE INTO campaign_candidates
+       SELECT DISTINCT 'ratings-' || task || '-' || lang, item_id, left(sha256(model_id), 10), model_id, NULL
+       FROM ratings""",
+    """INSERT OR IGNORE INTO campaign_assignments
+       SELECT cid, rater, (row_number() OVER (PARTITION BY cid, rater ORDER BY item_id) - 1)::INTEGER, item_id,
+              cands, false
+       FROM (SELECT 'ratings-' || task || '-' || lang AS cid, rater, item_id,
+                    list_sort(list(DISTINCT left(sha256(model_id), 10))) AS cands
+             FROM ratings GROUP BY ALL)""",
+    """INSERT OR IGNORE INTO judgements (campaign_id, annotator, seq, item_id, cand_id, criterion, value, created_at)
+       SELECT a.campaign_id, r.rater, a.seq, r.item_id, left(sha256(r.model_id), 10), r.criterion, r.value,
+              r.created_at
+       FROM ratings r JOIN campaign_assignments a ON a.campaign_id = 'ratings-' || r.task || '-' || r.lang
+            AND a.annotator = r.rater AND a.item_id = r.item_id""",
+)
+"""Results of finished campaigns, computed once by evaluator.human.results when `campaign finish` runs and read by
+the leaderboard's human column and the Human evaluation page (issue 16)."""
+
+MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6),
+                                                       (7, V7), (8, V8))
 """(version, statements) in order; append a new version, never edit an applied one."""
 
 TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",
           "self_reported", "ingests", "uploads", "self_reported_cells", "ratings", "submissions", "rollups", "metrics",
-          "campaigns", "campaign_candidates", "campaign_assignments", "judgements", "campaign_tokens")
+          "campaigns", "campaign_candidates", "campaign_assignments", "judgements", "campaign_tokens",
+          "campaign_results", "drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags")
 """Tables whose row counts the integrity tests compare before and after a failed write (not `audit`, which records
 refusals too, nor the bookkeeping tables `schema_version` and `hub_sync`)."""
 

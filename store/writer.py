@@ -167,8 +167,92 @@ def save_results(con: duckdb.DuckDBPyConnection, run_id: str, results: Sequence[
     _insert_df(con, "self_reported", pd.DataFrame(self_rep), {"value": "DOUBLE"})
 
 
+def upsert_runs(con: duckdb.DuckDBPyConnection, runs: Sequence[Mapping[str, Any]]) -> None:
+    """`upsert_run` for many runs in two statements: older active runs of the same cells and run numbers are
+    marked superseded, then the runs are inserted or refreshed."""
+    if not runs:
+        return
+    cols = ("run_id", "model_id", "task", "lang", "prompt_lang", "run_no", "settings", "source", "harness",
+            "source_file", "source_hash")
+    df = pd.DataFrame({c: [_json(r.get("settings") or {}) if c == "settings" else r.get(c) for r in runs]
+                       for c in cols})
+    view = "_tanaw_runs_batch"
+    con.register(view, df)
+    try:
+        con.execute(f"""
+            UPDATE runs SET superseded = true FROM {view} b
+            WHERE runs.model_id = b.model_id AND runs.task = b.task AND runs.lang = b.lang
+              AND runs.prompt_lang = b.prompt_lang AND runs.run_no = CAST(b.run_no AS INTEGER)
+              AND runs.run_id <> b.run_id AND NOT runs.superseded""")
+        select = ", ".join("CAST(run_no AS INTEGER)" if c == "run_no" else "CAST(settings AS JSON)"
+                           if c == "settings" else c for c in cols)
+        con.execute(f"INSERT INTO runs ({', '.join(cols)}, superseded) SELECT {select}, false FROM {view} "
+                    "ON CONFLICT (run_id) DO UPDATE SET settings = excluded.settings, superseded = false")
+    finally:
+        con.unregister(view)
+
+
+PREDICTION_CASTS = {"option_logprobs": "DOUBLE[]", "extras": "JSON", "tokens_in": "INTEGER", "tokens_out": "INTEGER",
+                    "latency_s": "DOUBLE", "prompt": "VARCHAR", "output": "VARCHAR", "answer": "VARCHAR",
+                    "reasoning": "VARCHAR", "finish_reason": "VARCHAR", "ord": "VARCHAR", "item_id": "VARCHAR",
+                    "run_id": "VARCHAR", "parsed": "BOOLEAN"}
+
+
+def save_results_batch(con: duckdb.DuckDBPyConnection, runs: Sequence[tuple[str, Sequence[Any]]]) -> None:
+    """`save_results` for every run of an upload at once: one append per table (predictions, scores,
+    self-reported item scores), built column by column; `runs` holds (run_id, duck-typed ItemResults)."""
+    pred_cols = ("run_id", "item_id", "ord", "prompt", "output", "answer", "parsed", "reasoning", "tokens_in",
+                 "tokens_out", "latency_s", "finish_reason", "option_logprobs", "extras")
+    preds: dict[str, list] = {c: [] for c in pred_cols}
+    scores: dict[str, list] = {c: [] for c in ("run_id", "item_id", "ord", "metric", "value")}
+    self_rep: dict[str, list] = {c: [] for c in ("run_id", "item_id", "metric", "value")}
+    for run_id, results in runs:
+        for r in results:
+            p = r.prediction
+            for c, v in zip(pred_cols, (run_id, p.item_id, p.order, p.prompt, p.output, r.answer, bool(r.parsed),
+                                        r.reasoning, p.tokens_in, p.tokens_out, p.latency_s, p.finish_reason,
+                                        list(p.option_logprobs) if p.option_logprobs is not None else None,
+                                        _json(dict(r.extras)) if r.extras else None)):
+                preds[c].append(v)
+            for m, v in r.scores.items():
+                for c, x in zip(("run_id", "item_id", "ord", "metric", "value"), (run_id, p.item_id, p.order, m,
+                                                                                  float(v))):
+                    scores[c].append(x)
+            for m, v in (p.self_reported or {}).items():
+                for c, x in zip(("run_id", "item_id", "metric", "value"), (run_id, p.item_id, m, float(v))):
+                    self_rep[c].append(x)
+    _insert_df(con, "predictions", pd.DataFrame(preds), PREDICTION_CASTS)
+    _insert_df(con, "scores", pd.DataFrame(scores), {"value": "DOUBLE"})
+    _insert_df(con, "self_reported", pd.DataFrame(self_rep), {"value": "DOUBLE"})
+
+
+def save_aggregates_batch(con: duckdb.DuckDBPyConnection, model_id: str,
+                          cells: Mapping[tuple[str, str, str], Sequence[Any]]) -> None:
+    """`save_aggregates` for several (task, lang, prompt_lang) cells of a model: one delete, one append."""
+    if not cells:
+        return
+    con.execute("DELETE FROM aggregates WHERE model_id = ? AND list_contains(?, [task, lang, prompt_lang])",
+                [model_id, [list(c) for c in cells]])
+    cols = ["model_id", "task", "lang", "prompt_lang", *AGG_FIELDS]
+    df = pd.DataFrame([{"model_id": model_id, "task": t, "lang": lg, "prompt_lang": pl,
+                        **{f: getattr(c, f) for f in AGG_FIELDS}} for (t, lg, pl), scores in cells.items()
+                       for c in scores], columns=cols)
+    if df.empty:
+        return
+    df["_pos"] = range(len(df))
+    con.register("_tanaw_aggregates_batch", df)
+    try:  # in the cells' order, as one statement per cell stored them (roll-ups read them in that order)
+        select = ", ".join(f"CAST({c} AS {AGG_CASTS[c]})" if c in AGG_CASTS else c for c in cols)
+        con.execute(f"INSERT INTO aggregates ({', '.join(cols)}) SELECT {select} FROM _tanaw_aggregates_batch "
+                    "ORDER BY _pos")
+    finally:
+        con.unregister("_tanaw_aggregates_batch")
+
+
 AGG_FIELDS = ("metric", "value", "ci_low", "ci_high", "n", "n_runs", "parse_fail_rate", "chance", "normalized",
               "is_headline", "status", "note")
+AGG_CASTS = ({f: "DOUBLE" for f in ("value", "ci_low", "ci_high", "parse_fail_rate", "chance", "normalized")}
+             | {"n": "INTEGER", "n_runs": "INTEGER", "is_headline": "BOOLEAN", "note": "VARCHAR", "status": "VARCHAR"})
 
 
 def save_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, task: str, lang: str, prompt_lang: str,
@@ -178,10 +262,7 @@ def save_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, task: str, la
                 [model_id, task, lang, prompt_lang])
     rows = [{"model_id": model_id, "task": task, "lang": lang, "prompt_lang": prompt_lang,
              **{f: getattr(c, f) for f in AGG_FIELDS}} for c in cells]
-    _insert_df(con, "aggregates", pd.DataFrame(rows),
-               {f: "DOUBLE" for f in ("value", "ci_low", "ci_high", "parse_fail_rate", "chance", "normalized")}
-               | {"n": "INTEGER", "n_runs": "INTEGER", "is_headline": "BOOLEAN", "note": "VARCHAR",
-                  "status": "VARCHAR"})
+    _insert_df(con, "aggregates", pd.DataFrame(rows), AGG_CASTS)
 
 
 def record_ingest(con: duckdb.DuckDBPyConnection, source_hash: str, file_name: str, fmt: str, model_id: str,
@@ -197,18 +278,28 @@ def already_ingested(con: duckdb.DuckDBPyConnection, source_hash: str, model_id:
                        [source_hash, model_id]).fetchone()[0] > 0
 
 
-def cell_rows(con: duckdb.DuckDBPyConnection, model_id: str, task: str, lang: str,
-              prompt_lang: str) -> list[dict[str, Any]]:
-    """Every active prediction of a cell with its item, run number and per-item scores (for re-aggregation)."""
+def cell_items(con: duckdb.DuckDBPyConnection, task: str, lang: str) -> list[dict[str, Any]]:
+    """The stored items of a (task, lang): item_id, inputs, gold, options, metadata (JSON text) and warnings."""
+    cur = con.execute("SELECT item_id, inputs, gold, options, metadata, warnings FROM items "
+                      "WHERE task = ? AND lang = ?", [task, lang])
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, row)) for row in cur.fetchall()]
+
+
+def cell_predictions(con: duckdb.DuckDBPyConnection, model_id: str, task: str, lang: str,
+                     prompt_lang: str) -> list[dict[str, Any]]:
+    """Every active prediction of a cell with its run number and per-item scores (metric -> value), ordered by run,
+    item and order, in one pass (for re-aggregation; the items come from `cell_items`)."""
     cur = con.execute("""
-        SELECT r.run_no, p.item_id, p.ord, p.output, p.answer, p.parsed, p.reasoning, p.extras,
-               p.option_logprobs, i.inputs, i.gold, i.options, i.metadata, i.warnings,
-               (SELECT map(list(s.metric), list(s.value)) FROM scores s
-                 WHERE s.run_id = p.run_id AND s.item_id = p.item_id AND s.ord = p.ord) AS scores
-        FROM runs r JOIN predictions p ON p.run_id = r.run_id
-        JOIN items i ON i.task = r.task AND i.lang = r.lang AND i.item_id = p.item_id
-        WHERE r.model_id = ? AND r.task = ? AND r.lang = ? AND r.prompt_lang = ? AND NOT r.superseded
-        ORDER BY r.run_no, p.item_id, p.ord""", [model_id, task, lang, prompt_lang])
+        WITH active AS (SELECT run_id, run_no FROM runs
+                        WHERE model_id = ? AND task = ? AND lang = ? AND prompt_lang = ? AND NOT superseded),
+             cell_scores AS (SELECT s.run_id, s.item_id, s.ord, map(list(s.metric), list(s.value)) AS scores
+                             FROM scores s JOIN active USING (run_id) GROUP BY ALL)
+        SELECT a.run_no, p.item_id, p.ord, p.output, p.answer, p.parsed, p.reasoning, p.extras, p.option_logprobs,
+               cs.scores
+        FROM active a JOIN predictions p ON p.run_id = a.run_id
+        LEFT JOIN cell_scores cs ON cs.run_id = p.run_id AND cs.item_id = p.item_id AND cs.ord = p.ord
+        ORDER BY a.run_no, p.item_id, p.ord""", [model_id, task, lang, prompt_lang])
     cols = [d[0] for d in cur.description]
     return [dict(zip(cols, row)) for row in cur.fetchall()]
 
@@ -224,4 +315,4 @@ def other_active_runs(con: duckdb.DuckDBPyConnection, model_id: str, task: str, 
     """Active (not superseded) runs of a cell other than `run_ids`, whose rows an aggregate must also read."""
     return con.execute("SELECT count(*) FROM runs WHERE model_id = ? AND task = ? AND lang = ? AND prompt_lang = ? "
                        "AND NOT superseded AND NOT list_contains(?, run_id)",
-                       [model_id, task, lang, prompt_lang, sorted(run_ids)]).fetchone()[0]
+                       [model_id, task, lang, prompt_lang, sorted(run_ids)]).fetchall()[0][0]

@@ -9,7 +9,10 @@ test process; `write(root)` writes them anywhere.
 """
 from __future__ import annotations
 
+import atexit
 import json
+import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -276,10 +279,21 @@ def write(root: Path) -> Path:
 
 
 _BUILT: list[Path] = []
+SHARED_ENV = "TANAW_TEST_FIXTURE_DATA"
+"""Set by the process that wrote the folder, so the Python subprocesses it starts read it instead of writing their
+own copy."""
 
 
 def data_dir() -> Path:
-    """The fixture data directory, written once per test process in a temporary folder."""
+    """The fixture data directory: written once per test run in a temporary folder that the writing process removes
+    when it exits; its subprocesses reuse it."""
     if not _BUILT:
-        _BUILT.append(write(Path(tempfile.mkdtemp(prefix="tanaw-fixture-data-"))))
+        shared = os.environ.get(SHARED_ENV)
+        if shared and (Path(shared) / "README.md").is_file():
+            _BUILT.append(Path(shared))
+        else:
+            root = Path(tempfile.mkdtemp(prefix="tanaw-fixture-data-"))
+            atexit.register(shutil.rmtree, root, ignore_errors=True)
+            os.environ[SHARED_ENV] = str(root)
+            _BUILT.append(write(root))
     return _BUILT[0]

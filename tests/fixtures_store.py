@@ -157,9 +157,13 @@ _BUILT: list[Path] = []
 def fixture_db() -> Path:
     """The fixture store, built once per test process in a temporary directory."""
     if not _BUILT:
+        import atexit
+        import shutil
         import tempfile
 
-        _BUILT.append(build_store(Path(tempfile.mkdtemp(prefix="tanaw-explorer-")) / "explorer.duckdb"))
+        root = Path(tempfile.mkdtemp(prefix="tanaw-explorer-"))
+        atexit.register(shutil.rmtree, root, ignore_errors=True)  # removed when the test process exits
+        _BUILT.append(build_store(root / "explorer.duckdb"))
     return _BUILT[0]
 
 

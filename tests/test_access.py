@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from services.ratings import save_ratings
-from store import access, db, ratings
+from store import access, campaigns, db, ratings
 from store.writer_lock import WriterBusy, lock_path
 from tests.fixtures_store import fixture_db, pages_on
 
@@ -66,7 +66,8 @@ def store_copy(tmp_path):
 def _ratings(path) -> list[tuple]:
     con = db.connect(path)
     try:
-        return con.execute("SELECT item_id, model_id, rater, value FROM ratings ORDER BY ALL").fetchall()
+        return con.execute(f"SELECT item_id, model_id, rater, value FROM ({campaigns.RATINGS_SQL}) "
+                           "ORDER BY ALL").fetchall()  # ratings are a 'ratings' campaign's judgements
     finally:
         con.close()
 

@@ -103,3 +103,36 @@ def test_human_page_shows_results_beside_reported_rows(finished):
     assert any("alpha" in f.columns for f in frames) and any("tau" in f.columns for f in frames)
     reported = next(f for f in frames if "source" in f.columns)
     assert reported["value"].tolist() == [15.7] and "mean" not in reported.columns  # its own table, not ranked
+
+
+def test_alpha_per_language_across_campaigns_matches_krippendorff():
+    # two Thai MT campaigns and one Tamil one; units of different campaigns never merge even with equal ids
+    def rows(cid, lang, marks):
+        return [{"campaign_id": cid, "lang": lang, "protocol": "mt", "annotator": a, "seq": 0, "item_id": f"i{n}",
+                 "cand_id": "c", "system": "A", "criterion": "correct", "value": float(v), "is_repeat": False,
+                 "note": None} for a, ms in marks.items() for n, v in enumerate(ms)]
+    j = pd.DataFrame(rows("c1", "th", {"x": "1100", "y": "1101"}) + rows("c2", "th", {"x": "10", "z": "01"})
+                     + rows("c3", "ta", {"x": "0101", "y": "1010"}))
+    got = results.alphas_by_language(j).set_index(["lang", "criterion"])
+    nan = np.nan
+    th = np.array([[1, 1, 0, 0, 1, 0], [1, 1, 0, 1, nan, nan], [nan, nan, nan, nan, 0, 1]], dtype=float)
+    assert got.loc[("th", "correct"), "alpha"] == pytest.approx(
+        krippendorff.alpha(reliability_data=th, level_of_measurement="nominal"))
+    assert got.loc[("th", "correct"), "campaigns"] == 2 and got.loc[("th", "correct"), "units"] == 6
+    ta = np.array([[0, 1, 0, 1], [1, 0, 1, 0]], dtype=float)  # complete disagreement
+    assert got.loc[("ta", "correct"), "alpha"] == pytest.approx(
+        krippendorff.alpha(reliability_data=ta, level_of_measurement="nominal"))
+    assert got.loc[("ta", "correct"), "alpha"] < 0
+
+
+def test_finished_campaign_page_reads_stored_results(finished):
+    con = db.connect(finished)
+    stored = con.execute("SELECT kind, count(*) FROM campaign_results WHERE campaign_id = 'mt' GROUP BY kind "
+                         "ORDER BY kind").fetchall()
+    con.close()
+    assert dict(stored).keys() >= {"mean", "alpha", "tau"}
+    at = app_test("human", campaign="mt")
+    assert not at.exception and not any("provisional" in w.value for w in at.warning)
+    frames = [d.value for d in at.dataframe]
+    by_lang = next(f for f in frames if "campaigns" in f.columns)
+    assert by_lang[["protocol", "lang"]].drop_duplicates().values.tolist() == [["mt", "th"]]

@@ -131,3 +131,40 @@ def test_cli_create_status_tokens_export(tmp_path, capsys):
     assert main(["campaign", "create", "--db", str(path), "--id", "bad", "--task", "abssum", "--lang", "ta",
                  "--systems", f"{MODELS[0]}:native", "--annotators", "ann", "--items", "30", "--k", "1"]) == 2
     assert "n_items" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("seq,spans,match", [
+    (0, {0: [{"start": 0, "end": 10_000, "severity": "minor"}]}, "outside the candidate"),
+    (0, {0: [{"start": -1, "end": 2, "severity": "minor"}]}, "outside the candidate"),
+    (0, {0: [{"start": 3, "end": 3, "severity": "major"}]}, "outside the candidate"),
+    (0, {0: [{"start": 0, "end": 2, "severity": "<b>critical</b>"}]}, "severity must be minor or major"),
+    (0, {0: [{"start": True, "end": 2, "severity": "minor"}]}, "whole numbers"),
+    (0, {0: "0-2 major"}, "a list of at most 50 spans"),
+    (0, {9: [{"start": 0, "end": 2, "severity": "minor"}]}, "no candidate 9"),
+    (99, {0: [{"start": 0, "end": 2, "severity": "minor"}]}, "not assigned"),
+])
+def test_hostile_error_spans_are_refused_and_change_nothing(mt, seq, spans, match):
+    path, tokens = mt
+    svc.submit_judgement(path, tokens["bo"], 0, _full(_n(path, "bo", 0)),
+                         spans={0: [{"start": 0, "end": 2, "severity": "major"}]})
+    con = db.connect(path)
+    before, bo_rows = row_counts(con), campaigns.judgements(con, "mt-th").to_dict("records")
+    con.close()
+    with pytest.raises(svc.CampaignRefused, match=match):
+        svc.submit_judgement(path, tokens["ann"], seq, _full(_n(path, "ann", 0)), spans=spans)
+    con = db.connect(path)
+    assert row_counts(con) == before and campaigns.judgements(con, "mt-th").to_dict("records") == bo_rows
+    assert con.execute("SELECT count(*) FROM audit WHERE action = 'reject'").fetchone()[0] == 1
+    con.close()
+
+
+def test_spans_only_for_translation_and_written_under_the_holder(tmp_path):
+    path = tmp_path / "s.duckdb"
+    human_store(path)
+    tokens = svc.create_campaign(path, campaign_id="sum", task="abssum", lang="ta", systems=SYSTEMS,
+                                 annotators=["ann"], n_items=2, k=1, seed=1, n_repeats=0)
+    n = _n(path, "ann", 0, "sum")
+    full = {p: {"relevance": 4, "fluency": 4, "coherence": 4, "faithfulness": 1} for p in range(n)}
+    with pytest.raises(svc.CampaignRefused, match="only translation campaigns"):
+        svc.submit_judgement(path, tokens["ann"], 0, full, spans={0: [{"start": 0, "end": 1, "severity": "minor"}]})
+    assert svc.submit_judgement(path, tokens["ann"], 0, full, spans={0: []}) == 4 * n  # no spans: nothing extra

@@ -6,6 +6,7 @@ from evaluator.metrics import METRICS
 from evaluator.metrics.choice import mcq_norm_acc_item, order_consistency, phenomenon_macro
 from evaluator.metrics.classification import balanced_accuracy, macro_f1
 from evaluator.metrics.match import contains_match_item, exact_match_item
+from evaluator.registry import get_task
 from evaluator.spec import Item
 
 
@@ -76,10 +77,12 @@ def test_lindsea_referent_alternatives():
     assert referent_alternatives("Tini or Tono or Tina (least preferred)") == ["Tini", "Tono", "Tina"]
     assert referent_alternatives("Tono membaca buku Tina (Tono read Tina's book)") == ["Tono membaca buku Tina"]
     coref = Item(task="lindsea-coref-open", lang="id", item_id="1", inputs={}, gold="Tono or Tina (least preferred)")
-    assert contains_match_item("Yang dimaksud adalah Tina.", coref.gold, item=coref) == 1.0
-    assert contains_match_item("Tini", coref.gold, item=coref) == 0.0
+    lindsea = get_task("lindsea-coref-open")  # gold_alternatives: a field of the task's spec, not its name
+    assert contains_match_item("Yang dimaksud adalah Tina.", coref.gold, item=coref, task=lindsea) == 1.0
+    assert contains_match_item("Tini", coref.gold, item=coref, task=lindsea) == 0.0
     cute = Item(task="pacute-cute-gen", lang="tl", item_id="2", inputs={}, gold="the mushroom or the squirrel")
-    assert contains_match_item("the squirrel", cute.gold, item=cute) == 0.0  # no splitting outside LINDSEA
+    assert contains_match_item("the squirrel", cute.gold, item=cute,
+                               task=get_task("pacute-cute-gen")) == 0.0  # no splitting outside LINDSEA
 
 
 def test_vectorised_resampling_equals_the_corpus_metric_on_every_resample():

@@ -2,8 +2,11 @@
 nothing on the page names a system; a reload resumes at the first unjudged item; hostile input stays text."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from evaluator.human import spans
 from services import campaigns as svc
 from store import campaigns, db
 from store.schema import row_counts
@@ -107,3 +110,29 @@ def test_bad_token_and_refused_judgement_change_nothing(store):
     con = db.connect(path)
     assert row_counts(con) == before
     con.close()
+
+
+def test_error_spans_and_esa_score_are_stored_as_offsets(store):
+    path = store[0]
+    token = _single(path, "spans", "fay", 6)
+    at = app_test("annotate", token=token)
+    for r in at.radio:
+        r.set_value("incorrect")
+    minor, major = at.multiselect[0], at.multiselect[1]
+    assert minor.label.startswith("Minor error words") and major.label.startswith("Major error words")
+    text = at.text[1].value  # the first candidate (after the source), Thai: words as newmm segments them
+    words = [text[a:b] for a, b in spans.segments(text, "th")]
+    assert len(words) >= 2 and minor.options[:2] == [f"1. {words[0]}", f"2. {words[1]}"]
+    minor.set_value([0])
+    major.set_value([1])
+    at.number_input[0].set_value(35)
+    at.button[0].click().run()
+    assert not at.error and "1 of 2 items judged" in _texts(at)
+    con = db.connect(path)
+    got = campaigns.judgements(con, "spans").set_index(["seq", "criterion"])
+    con.close()
+    stored = json.loads(got.loc[(0, "spans"), "note"])
+    assert [(s["severity"], text[s["start"]:s["end"]]) for s in stored] == [("minor", words[0]), ("major", words[1])]
+    assert stored[0]["start"] == 0
+    assert got.loc[[(0, "esa")], "value"].tolist() == [35.0]  # the first candidate's only
+    assert set(got.loc[[(0, "correct")], "value"]) == {0.0}

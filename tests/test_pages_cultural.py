@@ -66,11 +66,11 @@ def test_ratings_summary(rated_db):
 def test_bad_ratings_name_file_line_field_and_write_nothing(rated_db, csv, where):
     con = store_db.connect(rated_db)
     try:
-        before = (row_counts(con), con.execute("SELECT count(*) FROM ratings").fetchone()[0])
+        before = (row_counts(con), con.execute("SELECT count(*) FROM judgements").fetchone()[0])
         with pytest.raises(ratings.RatingsError) as err:
             ratings.ingest_ratings(con, csv, "bad.csv")
         assert str(err.value).startswith(where)
-        assert (row_counts(con), con.execute("SELECT count(*) FROM ratings").fetchone()[0]) == before
+        assert (row_counts(con), con.execute("SELECT count(*) FROM judgements").fetchone()[0]) == before
     finally:
         con.close()
 
@@ -82,6 +82,6 @@ def test_reupload_replaces_scores(tmp_path):
     try:
         ratings.ingest_ratings(con, "item,model,rater,lang,acc\n0,Gemma-2B,r1,ta,2\n", "a.csv")
         ratings.ingest_ratings(con, "item,model,rater,lang,acc\n0,Gemma-2B,r1,ta,4\n", "a.csv")
-        assert con.execute("SELECT count(*), max(value) FROM ratings").fetchone() == (1, 4.0)
+        assert con.execute("SELECT count(*), max(value) FROM judgements").fetchone() == (1, 4.0)
     finally:
         con.close()

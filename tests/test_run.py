@@ -9,7 +9,8 @@ import pytest
 from evaluator.aggregate import aggregate_cell
 from evaluator.clients import ModelClient, RetryPolicy
 from evaluator.registry import get_task
-from evaluator.run import APPROX_TOKENIZER, RunOptions, approx_tokens, run, summary_table, trim_item, truncate
+from evaluator.run import APPROX_TOKENIZER, approx_tokens, run, summary_table, trim_item, truncate
+from evaluator.runspec import RunSpec
 from evaluator.spec import Item
 from tests.standin_server import TOKEN_RE, Faults, StandinServer, token_logprob
 
@@ -43,7 +44,7 @@ class ListSink:
 def go(url, sink, **kw):
     async def main():
         async with ModelClient(url, "standin", retry=FAST, timeout=5, concurrency=kw.get("concurrency", 8)) as client:
-            return await run(client, sink, RunOptions(progress=False, **kw))
+            return await run(client, sink, RunSpec(**kw), progress=False)
     return asyncio.run(main())
 
 

@@ -1,13 +1,13 @@
-"""`python -m evaluator run`: every option documented, YAML run configs, clear errors."""
+"""`python -m evaluator run`: every option documented, YAML run specs, clear errors."""
 from __future__ import annotations
 
 import argparse
 
 import pytest
 
-from evaluator import runconfig
+from evaluator import runspec
 from evaluator.cli import run as cli_run
-from evaluator.runconfig import ConfigError, RunConfig
+from evaluator.runspec import ConfigError, RunSpec
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -39,12 +39,12 @@ def test_yaml_config_with_command_line_overrides(tmp_path):
                         "prompt_langs: [native]\nconcurrency: 64\nsystem_prompt: false\nthinking: true\n"
                         "generation: {max_tokens: 2048}\nextra_body: {chat_template_kwargs: {foo: 1}}\n"
                         "model_info: {organisation: AI Singapore, params_b: 9}\n", encoding="utf-8")
-    cfg = cli_run.config_from_args(_args("--config", str(cfg_file), "-c", "16", "--langs", "id,tl",
+    cfg = runspec.from_args(_args("--config", str(cfg_file), "-c", "16", "--langs", "id,tl",
                                          "--temperature", "0.2"))
     assert (cfg.model, cfg.tasks, cfg.langs, cfg.prompt_langs) == ("sea-lion", "bhasa,pacute", "id,tl", ("native",))
     assert cfg.concurrency == 16 and cfg.system_prompt is False
     assert cfg.generation == {"max_tokens": 2048, "temperature": 0.2}
-    assert runconfig.extra_body(cfg) == {"chat_template_kwargs": {"foo": 1, "enable_thinking": True}}
+    assert cfg.request_body == {"chat_template_kwargs": {"foo": 1, "enable_thinking": True}}
     assert cfg.model_info == {"organisation": "AI Singapore", "params_b": 9}
 
 
@@ -60,7 +60,7 @@ def test_bad_configs_name_the_file_and_setting(tmp_path, text, message):
     path = tmp_path / "run.yaml"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(ConfigError) as err:
-        runconfig.load(path)
+        runspec.load(path)
     assert str(err.value).startswith(str(path)[: -len("run.yaml")])
     assert message in str(err.value)
 
@@ -76,6 +76,6 @@ def test_missing_settings_and_api_key_are_clear_errors(capsys, monkeypatch):
 
 
 def test_defaults_follow_the_paper():
-    cfg = RunConfig()
+    cfg = RunSpec()
     assert cfg.prompt_langs == ("en", "native") and cfg.runs == 1 and cfg.backend == "http"
-    assert runconfig.extra_body(cfg) == {}  # thinking unset: the server's default is left alone
+    assert cfg.request_body == {}  # thinking unset: the server's default is left alone

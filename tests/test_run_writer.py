@@ -8,7 +8,8 @@ import time
 import pytest
 
 from evaluator.clients import ModelClient, RetryPolicy
-from evaluator.run import RunOptions, group_size, run
+from evaluator.run import group_size, run
+from evaluator.runspec import RunSpec
 from evaluator.run_writer import GROUP_WAIT_S
 from tests.standin_server import StandinServer
 from tests.test_run import ListSink
@@ -35,7 +36,7 @@ class GatedSink(ListSink):
 def _run_in_thread(url: str, sink, result: dict, **kw) -> threading.Thread:
     async def main():
         async with ModelClient(url, "standin", retry=FAST, timeout=5, concurrency=C) as client:
-            return await run(client, sink, RunOptions(progress=False, concurrency=C, **JOBS), **kw)
+            return await run(client, sink, RunSpec(concurrency=C, **JOBS), progress=False, **kw)
 
     def target():
         try:

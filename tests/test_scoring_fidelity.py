@@ -81,8 +81,11 @@ def test_lindsea_contains_match_still_reads_the_extracted_answer():
     from evaluator.metrics.match import contains_match_item
     from evaluator.spec import Item
 
+    from evaluator.registry import get_task
+
     item = Item(task="lindsea-coref-open", lang="id", item_id="c", inputs={}, gold="Tono")
-    assert contains_match_item("Tina", "Tono", item=item, output="Tono or Tina? Tina") == 0.0
+    task = get_task(item.task)  # contains_whole_output=False: a field of the task's spec
+    assert contains_match_item("Tina", "Tono", item=item, output="Tono or Tina? Tina", task=task) == 0.0
 
 
 def test_mcq_tie_is_decided_by_option_text_not_position():

@@ -2,16 +2,10 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
-import os
 import sys
-from typing import Any
 
-from evaluator import runconfig
-from services.live import StoreSink
-from evaluator.clients import ModelClient, RetryPolicy
-from evaluator.run import RunOptions, run, summary_table
-from evaluator.runconfig import ConfigError, RunConfig
+from evaluator import runspec
+from evaluator.runspec import ConfigError
 
 EXAMPLE = """example (a vLLM server):
   vllm serve aisingapore/Gemma-SEA-LION-v4-27B-IT --port 8000
@@ -25,7 +19,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="evaluate a model (OpenAI-compatible server or local GGUF) into the store",
                        description=__doc__ + " Settings come from --config (YAML) and the options below; "
                        "options win over the file.", epilog=EXAMPLE, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--config", help="YAML run config with the same settings (see evaluator/runconfig.py)")
+    p.add_argument("--config", help="YAML run spec with the same settings (see evaluator/runspec.py)")
     p.add_argument("--model", help="model name as stored and shown on the leaderboard")
     p.add_argument("--served-model", help="model id the server expects, if different from --model")
     p.add_argument("--base-url", help="OpenAI-compatible base URL including /v1, e.g. http://localhost:8000/v1; "
@@ -65,96 +59,21 @@ def add(sub: argparse._SubParsersAction) -> None:
                    "(a llama-cpp-python format: gemma, chatml, llama-3, ...; default: the GGUF's template, else its "
                    "known family; the backend refuses to guess)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
-    p.add_argument("--public-endpoint", action="store_true",
+    p.add_argument("--public-endpoint", action="store_true", default=None,
                    help="apply the queue's endpoint policy (evaluator/endpoints.py) to every request: set by the "
                         "worker for queued requests, not needed for your own runs")
     p.set_defaults(func=cmd_run)
 
 
-def config_from_args(args: argparse.Namespace) -> RunConfig:
-    """The run config: the YAML file (if any) with the command-line options applied."""
-    cfg = runconfig.load(args.config) if args.config else RunConfig()
-    names = [n for n in runconfig.FIELDS if n not in ("generation", "extra_body", "model_info")]
-    cfg = runconfig.merge(cfg, {n: getattr(args, n, None) for n in names})
-    gen = {k: v for k, v in (("max_tokens", args.max_tokens), ("temperature", args.temperature)) if v is not None}
-    cfg = runconfig.merge(cfg, {"generation": {**cfg.generation, **gen}} if gen else {})
-    if not cfg.model:
-        raise ConfigError("--model (or `model:` in the config) is required")
-    if cfg.backend == "http" and not cfg.base_url:
-        raise ConfigError("--base-url (or `base_url:` in the config) is required for the http backend")
-    if cfg.backend == "llamacpp" and not cfg.model_path:
-        raise ConfigError("--model-path (or `model_path:` in the config) is required for the llamacpp backend")
-    return cfg
-
-
-def make_backend(cfg: RunConfig, *, public_endpoint: bool = False) -> tuple[Any, dict]:
-    """The model backend and the endpoint description recorded in each run's settings; with `public_endpoint`
-    every request's URL is checked by the endpoint policy before it is sent (queued runs, see SECURITY.md)."""
-    if cfg.backend == "llamacpp":
-        from evaluator.backends.llamacpp import ChatFormatError, LlamaCppBackend
-
-        try:
-            backend = LlamaCppBackend(cfg.model_path, n_ctx=cfg.n_ctx, chat_format=cfg.chat_format,
-                                      n_threads=cfg.n_threads)
-        except ChatFormatError as exc:
-            raise ConfigError(str(exc)) from None
-        return backend, {"backend": "llamacpp", "model_file": os.path.basename(cfg.model_path),
-                         "chat_format": backend.chat_format, "chat_template": backend.chat_template}
-    key = None
-    if cfg.api_key_env:
-        key = os.environ.get(cfg.api_key_env)
-        if not key:
-            raise ConfigError(f"--api-key-env: environment variable {cfg.api_key_env} is not set")
-    guard = None
-    if public_endpoint:
-        from evaluator import endpoints
-
-        try:
-            endpoints.check(cfg.base_url)
-        except endpoints.EndpointRefused as e:
-            raise ConfigError(str(e)) from None
-        guard = endpoints.check_url
-    client = ModelClient(cfg.base_url, cfg.served_model or cfg.model, api_key=key, timeout=cfg.timeout,
-                         concurrency=cfg.concurrency, guard=guard,
-                         retry=RetryPolicy(max_retries=cfg.max_retries), rpm=cfg.rpm)
-    return client, {"backend": "http", "endpoint": cfg.base_url, "served_model": cfg.served_model or cfg.model}
-
-
-async def _run(cfg: RunConfig, backend: Any, endpoint: dict, sink: StoreSink, progress: bool) -> list:
-    opts = RunOptions(tasks=cfg.tasks, langs=cfg.langs, prompt_langs=cfg.prompt_langs, runs=cfg.runs,
-                      limit=cfg.limit, concurrency=cfg.concurrency, rerun=cfg.rerun, data_dir=cfg.data_dir,
-                      logprob_choices=cfg.logprob_choices, system_prompt=cfg.system_prompt,
-                      generation=dict(cfg.generation), extra_body=runconfig.extra_body(cfg), endpoint=endpoint,
-                      progress=progress)
-    try:
-        counter = getattr(backend, "count_tokens", None)
-        return await run(backend, sink, opts, count_tokens=counter,
-                         tokenizer=getattr(backend, "tokenizer_name", "model tokenizer"))
-    finally:
-        await backend.close()
-
-
 def cmd_run(args: argparse.Namespace) -> int:
-    from store.db import connect
+    from services.run import run_and_report
 
     try:
-        cfg = config_from_args(args)
-        backend, endpoint = make_backend(cfg, public_endpoint=getattr(args, "public_endpoint", False))
-    except (ConfigError, ImportError) as exc:
+        spec = runspec.from_args(args)
+    except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    con = connect(cfg.db)
-    try:
-        statuses = asyncio.run(_run(cfg, backend, endpoint, StoreSink(con, cfg.model, cfg.model_info),
-                                    not args.no_progress))
-    finally:
-        con.close()
-    print(summary_table(statuses))
-    failed = sum(s.failed for s in statuses)
-    asked = sum(s.asked for s in statuses)
-    print(f"\n{asked} answers stored, {sum(s.resumed for s in statuses)} already stored, {failed} failed "
-          f"-> {cfg.db or 'default store'}")
-    return 1 if failed else 0
+    return run_and_report(spec, progress=not args.no_progress)
 
 
 def main(argv: list[str] | None = None) -> int:

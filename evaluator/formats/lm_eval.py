@@ -31,6 +31,10 @@ SINGLE_LANGUAGE = {"indonli": ("nli", "id")}
 NATIVE_PROMPT = ("xcopa", "xnli", "indonli")
 """Task stems whose templates are cloze prompts in the target language (connectors, question words)."""
 
+LABEL_WORD_CHOICES = ("xnli", "indonli", "nli")
+"""Task stems whose log-likelihood choices are `premise, QUESTION? WORD, hypothesis` continuations, aligned with
+our labels by the label word (`xnli_labels`) rather than by option text."""
+
 XNLI_LABEL_WORDS = {
     "th": ("ถูกต้อง", {"ใช่": "entailment", "ดังนั้น": "neutral", "ไม่": "contradiction"}),
     "vi": ("đúng", {"Vâng": "entailment", "Vì vậy": "neutral", "Không": "contradiction"}),
@@ -142,7 +146,12 @@ def xnli_labels(conts: tuple[str, ...], lang: str, doc: dict) -> tuple[str, ...]
 
 
 def _prompt_lang(name: str) -> str:
-    return "native" if any(name == s or name.startswith(s + "_") for s in NATIVE_PROMPT) else "en"
+    return "native" if _has_stem(name, NATIVE_PROMPT) else "en"
+
+
+def _has_stem(name: str, stems: tuple[str, ...]) -> bool:
+    """The lm-eval task name is one of `stems`, alone or followed by `_` (a language, a variant)."""
+    return any(name == s or name.startswith(s + "_") for s in stems)
 
 
 def _texts(doc: dict) -> tuple[str, ...]:
@@ -197,7 +206,7 @@ def parse_samples(data: bytes, file: str, *, run: int = 1, limits: L.Limits = L.
             if output is None:
                 raise L.RowError("resps", "expected the generated text as a string")
         labels = None
-        if logprobs and task == "nli":
+        if logprobs and _has_stem(name, LABEL_WORD_CHOICES):
             labels = xnli_labels(conts or (), lang, doc)
             if labels is None:
                 known = ", ".join(XNLI_LABEL_WORDS.get(lang, ("", {}))[1]) or f"none for {lang!r}"

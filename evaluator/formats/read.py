@@ -66,6 +66,8 @@ class Upload:
     model_hint: str | None = None
     preview: list[dict] = field(default_factory=list)
     """The first rows as plain strings, for a text preview."""
+    items: ItemIndex | None = field(default=None, repr=False, compare=False)
+    """The item index the rows were mapped with: the ingest scores against the same items, loaded once."""
 
     @property
     def ok(self) -> bool:
@@ -158,6 +160,7 @@ def read_upload(source: bytes | memoryview | str | Path, name: str | None = None
     if limits.deadline is None:
         limits = dataclasses.replace(limits, deadline=time.process_time() + limits.max_cpu_seconds)
     up, members = _open(source, name, fmt, limits)
+    up.items = index
     if not members and not up.errors:
         up.errors.append(FormatError(up.name, None, None, "no result files (.jsonl or .json) found"))
     first_seen: dict[tuple, tuple[str, int, Prediction]] = {}

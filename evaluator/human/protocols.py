@@ -49,21 +49,60 @@ SUMMARISATION = Protocol(
     show_reference=False, headline="relevance")
 
 PROTOCOLS = {p.name: p for p in (MT, SUMMARISATION)}
-"""Protocols by name; `ratings` campaigns (imported CSVs) take their criteria from the file."""
+"""Protocols the annotation page runs; `ratings` campaigns (imported CSVs) take their criteria from the file."""
 
-TASK_PROTOCOLS = {"translation": "mt", "abssum": "summarisation", "summar": "summarisation"}
-"""Task-id substrings that pick a protocol when none is given."""
+RATINGS = "ratings"
+"""The protocol name of a campaign imported from a ratings CSV (Cultural page): one criterion per score column."""
+
+NOTE_CRITERIA = ("comment", "spans")
+"""Judgement rows that carry text in `note` (a comment; ESA error spans as JSON), never a score."""
+
+SEVERITIES = ("minor", "major")
+"""Error Span Annotation severities (Kocmi et al., 2024: ESA needs no MQM expert, only minor/major spans)."""
+
+
+def criteria_of(protocol: str, seen: tuple[str, ...] = ()) -> tuple[Criterion, ...]:
+    """The criteria of a protocol; for imported ratings, one interval criterion per score column seen."""
+    if protocol in PROTOCOLS:
+        return PROTOCOLS[protocol].criteria
+    return tuple(Criterion(c, c, float("-inf"), float("inf"), "interval") for c in seen if c not in NOTE_CRITERIA)
+
+
+def headline_of(protocol: str) -> str | None:
+    """The criterion automatic metrics are compared with (None for imported ratings)."""
+    return PROTOCOLS[protocol].headline if protocol in PROTOCOLS else None
+
+
+def check_spans(spans: object, text: str) -> tuple[list[dict], str | None]:
+    """ESA error spans [{start, end, severity}] checked against the candidate text: (clean spans, why refused)."""
+    if not isinstance(spans, (list, tuple)) or len(spans) > 50:
+        return [], "spans: a list of at most 50 spans"
+    clean = []
+    for n, span in enumerate(spans, start=1):
+        if not isinstance(span, dict):
+            return [], f"span {n}: not a span"
+        start, end, severity = span.get("start"), span.get("end"), span.get("severity")
+        if not all(isinstance(x, int) and not isinstance(x, bool) for x in (start, end)):
+            return [], f"span {n}: start and end must be whole numbers"
+        if not 0 <= start < end <= len(text):
+            return [], f"span {n}: {start}-{end} outside the candidate (0-{len(text)})"
+        if severity not in SEVERITIES:
+            return [], f"span {n}: severity must be minor or major, not {str(severity)[:20]!r}"
+        clean.append({"start": start, "end": end, "severity": severity})
+    return clean, None
 
 
 def protocol_for(task: str, name: str | None = None) -> Protocol:
-    """The protocol named, else the one a task id implies; ValueError when neither fits."""
+    """The protocol named, else the task's own (`TaskSpec.human_protocol`); ValueError when neither fits."""
+    from evaluator.registry import TASKS
+
     if name:
         if name not in PROTOCOLS:
             raise ValueError(f"protocol: unknown {name!r} (known: {', '.join(PROTOCOLS)})")
         return PROTOCOLS[name]
-    for key, proto in TASK_PROTOCOLS.items():
-        if key in task:
-            return PROTOCOLS[proto]
+    spec = TASKS.get(task)
+    if spec is not None and spec.human_protocol in PROTOCOLS:
+        return PROTOCOLS[spec.human_protocol]
     raise ValueError(f"protocol: task {task!r} has no default protocol; pass one of {', '.join(PROTOCOLS)}")
 
 

@@ -16,15 +16,18 @@ from evaluator.human.campaign import CORRUPTED
 
 
 def _scored(j: pd.DataFrame) -> pd.DataFrame:
-    keep = (~j["is_repeat"].astype(bool)) & (j["system"] != CORRUPTED) & (j["criterion"] != "comment")
+    keep = (~j["is_repeat"].astype(bool)) & (j["system"] != CORRUPTED) & ~j["criterion"].isin(protocols.NOTE_CRITERIA)
     return j[keep]
+
+
+def _criteria(j: pd.DataFrame, protocol: str) -> tuple[protocols.Criterion, ...]:
+    return protocols.criteria_of(protocol, tuple(dict.fromkeys(j["criterion"])))
 
 
 def system_means(j: pd.DataFrame, protocol: str) -> pd.DataFrame:
     """Per system and criterion: mean, 95% interval, n judgements, n items; for MT's `correct` also the items a
     majority judged correct ("correct out of N")."""
-    proto = protocols.PROTOCOLS[protocol]
-    binary = {c.name for c in proto.criteria if c.low == 0 and c.high == 1}
+    binary = {c.name for c in _criteria(j, protocol) if c.low == 0 and c.high == 1}
     rows = []
     for (system, crit), g in _scored(j).groupby(["system", "criterion"], sort=True):
         est = agreement.mean_interval(g["value"].tolist(), binary=crit in binary)
@@ -39,10 +42,9 @@ def system_means(j: pd.DataFrame, protocol: str) -> pd.DataFrame:
 
 def alphas(j: pd.DataFrame, protocol: str) -> pd.DataFrame:
     """Krippendorff's alpha per criterion; a unit is one candidate of one item."""
-    proto = protocols.PROTOCOLS[protocol]
     rows = []
     scored = _scored(j)
-    for crit in proto.criteria:
+    for crit in _criteria(j, protocol):
         g = scored[scored["criterion"] == crit.name]
         units: dict[str, dict[str, float]] = {}
         for r in g.itertuples():
@@ -58,9 +60,9 @@ def alphas(j: pd.DataFrame, protocol: str) -> pd.DataFrame:
 def quality(j: pd.DataFrame, protocol: str) -> pd.DataFrame:
     """Per annotator: share of repeated judgements equal to the first one, and whether the corrupted candidate
     was caught (judged incorrect for MT; unfaithful or relevance <= 2 for summaries)."""
-    head = protocols.PROTOCOLS[protocol].headline
+    head = protocols.headline_of(protocol)
     rows = []
-    for name, g in j[j["criterion"] != "comment"].groupby("annotator", sort=True):
+    for name, g in j[~j["criterion"].isin(protocols.NOTE_CRITERIA)].groupby("annotator", sort=True):
         first = g[~g["is_repeat"].astype(bool)].set_index(["item_id", "cand_id", "criterion"])["value"]
         again = g[g["is_repeat"].astype(bool)].set_index(["item_id", "cand_id", "criterion"])["value"]
         both = again[again.index.isin(first.index)]
@@ -80,10 +82,12 @@ def metric_agreement(j: pd.DataFrame, metrics: pd.DataFrame, protocol: str, seed
                      n_boot: int = 1000) -> pd.DataFrame:
     """Kendall's tau of every automatic metric with the human headline criterion (mean over annotators), at item
     level and system level, with bootstrap 95% intervals over items."""
-    head = protocols.PROTOCOLS[protocol].headline
+    head = protocols.headline_of(protocol)
+    rows = []
+    if head is None or metrics.empty:
+        return pd.DataFrame(rows, columns=["metric", "level", "tau", "low", "high", "n"])
     h = _scored(j)
     human = h[h["criterion"] == head].groupby(["item_id", "system"])["value"].mean()
-    rows = []
     for metric, g in metrics.groupby("metric", sort=True):
         m = g.groupby(["item_id", "system"])["value"].mean()
         pairs = {k: (float(human[k]), float(m[k])) for k in human.index if k in m.index}
@@ -94,3 +98,37 @@ def metric_agreement(j: pd.DataFrame, metrics: pd.DataFrame, protocol: str, seed
             rows.append({"metric": metric, "level": level, "tau": est.value, "low": est.low, "high": est.high,
                          "n": est.n})
     return pd.DataFrame(rows, columns=["metric", "level", "tau", "low", "high", "n"])
+
+
+def alphas_by_language(j: pd.DataFrame) -> pd.DataFrame:
+    """Krippendorff's alpha per protocol, language and criterion across campaigns (`j` has the campaign_id, lang
+    and protocol columns); a unit is one candidate of one item of one campaign."""
+    rows = []
+    for (protocol, lang), g in j.groupby(["protocol", "lang"], sort=True):
+        units_of = g.assign(item_id=g["campaign_id"] + "/" + g["item_id"])
+        got = alphas(units_of, protocol)
+        got.insert(0, "campaigns", g["campaign_id"].nunique())
+        got.insert(0, "lang", lang)
+        got.insert(0, "protocol", protocol)
+        rows.append(got)
+    cols = ["protocol", "lang", "campaigns", "criterion", "level", "alpha", "units", "annotators"]
+    return pd.concat(rows, ignore_index=True)[cols] if rows else pd.DataFrame(columns=cols)
+
+
+RESULT_COLUMNS = ("kind", "system", "criterion", "level", "value", "low", "high", "n", "items", "correct")
+"""The rows `stored_results` gives, as the store's campaign_results table holds them (without campaign_id)."""
+
+
+def stored_results(j: pd.DataFrame, metrics: pd.DataFrame, protocol: str, seed: int = 0,
+                   n_boot: int = 1000) -> pd.DataFrame:
+    """A finished campaign's results in one long frame: per-system means (kind mean), alpha per criterion (kind
+    alpha) and Kendall's tau of every automatic metric (kind tau), each with its 95% interval and n."""
+    rows = []
+    for r in system_means(j, protocol).itertuples():
+        correct = int(str(r.correct_of_n).split(" of ")[0]) if isinstance(r.correct_of_n, str) else None
+        rows.append(("mean", r.system, r.criterion, "", r.mean, r.low, r.high, r.n, r.items, correct))
+    for r in alphas(j, protocol).itertuples():
+        rows.append(("alpha", "", r.criterion, r.level, r.alpha, math.nan, math.nan, r.units, None, None))
+    for r in metric_agreement(j, metrics, protocol, seed=seed, n_boot=n_boot).itertuples():
+        rows.append(("tau", "", r.metric, r.level, r.tau, r.low, r.high, r.n, None, None))
+    return pd.DataFrame(rows, columns=list(RESULT_COLUMNS))

@@ -45,6 +45,10 @@ class MetricSpec:
     reads_output: bool = False
     """The item function also takes `output=` (the raw model output, untrusted text), e.g. PACUTE contains-match
     searching the whole response when no answer block closes."""
+    reads_task: bool = False
+    """The item function also takes `task=` (the item's `TaskSpec`), reading what the task needs from its fields."""
+    empty_reason: str = "not computable from these rows"
+    """Why a cell has no value when the metric gives NaN (e.g. "no item asked in both orders")."""
 
 
 def resample_sums(per_item: Any, draws: Any, chunk: int = 32) -> Any:
@@ -57,6 +61,9 @@ def resample_sums(per_item: Any, draws: Any, chunk: int = 32) -> Any:
 
     per_item = np.asarray(per_item, dtype=float)
     n_boot, n = draws.shape
+    weights = multiplicity(draws)
+    if weights is not None:
+        return weights @ per_item
     out = np.empty((n_boot, per_item.shape[1]))
     for start in range(0, n_boot, chunk):
         d = draws[start:start + chunk]
@@ -64,6 +71,42 @@ def resample_sums(per_item: Any, draws: Any, chunk: int = 32) -> Any:
         weights = np.bincount((np.arange(b)[:, None] * n + d).ravel(), minlength=b * n).reshape(b, n)
         out[start:start + b] = weights @ per_item
     return out
+
+
+MAX_WEIGHTS = 4_000_000
+"""Largest multiplicity matrix (resamples × items) kept whole (32 MB); larger cells are summed in chunks."""
+_weights_cache: tuple = (None, None)
+
+
+def multiplicity(draws: Any) -> Any:
+    """How often each item is drawn in each resample, an (n_boot × n) matrix, or None when too large to keep.
+
+    A cell's draws are shared by all its metrics and runs, so the matrix is built once per draws array (the last
+    one is kept); the sums it gives are the chunked sums of `resample_sums` (counts are exact in float)."""
+    import numpy as np
+
+    global _weights_cache
+    if draws.size > MAX_WEIGHTS:
+        return None
+    cached_draws, weights = _weights_cache
+    if cached_draws is not draws:
+        n_boot, n = draws.shape
+        weights = np.bincount((np.arange(n_boot)[:, None] * n + draws).ravel(),
+                              minlength=n_boot * n).reshape(n_boot, n).astype(float)
+        _weights_cache = (draws, weights)
+    return weights
+
+
+def item_score(spec: MetricSpec, answer: str | None, gold: Any, *, task: Any, item: Any,
+               output: str | None) -> float:
+    """One item's score under `spec` (its item function must exist), passing `output=` and `task=` to the
+    metrics that read them."""
+    extra: dict[str, Any] = {}
+    if spec.reads_output:
+        extra["output"] = output
+    if spec.reads_task:
+        extra["task"] = task
+    return float(spec.item(answer, gold, lang=item.lang, item=item, **extra))
 
 
 METRICS: dict[str, MetricSpec] = {}

@@ -144,6 +144,7 @@ MCQ_F1 = register(MetricSpec(
     reference="PACUTE paper §5; pacute-bench src/pacute_bench/evaluator.py _calc_metrics @ 89a610f"))
 ORDER_CONSISTENCY = register(MetricSpec(
     name="order_consistency", display="Order consistency", item=None, corpus=order_consistency, chance="none",
+    empty_reason="no item asked in both orders",
     resample=order_consistency_resample,
     description="Binary choices asked in both option orders: share of items where the model picks the same "
                 "option both times (position-bias control). Needs runs with both orders.",

@@ -11,6 +11,7 @@ language's label set, `max((bacc − 1/K)/(1 − 1/K), 0)` (`SeaHelmMetric.norma
 """
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections import Counter
 from typing import Any, Sequence
@@ -21,7 +22,14 @@ from evaluator.metrics.base import MetricSpec, register, resample_sums
 
 
 def _norm(x: Any) -> str:
-    return unicodedata.normalize("NFC", str(x)).strip().casefold()
+    text = str(x)
+    return _norm_label(text) if len(text) <= 64 else unicodedata.normalize("NFC", text).strip().casefold()
+
+
+@functools.lru_cache(maxsize=4096)
+def _norm_label(text: str) -> str:
+    """NFC, stripped, case-folded; labels repeat across rows, so each short one is normalised once."""
+    return unicodedata.normalize("NFC", text).strip().casefold()
 
 
 def same(answer: str | None, gold: Any) -> bool:

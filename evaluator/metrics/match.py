@@ -58,28 +58,28 @@ def has_answer_block(output: str | None) -> bool:
     return bool(output) and _ANSWER_BLOCK.search(unicodedata.normalize("NFC", output)) is not None
 
 
-def contains_region(answer: str | None, output: str | None, task: str = "") -> str | None:
-    """The text contains-match searches: the whole output for a PACUTE response without a closed answer block,
-    otherwise the extracted answer (LINDSEA open coreference always uses the extracted answer)."""
-    if output is not None and not task.startswith("lindsea-") and not has_answer_block(output):
+def contains_region(answer: str | None, output: str | None, whole_output: bool = True) -> str | None:
+    """The text contains-match searches: the whole output for a response without a closed answer block when the
+    task allows it (`TaskSpec.contains_whole_output`, PACUTE), otherwise the extracted answer."""
+    if output is not None and whole_output and not has_answer_block(output):
         return output
     return answer
 
 
 def contains_match_item(answer: str | None, gold: Any, *, lang: str = "", item: Any = None,
-                        output: str | None = None) -> float:
+                        output: str | None = None, task: Any = None) -> float:
     """1.0 when the answer matches exactly (hyphen-normalised) or the searched text contains a gold (case, NFC).
 
     The searched text is `contains_region`: the whole raw output when it has no closed `<answer>` block (PACUTE),
     else the extracted answer. Hyphens are not trimmed for containment: a trimmed suffix `-ak` would otherwise be
-    "found" in `yak`. LINDSEA golds listing alternatives ("Tono or Tina (least preferred)") accept any of them.
+    "found" in `yak`. A task with `gold_alternatives` (LINDSEA: "Tono or Tina (least preferred)") accepts any of
+    them. Without `task` (pacute-bench re-scoring) the PACUTE rules apply.
     """
-    task = str(getattr(item, "task", "") or "")
-    if isinstance(gold, str) and task.startswith("lindsea-"):
+    if isinstance(gold, str) and getattr(task, "gold_alternatives", False):
         gold = referent_alternatives(gold)
     if answer is not None and exact_match_item(answer, gold):
         return 1.0
-    region = contains_region(answer, output, task)
+    region = contains_region(answer, output, getattr(task, "contains_whole_output", True))
     if region is None:
         return 0.0
     a = _plain(region)
@@ -93,6 +93,7 @@ EXACT_MATCH = register(MetricSpec(
     reference="PACUTE paper §5; pacute-bench exact_match"))
 CONTAINS_MATCH = register(MetricSpec(
     name="contains_match", display="Contains match", item=contains_match_item, binary=True, reads_output=True,
+    reads_task=True,
     description="Exact match, or the gold (lower-cased, trimmed, NFC) occurs inside the lower-cased answer; when a "
                 "PACUTE response has no closed <answer> block, inside the whole response (the answer often appears "
                 "mid-chain, PACUTE paper §7). Affix hyphens are kept for containment so `-ak` is not found in "

@@ -33,6 +33,7 @@ QA = TaskSpec(
         "You will be given a paragraph and a question. Answer the question by extracting the answer from "
         "the paragraph.\nParagraph: {context}\nQuestion: {question}\nAnswer:"),
     native_pack="seahelm:nlu_question_answering.yaml:qa",
+    copy_baseline=("context", "first_sentence"),
     description="Extractive QA; SQuAD F1 (max over gold answers); Thai headline after newmm retokenisation.",
 )
 
@@ -73,6 +74,7 @@ TRANSLATION_EN_XX = TaskSpec(
     extractor="free_text", metrics=("chrf++", "comet22"), dataset={lang: "FLORES-200" for lang in L4},
     chance=0.0, max_tokens=256, prompt_en=_MT_PROMPT, language_slots={"target_language": "name"},
     output_tag="translation", rollup_as="translation", native_pack="seahelm:nlg_translation.yaml:translation-en-xx",
+    copy_baseline=("text", "whole"), human_protocol="mt",
     description="English → target language, FLORES-200 devtest; ChrF++ (COMET-22 when its checkpoint is present).",
 )
 
@@ -81,6 +83,7 @@ TRANSLATION_XX_EN = TaskSpec(
     extractor="free_text", metrics=("chrf++", "comet22"), dataset={lang: "FLORES-200" for lang in L4},
     chance=0.0, max_tokens=256, prompt_en=_MT_PROMPT, language_slots={"target_language": "en:name"},
     output_tag="translation", rollup_as="translation", native_pack="seahelm:nlg_translation.yaml:translation-xx-en",
+    copy_baseline=("text", "whole"), human_protocol="mt",
     description="Target language → English, FLORES-200 devtest; ChrF++ (COMET-22 when its checkpoint is present).",
 )
 
@@ -92,6 +95,7 @@ ABSSUM = TaskSpec(
         "Article: {text}\nSummarize this {language} article in 1 or 2 sentences. "
         "The response should be in {language}.\nSummary:"),
     native_pack="seahelm:nlg_abstractive_summarization.yaml:abssum",
+    copy_baseline=("text", "first_sentence"), human_protocol="summarisation",
     description="Abstractive summarisation of XL-Sum articles; multilingual ROUGE-L F1 (XL-Sum scorer).",
 )
 

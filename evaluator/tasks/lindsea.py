@@ -11,11 +11,12 @@ MINIMAL_PAIRS = TaskSpec(
     name="lindsea-mp", family="lindsea", group="LD", langs=L2, mode="generate", loader="lindsea.mp",
     extractor="letter", metrics=("accuracy", "order_consistency", "phenomenon_macro"),
     labels={lang: ("A", "B") for lang in L2}, chance=0.5, max_tokens=32, both_orders=True,
-    option_fields=("correct", "wrong"), aliases=("minimal-pairs", "lindsea-minimal-pairs"),
+    option_fields=("correct", "wrong"), logprob_of="sentences", aliases=("minimal-pairs", "lindsea-minimal-pairs"),
     prompt_en=PromptTemplate("Which sentence is more acceptable?\nA: {correct}\nB: {wrong}\nAnswer with A or B only.",
                              system="You are a {language} linguist."),
     native_pack="lindsea:syntax.minimal_pairs", dataset={lang: "LINDSEA syntax" for lang in L2},
-    description="Minimal pairs (morphology, argument structure, filler-gap, NPIs and negation); accuracy.",
+    description="Minimal pairs (morphology, argument structure, filler-gap, NPIs and negation); accuracy. Scored by "
+                "log-probabilities, the pick is the more probable sentence (no prompt), as in BLiMP.",
 )
 
 PRAGMATIC_SINGLE = TaskSpec(
@@ -47,6 +48,7 @@ COREF_OPEN = TaskSpec(
     name="lindsea-coref-open", family="lindsea", group="LD", langs=L2, mode="generate",
     loader="lindsea.coref_open", extractor="free_text", metrics=("contains_match",), chance=0.0, max_tokens=128,
     native_pack="lindsea:semantics.coref_open_ended", dataset={lang: "LINDSEA semantics" for lang in L2},
+    gold_alternatives=True, contains_whole_output=False,
     description="Open-ended referent recovery; scored by whether the gold referent appears in the answer.",
 )
 
@@ -54,6 +56,7 @@ COREF_PRONOUN = TaskSpec(
     name="lindsea-coref-pronoun", family="lindsea", group="LD", langs=("id",), mode="generate",
     loader="lindsea.coref_pronoun", extractor="free_text", metrics=("contains_match",), chance=0.0, max_tokens=128,
     native_pack="lindsea:semantics.coref_pronoun_resolution", dataset={"id": "LINDSEA semantics"},
+    gold_alternatives=True, contains_whole_output=False,
     description="Who or what does the pronoun refer to; scored by whether the gold referent appears.",
 )
 

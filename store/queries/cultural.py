@@ -1,8 +1,10 @@
-"""Cultural probe queries: items, each model's responses side by side, and human-rating summaries."""
+"""Cultural probe queries: items, each model's responses side by side, and human-rating summaries (the judgements
+of the 'ratings' campaigns a ratings CSV is written to: store.campaigns.RATINGS_SQL)."""
 from __future__ import annotations
 
 import pandas as pd
 
+from store import campaigns
 from store.queries import query
 
 TASK = "cultural-representation"
@@ -34,18 +36,18 @@ def cultural_responses(con, *, lang: str, item_id: str, models: tuple[str, ...])
 @query
 def cultural_rating_summary(con, *, lang: str | None = None) -> pd.DataFrame:
     """Human ratings per model and criterion: mean, sd, min, max, ratings, raters, items."""
-    return con.execute("""
+    return con.execute(f"""
         SELECT model_id, criterion, avg(value) AS mean, stddev_samp(value) AS sd, min(value) AS min,
                max(value) AS max, count(*) AS ratings, count(DISTINCT rater) AS raters,
                count(DISTINCT lang || '/' || item_id) AS items
-        FROM ratings WHERE task = ? AND (? IS NULL OR lang = ?)
+        FROM ({campaigns.RATINGS_SQL}) WHERE task = ? AND (? IS NULL OR lang = ?)
         GROUP BY ALL ORDER BY model_id, criterion""", [TASK, lang, lang]).df()
 
 
 @query
 def cultural_item_ratings(con, *, lang: str, item_id: str) -> pd.DataFrame:
     """Every rating of one probe: model_id, rater, criterion, value."""
-    return con.execute("""
-        SELECT model_id, rater, criterion, value FROM ratings
+    return con.execute(f"""
+        SELECT model_id, rater, criterion, value FROM ({campaigns.RATINGS_SQL})
         WHERE task = ? AND lang = ? AND item_id = ? ORDER BY model_id, rater, criterion""",
                        [TASK, lang, item_id]).df()

@@ -46,3 +46,32 @@ def human_reported(con, *, task: str | None = None) -> pd.DataFrame:
         SELECT source, task, lang, metric, system, prompt_lang, value, note FROM reported
         WHERE metric LIKE 'human\\_%' ESCAPE '\\' AND (? IS NULL OR task = ?)
         ORDER BY task, lang, metric, system, prompt_lang""", [task, task]).df()
+
+
+@query
+def human_board_cells(con, *, prompt_lang: str = "en", family: str | None = None) -> pd.DataFrame:
+    """model, task, lang, protocol, campaign_id, criterion, value, low, high, n, items, correct: the stored per-system
+    means of FINISHED campaigns for the leaderboard's human column (systems run with `prompt_lang`, tasks of
+    `family`); open campaigns have no stored results and so never appear."""
+    return con.execute("""
+        SELECT m.model_id AS model, c.task, c.lang, c.protocol, c.campaign_id, r.criterion, r.value, r.low, r.high,
+               r.n, r.items, r.correct
+        FROM campaign_results r JOIN campaigns c USING (campaign_id)
+        JOIN models m ON r.system = m.model_id || '|' || ?
+        LEFT JOIN tasks t ON t.task = c.task
+        WHERE c.status = 'finished' AND r.kind = 'mean' AND (? IS NULL OR t.family = ?)
+        ORDER BY m.model_id, c.lang, c.task, c.campaign_id, r.criterion""", [prompt_lang, family, family]).df()
+
+
+@query
+def campaign_results(con, *, campaign_id: str, kind: str) -> pd.DataFrame:
+    """A finished campaign's stored results of one kind (mean | alpha | tau), as computed when it finished."""
+    return con.execute("""
+        SELECT system, criterion, level, value, low, high, n, items, correct FROM campaign_results
+        WHERE campaign_id = ? AND kind = ? ORDER BY system, criterion, level""", [campaign_id, kind]).df()
+
+
+@query
+def all_judgements(con) -> pd.DataFrame:
+    """Every judgement of every campaign (for agreement per language across campaigns)."""
+    return campaigns.judgements(con, None)

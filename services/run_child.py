@@ -1,0 +1,26 @@
+"""`python -m services.run_child`: one run whose `RunSpec` arrives as JSON on stdin (the worker's child process).
+
+The worker starts this in a child process with a scrubbed environment (services/worker.py `run_env`), so a crash or
+a time-out fails one request, not the worker, and nothing of the request passes through a command line. The spec is
+checked again here (`runspec.from_json`); exit codes as `python -m evaluator run` (services/run.py).
+"""
+from __future__ import annotations
+
+import sys
+
+from evaluator import runspec
+from services.run import run_and_report
+
+
+def main(text: str | None = None) -> int:
+    """Read the spec (from `text`, else stdin) and run it; the exit code."""
+    try:
+        spec = runspec.from_json(sys.stdin.read() if text is None else text, "run spec on stdin").checked()
+    except runspec.ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return run_and_report(spec)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
