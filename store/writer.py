@@ -304,6 +304,27 @@ def cell_predictions(con: duckdb.DuckDBPyConnection, model_id: str, task: str, l
     return [dict(zip(cols, row)) for row in cur.fetchall()]
 
 
+def cell_columns(con: duckdb.DuckDBPyConnection, model_id: str, task: str, lang: str, prompt_lang: str,
+                 metrics: Sequence[str]) -> dict[str, Any]:
+    """Every active prediction of a cell as numpy columns in store order (run, item id, order): run_no, item_id,
+    ord, parsed, answer and one column per metric of `metrics` (its stored item score, NaN where none); rows whose
+    item is not stored are left out. One pass: the scores pivoted by one GROUP BY."""
+    pivot = "".join(f", max(s.value) FILTER (WHERE s.metric = ?) AS m{k}" for k in range(len(metrics)))
+    picked = "".join(f", coalesce(sc.m{k}, 'NaN'::DOUBLE) AS m{k}" for k in range(len(metrics)))
+    cur = con.execute(f"""
+        WITH active AS (SELECT run_id, run_no FROM runs
+                        WHERE model_id = ? AND task = ? AND lang = ? AND prompt_lang = ? AND NOT superseded),
+             sc AS (SELECT s.run_id, s.item_id, s.ord{pivot} FROM scores s JOIN active USING (run_id) GROUP BY ALL)
+        SELECT a.run_no, p.item_id, p.ord, p.parsed, p.answer{picked}
+        FROM active a JOIN predictions p ON p.run_id = a.run_id
+        LEFT JOIN sc ON sc.run_id = p.run_id AND sc.item_id = p.item_id AND sc.ord = p.ord
+        WHERE p.item_id IN (SELECT item_id FROM items WHERE task = ? AND lang = ?)
+        ORDER BY a.run_no, p.item_id, p.ord""", [model_id, task, lang, prompt_lang, *metrics, task, lang])
+    out = cur.fetchnumpy()
+    return {**{k: out[k] for k in ("run_no", "item_id", "ord", "parsed", "answer")},
+            "scores": {m: out[f"m{k}"] for k, m in enumerate(metrics)}}
+
+
 def stored_keys(con: duckdb.DuckDBPyConnection, run_id: str) -> set[tuple[str, str]]:
     """(item_id, order) pairs already stored for a run, so a resumed run asks only what is missing."""
     return {(r[0], r[1]) for r in con.execute("SELECT item_id, ord FROM predictions WHERE run_id = ?",

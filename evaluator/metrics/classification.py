@@ -134,7 +134,11 @@ def _item_counts(groups: Sequence[Sequence[tuple]]) -> tuple[np.ndarray, np.ndar
 
 def macro_f1_resample(groups: Sequence[Sequence[tuple]], draws: np.ndarray) -> np.ndarray:
     """`macro_f1` on every resample at once (over the labels present in each resample's gold or answers)."""
-    tp, pred_n, gold_n = (resample_sums(m, draws) for m in _item_counts(groups))
+    return macro_f1_from_counts(*(resample_sums(m, draws) for m in _item_counts(groups)))
+
+
+def macro_f1_from_counts(tp: np.ndarray, pred_n: np.ndarray, gold_n: np.ndarray) -> np.ndarray:
+    """`macro_f1` from summed (rows × labels) true positives, predictions and golds: one value per row."""
     denom = pred_n + gold_n
     f1 = np.where(denom > 0, 2 * tp / np.maximum(denom, 1), 0.0)
     value = f1.sum(axis=1) / np.maximum((denom > 0).sum(axis=1), 1)
@@ -149,15 +153,23 @@ def seahelm_macro_f1_resample(groups: Sequence[Sequence[tuple]], draws: np.ndarr
 
 def seahelm_nba_resample(groups: Sequence[Sequence[tuple]], draws: np.ndarray) -> np.ndarray:
     """`seahelm_nba` on every resample at once (balanced accuracy resampled, then normalised and clipped)."""
-    bacc = balanced_accuracy_resample(groups, draws)
-    c = _label_chance([r for rows in groups for r in rows[:1]][:1])
+    return nba_from_bacc(balanced_accuracy_resample(groups, draws),
+                         _label_chance([r for rows in groups for r in rows[:1]][:1]))
+
+
+def nba_from_bacc(bacc: np.ndarray, c: float) -> np.ndarray:
+    """`seahelm_nba` from balanced accuracies and the chance 1/K: normalised and clipped at 0."""
     return np.where(np.isnan(bacc), np.nan, np.maximum((bacc - c) / (1 - c), 0.0) if c < 1 else 0.0)
 
 
 def balanced_accuracy_resample(groups: Sequence[Sequence[tuple]], draws: np.ndarray) -> np.ndarray:
     """`balanced_accuracy` on every resample at once (mean recall over the gold classes present)."""
     counts = _item_counts(groups)
-    tp, gold_n = resample_sums(counts[0], draws), resample_sums(counts[2], draws)
+    return balanced_accuracy_from_counts(resample_sums(counts[0], draws), resample_sums(counts[2], draws))
+
+
+def balanced_accuracy_from_counts(tp: np.ndarray, gold_n: np.ndarray) -> np.ndarray:
+    """`balanced_accuracy` from summed (rows × labels) true positives and golds: one value per row."""
     recall = np.where(gold_n > 0, tp / np.maximum(gold_n, 1), 0.0)
     value = recall.sum(axis=1) / np.maximum((gold_n > 0).sum(axis=1), 1)
     return np.where(gold_n.sum(axis=1) > 0, value, np.nan)
