@@ -113,47 +113,81 @@ def clustered_se(values: np.ndarray, lay: Layout) -> float | None:
     return float(means.std(ddof=1) / np.sqrt(len(means))) if len(means) > 1 else None
 
 
-def _labels(task: TaskSpec, cols: CellColumns, null: bool) -> tuple[list, list]:
-    """Normalised (answer or None/NULL, gold) per row, each distinct text normalised once."""
-    golds: dict[tuple[str, str], str] = {}
-    answers, gold_out = [], []
-    for item_id, order, parsed, answer in zip(cols.item_id, cols.order, cols.parsed.tolist(), cols.answer):
-        key = (item_id, order)
-        if key not in golds:
-            gold = cols.items[item_id].gold
-            if order == "ba" and isinstance(gold, str) and gold.upper() in FLIP:
-                gold = FLIP[gold.upper()]
-            golds[key] = _norm(gold)
-        a = _norm(answer) if parsed and answer is not None else None
-        answers.append(NULL if a is None and null else a)
-        gold_out.append(golds[key])
-    return answers, gold_out
+def _codes(texts: Sequence[Any], norm: Callable[[Any], Any]) -> tuple[list, np.ndarray]:
+    """(distinct normalised values, code per entry): each distinct text normalised once; None → -1."""
+    seen = {t: norm(t) for t in set(texts) if t is not None}
+    values = sorted(set(seen.values()))
+    pos = {v: k for k, v in enumerate(values)}
+    code = {t: pos[v] for t, v in seen.items()}
+    return values, np.array([code[t] if t is not None else -1 for t in texts], dtype=np.int64)
 
 
-def label_counts(task: TaskSpec, cols: CellColumns, lay: Layout, null: bool) -> list[tuple[np.ndarray, ...]]:
+def _labels(cols: CellColumns, lay: Layout, null: bool) -> tuple[np.ndarray, np.ndarray, int]:
+    """Label codes per row (answer, -1 when unparsed and `null` is off; gold as the model saw it: flipped for
+    order "ba"), codes in sorted label order, and the number of labels."""
+    ba = np.array([o == "ba" for o in cols.order], dtype=bool)
+    answers = [a if p else None for a, p in zip(cols.answer, cols.parsed.tolist())]
+    golds = []
+    for item_id in lay.ids:
+        gold = cols.items[item_id].gold
+        flipped = FLIP[gold.upper()] if isinstance(gold, str) and gold.upper() in FLIP else gold
+        golds += [_norm(gold), _norm(flipped)]
+    a_vals, a_code = _codes(answers, _norm)
+    labels = sorted(set(a_vals) | set(golds) | ({NULL} if null else set()))
+    pos = {lab: k for k, lab in enumerate(labels)}
+    a_map = np.array([pos[v] for v in a_vals] + [pos[NULL] if null else -1], dtype=np.int64)
+    ans = a_map[a_code]  # -1 indexes the last entry: NULL or -1
+    gold_code = np.array([pos[g] for g in golds], dtype=np.int64).reshape(-1, 2)[lay.code, ba.astype(np.int64)]
+    return ans, gold_code, len(labels)
+
+
+def label_counts(task: TaskSpec, cols: CellColumns, lay: Layout, null: bool) -> list[tuple]:
     """Per run: (tp, predictions, golds) as (items × labels) counts over the run's own label set (gold ∪ parsed
-    answers, sorted), items in `lay.ids` order."""
-    answers, golds = _labels(task, cols, null)
+    answers, sorted), items in `lay.ids` order, and the gold labels' columns in the order they first appear."""
+    a, g, width = _labels(cols, lay, null)
+    n, n_runs = len(lay.ids), len(lay.runs)
+    cell = (lay.run_code * n + lay.code) * width
+    size = n_runs * n * width
+    has = a >= 0
+    gold_n = np.bincount(cell + g, minlength=size).reshape(n_runs, n, width).astype(float)
+    pred_n = np.bincount(cell[has] + a[has], minlength=size).reshape(n_runs, n, width).astype(float)
+    hit = has & (a == g)
+    tp = np.bincount(cell[hit] + a[hit], minlength=size).reshape(n_runs, n, width).astype(float)
+    present = (gold_n.sum(axis=1) + pred_n.sum(axis=1)) > 0
     out = []
-    for k in range(len(lay.runs)):
-        rows = np.flatnonzero(lay.run_code == k)
-        labels = sorted({golds[r] for r in rows} | {answers[r] for r in rows if answers[r] is not None})
-        pos = {lab: j for j, lab in enumerate(labels)}
-        n, width = len(lay.ids), len(labels)
-        g = np.array([pos[golds[r]] for r in rows], dtype=np.int64)
-        a = np.array([pos[answers[r]] if answers[r] is not None else -1 for r in rows], dtype=np.int64)
-        items = lay.code[rows]
-        gold_n = np.bincount(items * width + g, minlength=n * width).reshape(n, width).astype(float)
-        has = a >= 0
-        pred_n = np.bincount(items[has] * width + a[has], minlength=n * width).reshape(n, width).astype(float)
-        hit = has & (a == g)
-        tp = np.bincount(items[hit] * width + a[hit], minlength=n * width).reshape(n, width).astype(float)
-        out.append((tp, pred_n, gold_n))
+    for k in range(n_runs):
+        keep = np.flatnonzero(present[k])
+        local = np.full(width, -1, dtype=np.int64)
+        local[keep] = np.arange(len(keep))
+        first = list(dict.fromkeys(local[g[lay.run_code == k]].tolist()))
+        out.append((tp[k][:, keep], pred_n[k][:, keep], gold_n[k][:, keep], first))
     return out
 
 
 def order_counts(cols: CellColumns, lay: Layout) -> list[np.ndarray]:
     """Per run: (items × 2) (consistent pairs, pairs) of items asked in both orders (as `order_consistency`)."""
+    n, n_runs = len(lay.ids), len(lay.runs)
+    ba = np.array([o == "ba" for o in cols.order], dtype=bool)
+    slot = (lay.run_code * n + lay.code) * 2 + ba
+    if len(np.unique(slot)) < len(slot):  # an order asked twice in a run: pair the k-th rows row by row
+        return _order_counts_rows(cols, lay)
+    upper = {a: a.upper() for a in set(cols.answer) if a is not None}
+    answers = [upper[a] if p and a is not None else None for a, p in zip(cols.answer, cols.parsed.tolist())]
+    vals, code = _codes(answers + [FLIP.get(x, x) for x in answers if x is not None], lambda x: x)
+    own = code[:len(answers)]
+    flipped = np.full(len(answers), -1, dtype=np.int64)
+    flipped[own >= 0] = code[len(answers):]
+    grid_own = np.full(n_runs * n * 2, -2, dtype=np.int64)  # -2: not asked, -1: unparsed
+    grid_flip = np.full(n_runs * n * 2, -2, dtype=np.int64)
+    grid_own[slot], grid_flip[slot] = own, flipped
+    ab_ans, ba_flip = grid_own[0::2], grid_flip[1::2]
+    paired = (ab_ans != -2) & (ba_flip != -2)
+    ok = paired & (ab_ans >= 0) & (ab_ans == ba_flip)
+    counts = np.stack([ok.astype(float), paired.astype(float)], axis=1).reshape(n_runs, n, 2)
+    return list(counts)
+
+
+def _order_counts_rows(cols: CellColumns, lay: Layout) -> list[np.ndarray]:
     out = []
     for k in range(len(lay.runs)):
         ab: dict[int, list] = {}
@@ -184,6 +218,24 @@ def finish(spec_name: str, sums: Sequence[np.ndarray], chance: float | None) -> 
     return bacc if spec_name == "balanced_accuracy" else nba_from_bacc(bacc, chance)
 
 
+def run_value(spec_name: str, counts: tuple, chance: float | None) -> float:
+    """The metric of one whole run from its summed counts, with Python floats in the order the row-by-row
+    functions add them (sorted labels for F1; gold labels as they first appear for balanced accuracy)."""
+    if spec_name == "order_consistency":
+        ok, n = counts[0].sum(axis=0).tolist()
+        return ok / n if n else float("nan")
+    tp, pred_n, gold_n = (m.sum(axis=0).tolist() for m in counts[:3])
+    if not sum(gold_n):
+        return float("nan")
+    if spec_name in ("macro_f1", "seahelm_macro_f1"):
+        f1s = [2 * t / (p + g) for t, p, g in zip(tp, pred_n, gold_n) if p + g]
+        return sum(f1s) / len(f1s)
+    bacc = sum(tp[j] / gold_n[j] for j in counts[3]) / len(counts[3])
+    if spec_name == "balanced_accuracy":
+        return bacc
+    return max((bacc - chance) / (1 - chance), 0.0) if chance < 1 else 0.0
+
+
 def counted_metric(spec: MetricSpec, task: TaskSpec, lang: str, cols: CellColumns, lay: Layout,
                    draws: np.ndarray) -> tuple[float, np.ndarray] | None:
     """(value, bootstrap statistics without NaN) of a label-count metric, or None when it has no columnar form."""
@@ -194,19 +246,32 @@ def counted_metric(spec: MetricSpec, task: TaskSpec, lang: str, cols: CellColumn
         per_run = label_counts(task, cols, lay, null=spec.name.startswith("seahelm"))
     else:
         return None
-    values = [finish(spec.name, [m.sum(axis=0, keepdims=True) for m in mats], chance)[0] for mats in per_run]
-    values = [float(v) for v in values if not np.isnan(v)]
+    values = [v for v in (run_value(spec.name, mats, chance) for mats in per_run) if not np.isnan(v)]
     value = float(np.mean(values)) if values else float("nan")
-    widths = [[m.shape[1] for m in mats] for mats in per_run]
+    per_run = [[m for m in mats if isinstance(m, np.ndarray)] for mats in per_run]
     summed = resample_sums(np.hstack([m for mats in per_run for m in mats]), draws)
+    stacked = _per_run_stats(spec.name, per_run, summed, chance)
+    counted = (~np.isnan(stacked)).sum(axis=0)
+    stats = np.where(counted > 0, np.nansum(stacked, axis=0) / np.maximum(counted, 1), np.nan)
+    return value, stats[~np.isnan(stats)]
+
+
+def _per_run_stats(spec_name: str, per_run: list[list[np.ndarray]], summed: np.ndarray,
+                   chance: float | None) -> np.ndarray:
+    """(runs × resamples) metric values from the resampled sums laid out run after run; runs whose matrices have
+    the same widths are finished in one call (the same element-wise arithmetic as one call per run)."""
+    n_boot = summed.shape[0]
+    widths = [[m.shape[1] for m in mats] for mats in per_run]
+    if all(w == widths[0] for w in widths) and len(set(widths[0])) == 1:
+        n_runs, parts, width = len(per_run), len(widths[0]), widths[0][0]
+        grid = summed.reshape(n_boot, n_runs, parts, width)
+        flat = [np.ascontiguousarray(grid[:, :, j, :]).reshape(n_boot * n_runs, width) for j in range(parts)]
+        return np.ascontiguousarray(finish(spec_name, flat, chance).reshape(n_boot, n_runs).T)
     stacked, col = [], 0
-    for mats, ws in zip(per_run, widths):
+    for ws in widths:
         parts = []
         for w in ws:
             parts.append(summed[:, col:col + w])
             col += w
-        stacked.append(finish(spec.name, parts, chance))
-    stacked = np.vstack(stacked)
-    counted = (~np.isnan(stacked)).sum(axis=0)
-    stats = np.where(counted > 0, np.nansum(stacked, axis=0) / np.maximum(counted, 1), np.nan)
-    return value, stats[~np.isnan(stats)]
+        stacked.append(finish(spec_name, parts, chance))
+    return np.vstack(stacked)
