@@ -10,6 +10,7 @@ form (n-gram, NER, QA, MCQ, phenomena, COMET) are computed from the rows by `agg
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -49,6 +50,20 @@ class CellColumns:
                    answer=[res.answer for _, res in pairs],
                    scores={m: np.array([res.scores.get(m, np.nan) for _, res in pairs], dtype=float)
                            for m in metrics}, pairs=lambda: list(pairs))
+
+
+def light_pairs(cols: CellColumns) -> list[tuple[Item, Any]]:
+    """The rows as (Item, answer) pairs carrying what `evaluator.drilldown` reads (run, order, parsed, the stored
+    scores), without rebuilding full ItemResults."""
+    names = list(cols.scores)
+    table = np.column_stack([cols.scores[m] for m in names]) if names else np.zeros((len(cols.item_id), 0))
+    out = []
+    for item_id, run, order, parsed, row in zip(cols.item_id, cols.run.tolist(), cols.order,
+                                                cols.parsed.tolist(), table.tolist()):
+        scores = {m: v for m, v in zip(names, row) if v == v}  # NaN: no stored score
+        out.append((cols.items[item_id], SimpleNamespace(prediction=SimpleNamespace(run=run, order=order),
+                                                         parsed=parsed, scores=scores)))
+    return out
 
 
 @dataclass

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Iterable, Mapping, Protocol, Sequence
 
 from evaluator import prompts
-from evaluator.clients import ClientError, Completion, LogprobsUnsupported, OptionScore, choose
+from evaluator.clients import ClientError, Completion, LogprobsUnsupported, OptionScore
 from evaluator.datasets import load_items
+from evaluator.logprob_choice import ask_by_logprob, continuation  # noqa: F401 - continuation: re-exported
 from evaluator.registry import select
 from evaluator.runspec import RunSpec
 from evaluator.scoring import score_prediction
@@ -210,7 +211,8 @@ def settings_for(cell: Cell, opts: RunSpec, tokenizer: str, endpoint: Mapping[st
     t = cell.task
     gen = {"temperature": t.temperature, "top_p": 1.0, "max_tokens": t.max_tokens, **opts.generation}
     mode = "choice_logprob" if uses_logprobs(t, opts) else t.mode
-    return {"mode": mode, **gen, "prompt_lang": cell.prompt_lang, "run_no": cell.run_no,
+    compared = {"logprob_of": t.logprob_of} if mode == "choice_logprob" and t.logprob_of != "options" else {}
+    return {"mode": mode, **compared, **gen, "prompt_lang": cell.prompt_lang, "run_no": cell.run_no,
             "both_orders": t.both_orders, "system_prompt": opts.system_prompt, "extra_body": dict(opts.request_body),
             "trim_tokens": dict(t.trim_tokens), "token_counter": tokenizer if t.trim_tokens else None,
             **dict(endpoint or {})}
@@ -254,11 +256,6 @@ def plan(opts: RunSpec, count: Callable[[str], int] | None = None
     return statuses, jobs
 
 
-def continuation(option: str) -> str:
-    """The option as it follows the prompt: after one space unless it starts with whitespace."""
-    return option if option[:1].isspace() else " " + option
-
-
 async def ask(backend: Backend, job: Job, opts: RunSpec) -> tuple[Prediction, dict]:
     """Send one job; returns the prediction and the extras to keep with it."""
     task, r, cell = job.cell.task, job.rendered, job.cell
@@ -268,20 +265,8 @@ async def ask(backend: Backend, job: Job, opts: RunSpec) -> tuple[Prediction, di
     base = dict(task=task.name, lang=cell.lang, item_id=job.item.item_id, prompt_lang=cell.prompt_lang,
                 run=cell.run_no, order=job.order, prompt=prompts.as_text(r))
     if uses_logprobs(task, opts):
-        prompt = f"{r.system}\n\n{r.user}" if r.system else r.user
-        options = list(r.options) if task.mode == "choice_logprob" else list(task.labels[cell.lang])
-        scores = await asyncio.gather(*(backend.option_logprob(prompt, continuation(o)) for o in options))
-        picks = choose(options, scores)
-        extras.update(choice_by_norm=picks, option_tokens=[s.n_tokens for s in scores],
-                      attempts=max(s.attempts for s in scores))
-        logprobs = tuple(s.logprob for s in scores)
-        pred = Prediction(**base, output=options[picks["none"]],
-                          option_logprobs=logprobs if task.mode == "choice_logprob" else None,
-                          tokens_in=sum(s.tokens_in or 0 for s in scores) or None, tokens_out=0,
-                          latency_s=max(s.latency_s for s in scores), finish_reason="logprobs")
-        if task.mode != "choice_logprob":
-            extras["letter_logprobs"] = dict(zip(options, logprobs))
-        return pred, extras
+        pred, by_logprob = await ask_by_logprob(backend, task, cell.lang, r, base)
+        return pred, {**extras, **by_logprob}
     gen = {"temperature": task.temperature, "top_p": 1.0, "max_tokens": task.max_tokens, **opts.generation}
     c = await backend.chat(prompts.messages(r, system_supported=opts.system_prompt), extra_body=opts.request_body,
                            **gen)

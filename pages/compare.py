@@ -53,7 +53,9 @@ slice_ = c4.selectbox("Show items", SLICES, key="slice", bind="query-params",
                       help="; ".join(f"{k}: {v}" for k, v in SLICE_NAMES.items()))
 search = c5.text_input("Search inputs and outputs", key="q", bind="query-params")
 answered = q("compare_items", task=task, lang=lang, systems=chosen, metric=metric)
-sliced = q("compare_slice", items=answered, slice=slice_, search=search.strip() or None)
+search = search.strip()
+matched = tuple(q("compare_search", task=task, lang=lang, systems=chosen, search=search)["item_id"]) if search else ()
+sliced = q("compare_slice", items=answered, slice=slice_, search=search or None, matched=matched)
 st.markdown(f"**{len(sliced)} items** ({md_escape(SLICE_NAMES[slice_])}) · " + " · ".join(
     f"{label} = {md_escape(s)}" for label, s in zip(LABELS, chosen)))
 table(sliced, f"compare_{task}_{lang}_{slice_}", height=240)
@@ -83,7 +85,8 @@ if sliced.empty:
     empty_state("No item matches.", "Widen the item filter or clear the search.")
     st.stop()
 
-failing = q("compare_slice", items=answered, slice="any_wrong", search=search.strip() or None)["item_id"].tolist()
+failing = q("compare_slice", items=answered, slice="any_wrong", search=search or None,
+            matched=matched)["item_id"].tolist()
 ids = sliced["item_id"].tolist()
 
 

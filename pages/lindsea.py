@@ -41,8 +41,7 @@ table(cells[["branch", "task", "prompt_lang", "metric", "value", "ci_low", "ci_h
              "below_chance", "parse_fail_pct"]], f"lindsea_{model}_{lang}_tasks")
 
 st.subheader("Where it breaks")
-facts = q("lindsea_facts", model=model, lang=lang)
-nodes = q("lindsea_tree", facts=facts, prompt_lang=prompt_lang)
+nodes = q("lindsea_tree", model=model, lang=lang, prompt_lang=prompt_lang)
 fig = go.Figure(go.Treemap(
     ids=nodes["id"], parents=nodes["parent"], labels=nodes["label"].map(plot_text), values=nodes["n"],
     branchvalues="total",
@@ -56,7 +55,7 @@ st.caption(f"Area = items, colour = accuracy with the {PROMPT_NAMES[prompt_lang]
            "Click a box to zoom in; pick a branch and phenomenon below for the numbers and the items.")
 
 c4, c5 = st.columns(2)
-tree = q("lindsea_drill", facts=facts, depth=1)
+tree = q("lindsea_drill", model=model, lang=lang, depth=1)
 branches = sorted(tree["branch"].unique())
 branch = c4.selectbox("Branch", ("all", *branches), key="branch", bind="query-params")
 level = {"branch": None, "phenomenon": None, "category": None}
@@ -67,7 +66,7 @@ if branch != "all":
     phen = c5.selectbox("Phenomenon", ("all", *phenomena), key="phenomenon", bind="query-params")
     if phen != "all":
         level["phenomenon"], depth = phen, 2
-bars = plot_frame(q("lindsea_drill", facts=facts, depth=depth, **level), "label")  # as Plotly shows them
+bars = plot_frame(q("lindsea_drill", model=model, lang=lang, depth=depth, **level), "label")  # as Plotly shows them
 key = ("branch", "phenomenon", "category")[depth]
 fig = px.bar(bars, y="label", x="value", color="prompt_lang", barmode="group", orientation="h",
              error_x=bars["ci_high"] - bars["value"], error_x_minus=bars["value"] - bars["ci_low"], range_x=(0, 100),
@@ -88,7 +87,7 @@ table(bars.drop(columns=["label"]), f"lindsea_{model}_{lang}_{key}")
 
 st.subheader("Items")
 node = level["category"] or level["phenomenon"] or level["branch"] or "all items"
-items = q("lindsea_items", facts=facts, prompt_lang=prompt_lang, **level)
+items = q("lindsea_items", model=model, lang=lang, prompt_lang=prompt_lang, **level)
 wrong = items[~items["right_all"].fillna(False)]
 st.write(f"{len(items)} items under **{md_escape(node)}** with the {PROMPT_NAMES[prompt_lang].lower()}: "
          f"{len(wrong)} answered wrongly in at least one option order (listed first).")

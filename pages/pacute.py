@@ -52,8 +52,7 @@ if others:
     st.caption(f"Hierarchy results of the selected models. {others}")
 chance = 25.0 if fmt == "mcq" else 0.0  # generation: no answer is matched by guessing
 
-facts = q("pacute_facts", models=chosen, fmt=fmt, metric=metric, prompt_lang=prompt_lang)
-levels = q("pacute_levels", facts=facts, fmt=fmt)
+levels = q("pacute_levels", models=chosen, fmt=fmt, metric=metric, prompt_lang=prompt_lang)
 ceiling = q("pacute_ceiling", models=chosen, fmt=fmt, metric=metric)
 st.subheader(f"Hierarchy L0-L5 ({fmt.upper()}, {METRIC_NAMES[metric]})")
 if levels.empty:
@@ -90,7 +89,7 @@ st.caption("MCQ is read on accuracy against 25% chance (four options); generatio
            f"{METRIC_NAMES[metric if fmt == 'gen' else 'exact_match']} against 0 (a model cannot match the answer "
            "by guessing). A level is at chance when its 95% interval reaches the chance line.")
 read_levels = levels if fmt == "gen" or metric == "mcq_acc" else q(
-    "pacute_levels", facts=q("pacute_facts", models=chosen, fmt="mcq", metric="mcq_acc", prompt_lang=prompt_lang))
+    "pacute_levels", models=chosen, fmt="mcq", metric="mcq_acc", prompt_lang=prompt_lang)
 diag = q("pacute_diagnosis", levels=read_levels, chance=read_chance)
 if diag.empty or diag["l2_value"].isna().all():
     empty_state(f"No {fmt.upper()} hierarchy results to read.",
@@ -112,7 +111,7 @@ if not diag.empty and (diag["l2_n"] < 30).any():
 
 st.subheader("Level means")
 st.caption("Micro: all hierarchy items pooled. Macro: the mean of the six level means (each level weighs the same).")
-table(q("pacute_level_means", facts=facts),
+table(q("pacute_level_means", models=chosen, fmt=fmt, metric=metric, prompt_lang=prompt_lang),
       f"pacute_level_means_{fmt}_{metric}", columns={"micro": st.column_config.NumberColumn(format="%.1f"),
                                                       "macro": st.column_config.NumberColumn(format="%.1f")})
 

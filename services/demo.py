@@ -142,18 +142,20 @@ def build_default_db(con: duckdb.DuckDBPyConnection, data_dir: Path = DEMO_DIR) 
 
 
 def ensure_default_db(con: duckdb.DuckDBPyConnection) -> bool:
-    """Mirror the registries into the store (and roll up models stored before roll-ups were), and fill an empty
+    """Mirror the registries into the store (roll up models stored before roll-ups were, pre-aggregate cells
+    stored before drill-downs were), and fill an empty
     store (no models, no reported rows) with the demo content: from its Parquet snapshot when that matches the demo
     files and the schema, else built from scratch; True when it filled."""
+    from services.drilldown import backfill_drilldowns
+
     with transaction(con):
         sync_registry(con)
         refresh_rollups(con, models_without_rollups(con))
     has = con.execute("SELECT (SELECT count(*) FROM models) + (SELECT count(*) FROM reported)").fetchone()[0]
-    if has:
-        return False
-    if not load_snapshot(con):
+    if not has and not load_snapshot(con):
         build_default_db(con)
-    return True
+    backfill_drilldowns(con)  # stores and snapshots written before the drill-down tables (V7)
+    return not has
 
 
 SNAPSHOT_DIR = DEMO_DIR / "store"

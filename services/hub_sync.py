@@ -38,9 +38,12 @@ def _push_pending(con, state: dict, config: hub.HubConfig) -> hub.SyncStatus | N
 
 def rollup_all(con) -> None:
     """Re-derive every model's roll-ups from its aggregates (after an import replaced them)."""
+    from services.drilldown import backfill_drilldowns
+
     models = [r[0] for r in con.execute("SELECT DISTINCT model_id FROM aggregates").fetchall()]
     with transaction(con):
         refresh_rollups(con, models)
+    backfill_drilldowns(con)  # an export written before the drill-down tables (V7)
 
 
 def pull(state: dict) -> hub.SyncStatus:

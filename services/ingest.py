@@ -14,7 +14,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import duckdb
 import numpy as np
 
-from evaluator.cell_columns import CellColumns
+from evaluator.cell_columns import CellColumns, light_pairs
+from evaluator.drilldown import cell_drilldown
 from evaluator.formats.base import FormatError
 from evaluator.formats.mapping import ItemIndex
 from evaluator.metrics import METRICS
@@ -24,6 +25,7 @@ from evaluator.rollup import rollup_rows
 from evaluator.spec import Item, ItemResult, Prediction, TaskSpec
 from store import writer
 from store.db import transaction
+from store.drilldown import save_drilldown
 
 
 class IngestError(ValueError):
@@ -161,7 +163,8 @@ def _stored_columns(con: duckdb.DuckDBPyConnection, model_id: str, task: TaskSpe
                     prompt_lang: str) -> CellColumns:
     """A cell's active rows as columns, read in one pass; items parsed once; the full (Item, ItemResult) pairs
     are read only if a metric has no columnar form."""
-    raw = writer.cell_columns(con, model_id, task.name, lang, prompt_lang, list(task.metrics))
+    metrics = sorted(set(task.metrics) | set(writer.cell_metrics(con, model_id, task.name, lang, prompt_lang)))
+    raw = writer.cell_columns(con, model_id, task.name, lang, prompt_lang, metrics)
     return CellColumns(items=_stored_items(con, task.name, lang), item_id=raw["item_id"].tolist(),
                        run=raw["run_no"].astype(np.int64), order=raw["ord"].tolist(),
                        parsed=raw["parsed"].astype(bool), answer=raw["answer"].tolist(),
@@ -215,11 +218,13 @@ def refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: Ite
     for task_name, lang, prompt_lang in sorted(set(cells)):
         task = TASKS[task_name]
         fresh, runs = (written or {}).get((task_name, lang, prompt_lang), (None, set()))
-        if fresh is not None and not writer.other_active_runs(con, model_id, task_name, lang, prompt_lang, runs):
-            cols = CellColumns.from_pairs(fresh)
-        else:
-            cols = _stored_columns(con, model_id, task, lang, prompt_lang)
+        as_written = fresh is not None and not writer.other_active_runs(con, model_id, task_name, lang,
+                                                                        prompt_lang, runs)
+        cols = CellColumns.from_pairs(fresh) if as_written else _stored_columns(con, model_id, task, lang,
+                                                                                 prompt_lang)
         scores = computed[(task_name, lang, prompt_lang)] = aggregate_cell(task, lang, columns=cols)
+        save_drilldown(con, model_id, task_name, lang, prompt_lang,
+                       cell_drilldown(fresh if as_written else light_pairs(cols)))
         head = next((c for c in scores if c.is_headline), scores[0] if scores else None)
         if head is not None:
             out.append(CellSummary(task_name, lang, prompt_lang, head.metric, head.value, head.ci_low, head.ci_high,

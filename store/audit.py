@@ -10,6 +10,7 @@ from typing import Any, Iterable
 import duckdb
 
 from store.db import transaction
+from store.drilldown import drop_orphans
 
 
 def record(con: duckdb.DuckDBPyConnection, actor: str, action: str, *, source_hash: str | None = None,
@@ -72,7 +73,7 @@ def delete_upload(con: duckdb.DuckDBPyConnection, source_hash: str, actor: str) 
         runs = con.execute("SELECT run_id, task, lang, prompt_lang, run_no FROM runs WHERE source_hash = ?",
                            [source_hash]).fetchall()
         ids = [r[0] for r in runs]
-        for table in ("scores", "predictions", "self_reported"):
+        for table in ("scores", "predictions", "self_reported", "run_counts"):
             con.execute(f"DELETE FROM {table} WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [ids])
         con.execute("DELETE FROM runs WHERE source_hash = ?", [source_hash])
         for _, task, lang, prompt_lang, run_no in runs:
@@ -94,6 +95,7 @@ def delete_upload(con: duckdb.DuckDBPyConnection, source_hash: str, actor: str) 
                 not con.execute("SELECT count(*) FROM uploads WHERE model_id = ?", [model]).fetchone()[0]:
             con.execute("DELETE FROM aggregates WHERE model_id = ?", [model])
             con.execute("DELETE FROM models WHERE model_id = ? AND origin = 'uploaded'", [model])
+        drop_orphans(con)
         record(con, actor, "delete", source_hash=source_hash, model_id=model,
                detail=f"{len(runs)} runs removed")
     return model, remaining

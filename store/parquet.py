@@ -246,6 +246,11 @@ def check_footers(con: duckdb.DuckDBPyConnection, files: list[Path] | str, rows:
                            f"({MAX_IMPORT_GB_ENV}={_max_import_bytes() / 1024 ** 3:g})")
 
 
+DERIVED_TABLES = ("drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags")
+"""Drill-down pre-aggregates (schema V7), derived from runs and answers with per-store cell numbers: never merged
+(a merge would mix two stores' numbering); emptied by a replace whose export lacks them. The wiring
+(`services.drilldown.backfill_drilldowns`) recomputes the cells left without them."""
+
 MERGE_PREFER = {"submissions": "CASE {t}.status WHEN 'PENDING' THEN 0 WHEN 'RUNNING' THEN 1 ELSE 2 END"}
 """Merge rule for rows present on both sides: the incoming row replaces the local one when this rank is higher
 (a request the worker finished must not go back to PENDING). Other tables keep the local row."""
@@ -307,10 +312,16 @@ def import_store(con: duckdb.DuckDBPyConnection, src: str | os.PathLike, *, mode
     if only is not None:
         manifest["tables"] = {t: m for t, m in manifest["tables"].items() if t in set(only)}
     manifest["tables"] = checked_manifest(con, manifest, str(src / MANIFEST))
+    if mode == "merge":
+        manifest["tables"] = {t: m for t, m in manifest["tables"].items() if t not in DERIVED_TABLES}
+    stale = [t for t in DERIVED_TABLES if mode == "replace" and "runs" in manifest["tables"]
+             and t not in manifest["tables"] and t in tables(con)]
     done: dict[str, TableExport] = {}
     staged: list[str] = []
     con.execute("BEGIN TRANSACTION")
     try:
+        for table in stale:
+            con.execute(f"DELETE FROM {quote_ident(table)}")
         for table, meta in sorted(manifest["tables"].items()):
             staged.append(_stage(con, src, table, meta))
             if mode == "replace":

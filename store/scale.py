@@ -87,7 +87,7 @@ def manifest_tables(con: duckdb.DuckDBPyConnection, root: str) -> dict[str, dict
     return parquet.checked_manifest(con, manifest, where)
 
 
-PER_ITEM_TABLES = ("predictions", "scores", "self_reported")
+PER_ITEM_TABLES = ("predictions", "scores", "self_reported", "item_outcomes")
 """Tables that grow with every answer: left in Parquet as views. The rest (models, runs, aggregates, items, ...)
 is small enough to load into memory, which spares every page query a listing of thousands of files."""
 

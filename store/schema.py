@@ -190,6 +190,41 @@ V6 = (
 """Human evaluation campaigns (issue 16): sampled items with blinded candidates, per-annotator assignments,
 judgements, and the hashed annotator tokens (kept out of exports and the Hub sync)."""
 
+V7 = (
+    """CREATE TABLE IF NOT EXISTS drill_cells (
+        cell_no BIGINT NOT NULL,               -- write number (max + 1): a cell's item_outcomes rows sit together
+        model_id VARCHAR NOT NULL, task VARCHAR NOT NULL, lang VARCHAR NOT NULL, prompt_lang VARCHAR NOT NULL,
+        answers INTEGER, unparsed INTEGER,     -- answers of the active runs, and those that could not be parsed
+        items INTEGER,                         -- distinct items with a per-item score
+        computed_at TIMESTAMP DEFAULT current_timestamp)""",
+    """CREATE TABLE IF NOT EXISTS drill_nodes (
+        cell_no BIGINT,                        -- drill_cells.cell_no: reads of a model's cells skip the others
+        model_id VARCHAR, task VARCHAR, lang VARCHAR, prompt_lang VARCHAR, metric VARCHAR,
+        phenomenon VARCHAR, category VARCHAR, subcategory VARCHAR, level INTEGER,   -- the items' node (NULL: none)
+        n INTEGER,                             -- items
+        correct DOUBLE,                        -- sum of item scores (0-1: mean over runs and option orders)
+        wrong INTEGER)                         -- items not right in every answer""",
+    """CREATE TABLE IF NOT EXISTS item_outcomes (
+        cell_no BIGINT,                        -- drill_cells.cell_no: reads of one cell skip other row groups
+        model_id VARCHAR, task VARCHAR, lang VARCHAR, prompt_lang VARCHAR, metric VARCHAR, item_id VARCHAR,
+        value DOUBLE,                          -- item score 0-1: mean over runs and option orders
+        right_ab BOOLEAN, right_ba BOOLEAN,    -- every answer in that option order scored 1 (NULL: not asked)
+        right_all BOOLEAN,                     -- every answer scored 1
+        parsed BOOLEAN,                        -- every answer parsed
+        answers STRUCT(run_no INTEGER, ord VARCHAR, value DOUBLE)[])""",
+    """CREATE TABLE IF NOT EXISTS run_counts (
+        run_id VARCHAR,
+        answers INTEGER, unparsed INTEGER,
+        computed_at TIMESTAMP DEFAULT current_timestamp)   -- after every prediction row of the run (see runs_rows)""",
+    """CREATE TABLE IF NOT EXISTS failed_flags (
+        model_id VARCHAR, task VARCHAR, lang VARCHAR, prompt_lang VARCHAR,
+        flag VARCHAR, item_id VARCHAR)         -- flagged items some answer got wrong on a 0/1 metric""",
+)
+"""Drill-down pre-aggregates (issue 14), written with a cell's aggregates from `evaluator.drilldown`, so the explorer
+pages read hundreds of rows instead of every answer: node counts, per-item outcomes clustered by cell, answers and
+parse failures per run, and flagged failures. A run's prediction rows were written between runs.created_at and
+run_counts.computed_at (transaction timestamps), which lets per-item reads of predictions skip other row groups."""
+
 V8 = (
     """CREATE TABLE IF NOT EXISTS campaign_results (
         campaign_id VARCHAR,
@@ -229,13 +264,13 @@ V8 = (
 the leaderboard's human column and the Human evaluation page (issue 16)."""
 
 MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6),
-                                                       (8, V8))
+                                                       (7, V7), (8, V8))
 """(version, statements) in order; append a new version, never edit an applied one."""
 
 TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",
           "self_reported", "ingests", "uploads", "self_reported_cells", "ratings", "submissions", "rollups", "metrics",
           "campaigns", "campaign_candidates", "campaign_assignments", "judgements", "campaign_tokens",
-          "campaign_results")
+          "campaign_results", "drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags")
 """Tables whose row counts the integrity tests compare before and after a failed write (not `audit`, which records
 refusals too, nor the bookkeeping tables `schema_version` and `hub_sync`)."""
 

@@ -304,6 +304,15 @@ def cell_predictions(con: duckdb.DuckDBPyConnection, model_id: str, task: str, l
     return [dict(zip(cols, row)) for row in cur.fetchall()]
 
 
+def cell_metrics(con: duckdb.DuckDBPyConnection, model_id: str, task: str, lang: str,
+                 prompt_lang: str) -> list[str]:
+    """The metrics with stored item scores in a cell's active runs."""
+    return [r[0] for r in con.execute(
+        "SELECT DISTINCT s.metric FROM scores s JOIN runs r ON r.run_id = s.run_id WHERE r.model_id = ? "
+        "AND r.task = ? AND r.lang = ? AND r.prompt_lang = ? AND NOT r.superseded ORDER BY 1",
+        [model_id, task, lang, prompt_lang]).fetchall()]
+
+
 def cell_columns(con: duckdb.DuckDBPyConnection, model_id: str, task: str, lang: str, prompt_lang: str,
                  metrics: Sequence[str]) -> dict[str, Any]:
     """Every active prediction of a cell as numpy columns in store order (run, item id, order): run_no, item_id,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from store.queries import query
-from store.queries.explore import binary_metrics
+from store.queries.explore import answer_window, binary_metrics, window_sql
 
 SLICES = ("all", "a_right_b_wrong", "a_wrong_b_right", "all_wrong", "any_wrong", "unparseable",
           "prompt_disagree")
@@ -42,16 +42,14 @@ def compare_systems(con, *, task: str, lang: str) -> pd.DataFrame:
 
 @query
 def compare_metrics(con, *, task: str, lang: str) -> pd.DataFrame:
-    """Per-item metrics of a cell (read from one of its runs), headline first: metric, is_headline, binary."""
-    run = con.execute("SELECT run_id FROM runs WHERE task = ? AND lang = ? AND NOT superseded LIMIT 1",
-                      [task, lang]).fetchone()
+    """Per-item metrics of a cell (from its stored node counts), headline first: metric, is_headline, binary."""
     return con.execute("""
-        WITH m AS (SELECT DISTINCT metric FROM scores WHERE run_id = ?)
+        WITH m AS (SELECT DISTINCT metric FROM drill_nodes WHERE task = ? AND lang = ?)
         SELECT m.metric, coalesce(bool_or(a.is_headline), false) AS is_headline,
                list_contains(?, m.metric) AS binary
         FROM m LEFT JOIN aggregates a ON a.task = ? AND a.lang = ? AND a.metric = m.metric
         GROUP BY m.metric ORDER BY is_headline DESC, m.metric""",
-                       [run[0] if run else None, binary_metrics(con), task, lang]).df()
+                       [task, lang, binary_metrics(con), task, lang]).df()
 
 
 def _system_rows(systems: tuple[str, ...]) -> tuple[str, list]:
@@ -64,11 +62,12 @@ def _system_rows(systems: tuple[str, ...]) -> tuple[str, list]:
 
 @query
 def compare_items(con, *, task: str, lang: str, systems: tuple[str, ...], metric: str) -> pd.DataFrame:
-    """Items of a cell answered by every system (one scan of the per-item tables), one column set per label A-D.
+    """Items of a cell answered by every system, one column set per label A-D, from the stored item outcomes of
+    the chosen models' cells (a few thousand rows).
 
     Columns: item_id, then for each label X: score_X (0-1), right_X (NULL for non-binary metrics), parsed_X;
     prompt_disagree (some chosen model is right with one prompt language and wrong with the other), input (the
-    item's input fields, first 200 characters) and search_text (inputs, gold and the systems' outputs).
+    item's input fields, first 200 characters) and search_text (inputs and gold; `compare_search` finds outputs).
     """
     if not 1 <= len(systems) <= len(LABELS):
         raise ValueError(f"choose 1-{len(LABELS)} systems, not {len(systems)}")
@@ -78,43 +77,58 @@ def compare_items(con, *, task: str, lang: str, systems: tuple[str, ...], metric
     cols = ", ".join(
         f"any_value(sc.value) FILTER (WHERE sc.label = '{x}') AS score_{x}, "
         + (f"any_value(sc.ok) FILTER (WHERE sc.label = '{x}')" if binary else "NULL::BOOLEAN") + f" AS right_{x}, "
-        f"any_value(pr.parsed) FILTER (WHERE sc.label = '{x}') AS parsed_{x}" for x in labels)
+        f"any_value(sc.parsed) FILTER (WHERE sc.label = '{x}') AS parsed_{x}" for x in labels)
     answered = " AND ".join(f"score_{x} IS NOT NULL" for x in labels)
     return con.execute(f"""
         WITH sys AS ({sys_sql}),
-        cell_runs AS (
-            SELECT r.run_id, r.model_id, r.prompt_lang, sys.label
-            FROM runs r LEFT JOIN sys ON sys.model_id = r.model_id AND sys.prompt_lang = r.prompt_lang
-            WHERE r.task = ? AND r.lang = ? AND NOT r.superseded AND r.model_id IN (SELECT model_id FROM sys)),
+        cells AS (
+            SELECT d.cell_no, d.model_id, d.prompt_lang, sys.label
+            FROM drill_cells d LEFT JOIN sys ON sys.model_id = d.model_id AND sys.prompt_lang = d.prompt_lang
+            WHERE d.task = ? AND d.lang = ? AND d.model_id IN (SELECT model_id FROM sys)),
         sc AS (
-            SELECT c.label, c.model_id, c.prompt_lang, s.item_id, avg(s.value) AS value, bool_and(s.value >= 1) AS ok
-            FROM cell_runs c JOIN scores s ON s.run_id = c.run_id AND s.metric = ?
-            GROUP BY c.label, c.model_id, c.prompt_lang, s.item_id),
-        pr AS (
-            SELECT c.label, p.item_id, bool_and(p.parsed) AS parsed, string_agg(p.output, ' ') AS outputs
-            FROM cell_runs c JOIN predictions p ON p.run_id = c.run_id
-            WHERE c.label IS NOT NULL GROUP BY c.label, p.item_id),
+            SELECT c.label, c.model_id, c.prompt_lang, o.item_id, o.value, o.right_all AS ok, o.parsed
+            FROM item_outcomes o JOIN cells c ON c.cell_no = o.cell_no
+            WHERE o.cell_no IN (SELECT cell_no FROM cells) AND o.metric = ?),
         disagree AS (
             SELECT DISTINCT item_id FROM sc GROUP BY item_id, model_id
             HAVING count(DISTINCT prompt_lang) = 2 AND bool_and(ok) FILTER (WHERE prompt_lang = 'en')
                    <> bool_and(ok) FILTER (WHERE prompt_lang = 'native')),
         wide AS (
-            SELECT sc.item_id, {cols}, string_agg(pr.outputs, ' ') AS outputs
-            FROM sc LEFT JOIN pr ON pr.label = sc.label AND pr.item_id = sc.item_id
-            WHERE sc.label IS NOT NULL GROUP BY sc.item_id)
-        SELECT wide.item_id, wide.* EXCLUDE (item_id, outputs),
+            SELECT sc.item_id, {cols} FROM sc WHERE sc.label IS NOT NULL GROUP BY sc.item_id)
+        SELECT wide.item_id, wide.* EXCLUDE (item_id),
                wide.item_id IN (SELECT item_id FROM disagree) AS prompt_disagree,
                left(array_to_string(json_extract_string(i.inputs, '$.*'), ' | '), 200) AS input,
                concat_ws(' ', array_to_string(json_extract_string(i.inputs, '$.*'), ' '),
-                         json_extract_string(i.gold, '$'), wide.outputs) AS search_text
+                         json_extract_string(i.gold, '$')) AS search_text
         FROM wide JOIN items i ON i.task = ? AND i.lang = ? AND i.item_id = wide.item_id
         WHERE {answered} ORDER BY wide.item_id""", [*params, task, lang, metric, task, lang]).df()
 
 
+def _system_runs(con, task: str, lang: str, systems: tuple[str, ...]) -> tuple[list[str], str, list]:
+    """Current run ids of the systems on a cell, and the created_at window of their predictions."""
+    pairs = [list(split_system(s)) for s in systems]
+    runs, earliest, latest = answer_window(
+        con, "r.task = ? AND r.lang = ? AND NOT r.superseded AND list_contains(?, [r.model_id, r.prompt_lang])",
+        [task, lang, pairs])
+    window, params = window_sql("p", earliest, latest)
+    return runs, window, params
+
+
+@query
+def compare_search(con, *, task: str, lang: str, systems: tuple[str, ...], search: str) -> pd.DataFrame:
+    """Items of a cell whose output from one of the systems contains `search` (case-insensitive): item_id."""
+    runs, window, params = _system_runs(con, task, lang, systems)
+    return con.execute(f"""
+        SELECT DISTINCT p.item_id FROM predictions p
+        WHERE {window} AND list_contains(?, p.run_id) AND p.output ILIKE ? ORDER BY 1""",
+                       [*params, runs, f"%{search}%"]).df()
+
+
 @query
 def compare_slice(con, *, items: pd.DataFrame, slice: str = "all", search: str | None = None,
-                  limit: int = 500) -> pd.DataFrame:
-    """Rows of `compare_items` in a slice (see SLICES), optionally matching `search`; search columns dropped."""
+                  matched: tuple[str, ...] = (), limit: int = 500) -> pd.DataFrame:
+    """Rows of `compare_items` in a slice (see SLICES), optionally matching `search` in their inputs and gold or
+    being among `matched` (items whose outputs matched, from `compare_search`); search columns dropped."""
     if slice not in SLICES:
         raise ValueError(f"unknown slice {slice!r}; one of {', '.join(SLICES)}")
     labels = [c.removeprefix("score_") for c in items.columns if c.startswith("score_")]
@@ -130,8 +144,8 @@ def compare_slice(con, *, items: pd.DataFrame, slice: str = "all", search: str |
     }[slice]
     params: list = []
     if search:
-        cond = f"({cond}) AND search_text ILIKE ?"
-        params.append(f"%{search}%")
+        cond = f"({cond}) AND (search_text ILIKE ? OR list_contains(?, item_id))"
+        params.extend([f"%{search}%", list(matched)])
     answered = items  # noqa: F841  (read by DuckDB by name; `items` is also a table)
     return con.execute(f"""
         SELECT * EXCLUDE (prompt_disagree, search_text) FROM answered WHERE {cond} ORDER BY item_id LIMIT ?""",
@@ -154,15 +168,26 @@ def compare_outputs(con, *, task: str, lang: str, item_id: str, systems: tuple[s
     output, answer, parsed, score, right (NULL for non-binary metrics), finish_reason."""
     sys_sql, params = _system_rows(systems)
     binary = metric in binary_metrics(con)
+    runs, window, window_params = _system_runs(con, task, lang, systems)
     return con.execute(f"""
-        WITH sys AS ({sys_sql})
+        WITH sys AS ({sys_sql}),
+        outcomes AS (
+            SELECT o.model_id, o.prompt_lang, o.answers FROM item_outcomes o
+            WHERE o.cell_no IN (SELECT d.cell_no FROM drill_cells d JOIN sys USING (model_id, prompt_lang)
+                                WHERE d.task = ? AND d.lang = ?)
+              AND o.item_id = ? AND o.metric = ?),
+        answers AS (SELECT model_id, prompt_lang, unnest(answers, recursive := true) FROM outcomes),
+        preds AS (
+            SELECT * FROM predictions p WHERE {window} AND list_contains(?, p.run_id) AND p.item_id = ?)
         SELECT sys.label, r.model_id, r.prompt_lang, r.run_no, p.ord, p.prompt, p.output, p.answer, p.parsed,
                s.value AS score, {'s.value >= 1' if binary else 'NULL::BOOLEAN'} AS right, p.finish_reason
         FROM sys JOIN runs r ON r.model_id = sys.model_id AND r.prompt_lang = sys.prompt_lang
-        JOIN predictions p ON p.run_id = r.run_id AND p.item_id = ?
-        LEFT JOIN scores s ON s.run_id = p.run_id AND s.item_id = p.item_id AND s.ord = p.ord AND s.metric = ?
+        JOIN preds p ON p.run_id = r.run_id
+        LEFT JOIN answers s ON s.model_id = r.model_id AND s.prompt_lang = r.prompt_lang AND s.run_no = r.run_no
+                           AND s.ord = p.ord
         WHERE r.task = ? AND r.lang = ? AND NOT r.superseded
-        ORDER BY sys.label, r.run_no, p.ord""", [*params, item_id, metric, task, lang]).df()
+        ORDER BY sys.label, r.run_no, p.ord""",
+                       [*params, task, lang, item_id, metric, *window_params, runs, item_id, task, lang]).df()
 
 
 @query

@@ -64,3 +64,29 @@ def explore_models(con, *, size: str | None = None, model_type: str | None = Non
     return con.execute(f"""
         SELECT m.model_id, m.family, m.organisation, m.params_b, m.model_type, m.weights, m.sea_tuned, m.origin
         FROM models m WHERE {where} {fam} ORDER BY m.model_id""", params).df()
+
+
+def answer_window(con, runs_where: str, params: list) -> tuple[list[str], object, object]:
+    """(run ids, earliest, latest) of the runs matching `runs_where` (on `runs r`): their prediction rows were
+    written between the run's created_at and its run_counts.computed_at (transaction timestamps), so a read of
+    predictions filtered by that window skips the row groups of every other write."""
+    rows = con.execute(f"""
+        SELECT r.run_id, r.created_at, c.computed_at FROM runs r LEFT JOIN run_counts c ON c.run_id = r.run_id
+        WHERE {runs_where}""", params).fetchall()
+    if not rows:
+        return [], None, None
+    earliest = None if any(c is None for _, c, _ in rows) else min(c for _, c, _ in rows)
+    latest = None if any(c is None for _, _, c in rows) else max(c for _, _, c in rows)
+    return [r for r, _, _ in rows], earliest, latest
+
+
+def window_sql(alias: str, earliest, latest) -> tuple[str, list]:
+    """The `answer_window` bounds as a condition on `alias`.created_at (true when a bound is unknown)."""
+    conds, params = [], []
+    if earliest is not None:
+        conds.append(f"{alias}.created_at >= ?")
+        params.append(earliest)
+    if latest is not None:
+        conds.append(f"{alias}.created_at <= ?")
+        params.append(latest)
+    return " AND ".join(conds) or "true", params

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pandas as pd
 
 from store.queries import query
-from store.queries.explore import binary_metrics
 
 _FIELD = """
     WITH cell AS (
@@ -51,13 +50,14 @@ def model_extremes(con, *, model: str, side: str = "strength", k: int = 5) -> pd
 @query
 def model_runs(con, *, model: str) -> pd.DataFrame:
     """Runs of a model (provenance): task, lang, prompt_lang, run_no, source, harness, source_file, settings,
-    superseded, answers, unparsed (outputs that could not be parsed), created_at."""
+    superseded, answers, unparsed (outputs that could not be parsed; both counted when the cell's aggregates were
+    written, 0 before), created_at."""
     return con.execute("""
         SELECT r.task, r.lang, r.prompt_lang, r.run_no, r.source, r.harness, r.source_file,
-               r.settings::VARCHAR AS settings, r.superseded, count(p.item_id) AS answers,
-               count(*) FILTER (WHERE NOT p.parsed) AS unparsed, r.created_at
-        FROM runs r LEFT JOIN predictions p ON p.run_id = r.run_id
-        WHERE r.model_id = ? GROUP BY ALL ORDER BY r.task, r.lang, r.prompt_lang, r.run_no""", [model]).df()
+               r.settings::VARCHAR AS settings, r.superseded, coalesce(c.answers, 0)::BIGINT AS answers,
+               coalesce(c.unparsed, 0)::BIGINT AS unparsed, r.created_at
+        FROM runs r LEFT JOIN run_counts c ON c.run_id = r.run_id
+        WHERE r.model_id = ? ORDER BY r.task, r.lang, r.prompt_lang, r.run_no""", [model]).df()
 
 
 @query
@@ -77,13 +77,10 @@ def model_parse_failures(con, *, runs: pd.DataFrame) -> pd.DataFrame:
 def model_failed_flags(con, *, model: str) -> pd.DataFrame:
     """Data-quality flags carried by items the model got wrong: flag, failed items carrying it, tasks."""
     return con.execute("""
-        WITH failed AS (
-            SELECT DISTINCT r.task, r.lang, s.item_id
-            FROM runs r JOIN scores s ON s.run_id = r.run_id
-            WHERE r.model_id = ? AND NOT r.superseded AND list_contains(?, s.metric) AND s.value < 1)
-        SELECT flag, count(*) AS failed_items, string_agg(DISTINCT f.task || '/' || f.lang, ', ') AS cells
-        FROM failed f JOIN items i USING (task, lang, item_id), unnest(i.warnings) AS u(flag)
-        GROUP BY flag ORDER BY failed_items DESC, flag""", [model, binary_metrics(con)]).df()
+        SELECT flag, count(DISTINCT (task, lang, item_id)) AS failed_items,
+               string_agg(DISTINCT task || '/' || lang, ', ') AS cells
+        FROM failed_flags WHERE model_id = ?
+        GROUP BY flag ORDER BY failed_items DESC, flag""", [model]).df()
 
 
 @query

@@ -1,4 +1,6 @@
-"""PACUTE explorer queries: the L0-L5 hierarchy per model, level means, main-suite tasks and controls."""
+"""PACUTE explorer queries: the L0-L5 hierarchy per model, level means, main-suite tasks and controls.
+
+Levels and their means sum the stored node counts (`drill_nodes`); nothing here reads per-item rows."""
 from __future__ import annotations
 
 import pandas as pd
@@ -16,49 +18,51 @@ LEVEL_NAMES = {0: "L0 character recognition", 1: "L1 character manipulation", 2:
 """Hierarchy levels as named in the PACUTE paper."""
 
 
-@query
-def pacute_facts(con, *, models: tuple[str, ...], fmt: str = "mcq", metric: str = "mcq_acc",
-                 prompt_lang: str = "en") -> pd.DataFrame:
-    """Hierarchy items answered by the chosen models: model_id, level, item_id, value (0-1, mean over runs)."""
+def _hierarchy(fmt: str) -> str:
     if fmt not in ("mcq", "gen"):
         raise ValueError(f"fmt must be mcq or gen, not {fmt!r}")
-    task = f"pacute-hierarchical-{fmt}"
-    return con.execute("""
-        WITH scored AS (
-            SELECT r.model_id, s.item_id, avg(s.value) AS value
-            FROM runs r JOIN scores s ON s.run_id = r.run_id
-            WHERE r.task = ? AND NOT r.superseded AND list_contains(?, r.model_id) AND s.metric = ?
-              AND r.prompt_lang = ?
-            GROUP BY r.model_id, s.item_id)
-        SELECT x.model_id, i.level, x.item_id, x.value
-        FROM scored x JOIN items i ON i.task = ? AND i.lang = 'tl' AND i.item_id = x.item_id""",
-                       [task, list(models), metric, prompt_lang, task]).df()
+    return f"pacute-hierarchical-{fmt}"
+
+
+LEVELS_SQL = """
+    SELECT model_id, level, sum(n)::BIGINT AS n, sum(correct) AS correct
+    FROM drill_nodes
+    WHERE cell_no IN (SELECT cell_no FROM drill_cells
+                      WHERE task = ? AND lang = 'tl' AND list_contains(?, model_id) AND prompt_lang = ?)
+      AND metric = ?
+    GROUP BY model_id, level"""
+"""Hierarchy node counts per chosen model and level: n (items), correct (sum of item scores 0-1, an item's score
+being its mean over runs)."""
 
 
 @query
-def pacute_levels(con, *, facts: pd.DataFrame, fmt: str = "mcq") -> pd.DataFrame:
+def pacute_levels(con, *, models: tuple[str, ...], fmt: str = "mcq", metric: str = "mcq_acc",
+                  prompt_lang: str = "en") -> pd.DataFrame:
     """Per model and level: n, correct, value (0-100), chance, below_chance (the wiring adds 95% Wilson intervals),
     level_name and level_label ("L2 (n=10)", the range of n over models when it differs)."""
     chance = MCQ_CHANCE if fmt == "mcq" else 0.0
     names = "CASE level " + " ".join(f"WHEN {k} THEN '{v}'" for k, v in LEVEL_NAMES.items()) + " END"
     return con.execute(f"""
-        SELECT model_id, level, {names} AS level_name, count(*) AS n, sum(value) AS correct,
-               100 * avg(value) AS value, {chance} AS chance,
-               100 * avg(value) < {chance} AS below_chance,
-               'L' || level || ' (n=' || CASE WHEN min(count(*)) OVER w = max(count(*)) OVER w
-                   THEN (min(count(*)) OVER w)::VARCHAR
-                   ELSE min(count(*)) OVER w || '-' || max(count(*)) OVER w END || ')' AS level_label
-        FROM facts GROUP BY model_id, level WINDOW w AS (PARTITION BY level) ORDER BY model_id, level""").df()
+        WITH lv AS ({LEVELS_SQL})
+        SELECT model_id, level, {names} AS level_name, n, correct,
+               100 * correct / n AS value, {chance} AS chance,
+               100 * correct / n < {chance} AS below_chance,
+               'L' || level || ' (n=' || CASE WHEN min(n) OVER w = max(n) OVER w
+                   THEN (min(n) OVER w)::VARCHAR
+                   ELSE min(n) OVER w || '-' || max(n) OVER w END || ')' AS level_label
+        FROM lv WINDOW w AS (PARTITION BY level) ORDER BY model_id, level""",
+                       [_hierarchy(fmt), list(models), prompt_lang, metric]).df()
 
 
 @query
-def pacute_level_means(con, *, facts: pd.DataFrame) -> pd.DataFrame:
+def pacute_level_means(con, *, models: tuple[str, ...], fmt: str = "mcq", metric: str = "mcq_acc",
+                       prompt_lang: str = "en") -> pd.DataFrame:
     """Per model: micro mean (all hierarchy items pooled) and macro mean (mean of the level means), n, levels."""
-    return con.execute("""
-        WITH lv AS (SELECT model_id, level, avg(value) AS v, count(*) AS n FROM facts GROUP BY ALL)
-        SELECT model_id, 100 * sum(v * n) / sum(n) AS micro, 100 * avg(v) AS macro, sum(n) AS n,
+    return con.execute(f"""
+        WITH lv AS ({LEVELS_SQL})
+        SELECT model_id, 100 * sum(correct) / sum(n) AS micro, 100 * avg(correct / n) AS macro, sum(n) AS n,
                count(*) AS n_levels
-        FROM lv GROUP BY model_id ORDER BY model_id""").df()
+        FROM lv GROUP BY model_id ORDER BY model_id""", [_hierarchy(fmt), list(models), prompt_lang, metric]).df()
 
 
 @query
@@ -118,9 +122,9 @@ def pacute_availability(con, *, models: tuple[str, ...]) -> pd.DataFrame:
     """Which hierarchy formats and prompt languages the chosen models have results for: fmt, prompt_lang, models
     (how many of them), items (scored answers)."""
     return con.execute("""
-        SELECT regexp_extract(r.task, '^pacute-hierarchical-(mcq|gen)$', 1) AS fmt, r.prompt_lang,
-               count(DISTINCT r.model_id) AS models, count(DISTINCT (r.model_id, s.item_id)) AS items
-        FROM runs r JOIN scores s ON s.run_id = r.run_id
-        WHERE r.task IN ('pacute-hierarchical-mcq', 'pacute-hierarchical-gen') AND NOT r.superseded
-          AND list_contains(?, r.model_id)
-        GROUP BY ALL ORDER BY fmt, r.prompt_lang""", [list(models)]).df()
+        SELECT regexp_extract(task, '^pacute-hierarchical-(mcq|gen)$', 1) AS fmt, prompt_lang,
+               count(DISTINCT model_id) AS models, sum(items)::BIGINT AS items
+        FROM drill_cells
+        WHERE task IN ('pacute-hierarchical-mcq', 'pacute-hierarchical-gen') AND list_contains(?, model_id)
+          AND items > 0
+        GROUP BY ALL ORDER BY fmt, prompt_lang""", [list(models)]).df()
