@@ -52,17 +52,30 @@ class CellColumns:
                            for m in metrics}, pairs=lambda: list(pairs))
 
 
+class _Answer:
+    """One stored answer as `evaluator.drilldown` reads it: prediction (run, order), parsed, scores."""
+
+    __slots__ = ("prediction", "parsed", "scores")
+
+    def __init__(self, prediction: SimpleNamespace, parsed: bool, scores: dict[str, float]):
+        self.prediction, self.parsed, self.scores = prediction, parsed, scores
+
+
 def light_pairs(cols: CellColumns) -> list[tuple[Item, Any]]:
     """The rows as (Item, answer) pairs carrying what `evaluator.drilldown` reads (run, order, parsed, the stored
     scores), without rebuilding full ItemResults."""
     names = list(cols.scores)
     table = np.column_stack([cols.scores[m] for m in names]) if names else np.zeros((len(cols.item_id), 0))
+    complete = not np.isnan(table).any()
+    asked: dict[tuple[int, str], SimpleNamespace] = {}
     out = []
     for item_id, run, order, parsed, row in zip(cols.item_id, cols.run.tolist(), cols.order,
                                                 cols.parsed.tolist(), table.tolist()):
-        scores = {m: v for m, v in zip(names, row) if v == v}  # NaN: no stored score
-        out.append((cols.items[item_id], SimpleNamespace(prediction=SimpleNamespace(run=run, order=order),
-                                                         parsed=parsed, scores=scores)))
+        key = (run, order)
+        if key not in asked:
+            asked[key] = SimpleNamespace(run=run, order=order)
+        scores = dict(zip(names, row)) if complete else {m: v for m, v in zip(names, row) if v == v}  # NaN: none
+        out.append((cols.items[item_id], _Answer(asked[key], parsed, scores)))
     return out
 
 
