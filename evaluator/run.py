@@ -48,6 +48,10 @@ class Backend(Protocol):
 class Sink(Protocol):
     """Where results go: the store through `services.ingest`, or a list in tests."""
 
+    def prepare(self) -> None:
+        """Whatever every commit needs first (e.g. the registry's rows); runs on the writer thread beside the first
+        requests, before the first `save_many`."""
+
     def stored(self, cell: "Cell") -> set[tuple[str, str]]:
         """(item_id, order) pairs already stored for this cell and run."""
 
@@ -258,6 +262,7 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
             cell_jobs = kept
         todo.extend(cell_jobs)
     bars = _progress(statuses, progress)
+    writer.start(sink.prepare)
     for agg, runs in runs_of.items():
         remaining[agg] = sum(s.total - s.resumed for s in runs)
         if remaining[agg] == 0 and any(s.resumed for s in runs):  # resumed in full: aggregates may predate a kill

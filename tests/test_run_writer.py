@@ -107,6 +107,18 @@ def test_a_failing_commit_fails_the_run_with_its_error():
     assert isinstance(result.get("error"), OSError) and "disk full" in str(result["error"])
 
 
+def test_a_failing_prepare_fails_the_run_without_storing_anything():
+    class NoRegistry(ListSink):
+        def prepare(self):
+            raise OSError("read-only store")
+
+    sink, result = NoRegistry(), {}
+    with StandinServer() as server:
+        _run_in_thread(server.base_url, sink, result).join(60)
+    assert isinstance(result.get("error"), OSError) and "read-only" in str(result["error"])
+    assert sink.rows == {}
+
+
 @pytest.mark.parametrize("concurrency, size", [(1, 8), (4, 8), (32, 64), (128, 256)])
 def test_group_size_is_twice_c_and_at_least_eight(concurrency, size):
     assert group_size(concurrency) == size
