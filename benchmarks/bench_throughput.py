@@ -10,7 +10,8 @@ each C, in ONE run against ONE stand-in (tests/standin_server.py in its own proc
   * `lm-eval`        lm-evaluation-harness's `local-chat-completions` (`lmeval_chat_driver.py`, run by the Python of
                      a separate venv given as --lmeval-venv): num_concurrent=C, max_retries=3, no tokenizer, one
                      chat completion per request, its own aiohttp loop.
-Client loops are timed after a warm-up round of C requests; the full run is timed from planning to the last refresh.
+Each is timed after a warm-up (C requests; for the full run, one item per cell into another store), the full
+run from planning to the last refresh.
 Each line carries the load average; the machine line names CPU and cores.
 
     python benchmarks/bench_throughput.py --lmeval-venv /tmp/lmeval-venv [--latency 0.2] [--requests 1000]
@@ -82,21 +83,25 @@ async def client_loop(url: str, concurrency: int, n: int) -> tuple[int, float, f
 
 
 async def full_run(url: str, concurrency: int, n: int, db: Path) -> tuple[int, float, float]:
-    """(answers stored, seconds, CPU seconds) for the whole runner into a fresh store."""
+    """(answers stored, seconds, CPU seconds) for the whole runner into a fresh store, timed after a warm-up run of
+    one item per cell into another store (as the client loops' warm-up round: imports, first connections)."""
     from services.live import StoreSink
     from store.db import connect
 
-    con = connect(db)
-    try:
-        async with ModelClient(url, "standin", concurrency=concurrency) as client:
-            t0, c0 = time.perf_counter(), time.process_time()
-            statuses = await run(client, StoreSink(con, f"bench-c{concurrency}"),
-                                 RunSpec(limit=max(1, n // RUN_CELLS), concurrency=concurrency, **RUN_JOBS),
-                                 progress=False)
-            elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
-        stored = con.execute("SELECT count(*) FROM predictions").fetchone()[0]
-    finally:
-        con.close()
+    async def once(path: Path, limit: int) -> tuple[list, float, float, int]:
+        con = connect(path)
+        try:
+            async with ModelClient(url, "standin", concurrency=concurrency) as client:
+                t0, c0 = time.perf_counter(), time.process_time()
+                statuses = await run(client, StoreSink(con, f"bench-c{concurrency}"),
+                                     RunSpec(limit=limit, concurrency=concurrency, **RUN_JOBS), progress=False)
+                elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
+            return statuses, elapsed, cpu, con.execute("SELECT count(*) FROM predictions").fetchone()[0]
+        finally:
+            con.close()
+
+    await once(db.with_name("warm-up.duckdb"), 1)
+    statuses, elapsed, cpu, stored = await once(db, max(1, n // RUN_CELLS))
     asked = sum(s.asked for s in statuses)
     if stored != asked:
         raise RuntimeError(f"{asked} answers reported but {stored} stored")

@@ -19,6 +19,8 @@ from store.db import transaction
 
 REGISTRY = ("registry",)
 """The mark in `known` that this process has written the registry's rows."""
+MODEL = "model"
+"""(MODEL, model_id) in `known`: the model's row is written."""
 
 
 def save_live(con: duckdb.DuckDBPyConnection, model_id: str,
@@ -47,20 +49,20 @@ def save_live(con: duckdb.DuckDBPyConnection, model_id: str,
     with transaction(con):
         if fresh_runs and REGISTRY not in known:  # first run of this process: the registry rows
             sync_registry(con)
-        for rid in fresh_runs:
-            meta = by_run[rid][0][0]
+        if fresh_runs and (MODEL, model_id) not in known:
             writer.upsert_model(con, {"model_id": model_id, "origin": "evaluated", **(model_info or {})})
-            writer.upsert_run(con, {"run_id": rid, "model_id": model_id, "task": meta["task"], "lang": meta["lang"],
-                                    "prompt_lang": meta["prompt_lang"], "run_no": meta["run_no"],
-                                    "settings": meta.get("settings"), "source": meta.get("source", "evaluated"),
-                                    "harness": "tanaw"})
+        writer.upsert_runs(con, [{"run_id": rid, "model_id": model_id, "task": meta["task"], "lang": meta["lang"],
+                                  "prompt_lang": meta["prompt_lang"], "run_no": meta["run_no"],
+                                  "settings": meta.get("settings"), "source": meta.get("source", "evaluated"),
+                                  "harness": "tanaw"} for rid in fresh_runs for meta in [by_run[rid][0][0]]])
         live.append(con, "items", live.item_rows(list(new_items.values()), content_hash))  # both orders: once
         live.append(con, "predictions", preds)
         live.append(con, "scores", scores)
         live.append(con, "self_reported", self_rep)
     known.update(new_items)
     known.update(by_run)
-    known.add(REGISTRY)
+    if fresh_runs:
+        known.update((REGISTRY, (MODEL, model_id)))
 
 
 def prepare_live(con: duckdb.DuckDBPyConnection, known: set) -> None:
