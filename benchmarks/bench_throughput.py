@@ -10,9 +10,9 @@ each C, in ONE run against ONE stand-in (tests/standin_server.py in its own proc
   * `lm-eval`        lm-evaluation-harness's `local-chat-completions` (`lmeval_chat_driver.py`, run by the Python of
                      a separate venv given as --lmeval-venv): num_concurrent=C, max_retries=3, no tokenizer, one
                      chat completion per request, its own aiohttp loop.
-Each is timed after a warm-up (C requests; for the full run, one item per cell into another store), the full
-run from planning to the last refresh.
-Each line carries the load average; the machine line names CPU and cores.
+Each is timed after a warm-up (C requests; for the full run, one item per cell into another store), the full run
+from planning to the last refresh; `tail s` is its time after the last commit (the final aggregate refresh). Each
+line carries the load average; the machine line names CPU and cores.
 
     python benchmarks/bench_throughput.py --lmeval-venv /tmp/lmeval-venv [--latency 0.2] [--requests 1000]
         [--concurrency 8,32,128]
@@ -82,30 +82,38 @@ async def client_loop(url: str, concurrency: int, n: int) -> tuple[int, float, f
         return n, time.perf_counter() - t0, time.process_time() - c0
 
 
-async def full_run(url: str, concurrency: int, n: int, db: Path) -> tuple[int, float, float]:
-    """(answers stored, seconds, CPU seconds) for the whole runner into a fresh store, timed after a warm-up run of
-    one item per cell into another store (as the client loops' warm-up round: imports, first connections)."""
+async def full_run(url: str, concurrency: int, n: int, db: Path) -> tuple[int, float, float, float]:
+    """(answers stored, seconds, CPU seconds, seconds after the last commit) for the whole runner into a fresh store,
+    timed after a warm-up run of one item per cell into another store (as the client loops' warm-up round: imports,
+    first connections). The last figure is the run's tail: the final aggregate refresh and closing."""
     from services.live import StoreSink
     from store.db import connect
+
+    last_commit = [0.0]
+
+    class TimedSink(StoreSink):
+        def save_many(self, rows):
+            super().save_many(rows)
+            last_commit[0] = time.perf_counter()
 
     async def once(path: Path, limit: int) -> tuple[list, float, float, int]:
         con = connect(path)
         try:
             async with ModelClient(url, "standin", concurrency=concurrency) as client:
                 t0, c0 = time.perf_counter(), time.process_time()
-                statuses = await run(client, StoreSink(con, f"bench-c{concurrency}"),
+                statuses = await run(client, TimedSink(con, f"bench-c{concurrency}"),
                                      RunSpec(limit=limit, concurrency=concurrency, **RUN_JOBS), progress=False)
-                elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
-            return statuses, elapsed, cpu, con.execute("SELECT count(*) FROM predictions").fetchone()[0]
+                end, cpu = time.perf_counter(), time.process_time() - c0
+            return statuses, end - t0, cpu, con.execute("SELECT count(*) FROM predictions").fetchone()[0], end
         finally:
             con.close()
 
     await once(db.with_name("warm-up.duckdb"), 1)
-    statuses, elapsed, cpu, stored = await once(db, max(1, n // RUN_CELLS))
+    statuses, elapsed, cpu, stored, end = await once(db, max(1, n // RUN_CELLS))
     asked = sum(s.asked for s in statuses)
     if stored != asked:
         raise RuntimeError(f"{asked} answers reported but {stored} stored")
-    return asked, elapsed, cpu
+    return asked, elapsed, cpu, end - last_commit[0]
 
 
 def lmeval_loop(venv: Path, url: str, concurrency: int, n: int) -> tuple[int, float, float]:
@@ -158,7 +166,7 @@ def main() -> int:
         if venv:
             print(f"lm-eval {lmeval_version(venv)} local-chat-completions from {venv}")
         print(f"{'loop':<14}{'C':>5}{'requests':>9}{'seconds':>9}{'req/s':>8}{'C/L':>7}{'ratio':>7}"
-              f"{'CPU ms/req':>11}  load avg (1, 5 min)")
+              f"{'CPU ms/req':>11}{'tail s':>8}  load avg (1, 5 min)")
         for c in [int(x) for x in args.concurrency.split(",")]:
             limit = c / args.latency
             rows = []
@@ -167,10 +175,11 @@ def main() -> int:
             rows.append(("tanaw client", asyncio.run(client_loop(url, c, args.requests))))
             if venv:
                 rows.append(("lm-eval", lmeval_loop(venv, url, c, args.requests)))
-            for name, (n, secs, cpu) in rows:
+            for name, (n, secs, cpu, *tail) in rows:
                 load = os.getloadavg()
+                tail_s = f"{tail[0]:.2f}" if tail else "-"
                 print(f"{name:<14}{c:>5}{n:>9}{secs:>9.2f}{n / secs:>8.1f}{limit:>7.0f}{n / secs / limit:>7.2f}"
-                      f"{cpu / n * 1000:>11.2f}  {load[0]:.2f}, {load[1]:.2f}", flush=True)
+                      f"{cpu / n * 1000:>11.2f}{tail_s:>8}  {load[0]:.2f}, {load[1]:.2f}", flush=True)
     finally:
         proc.kill()
         proc.wait()
