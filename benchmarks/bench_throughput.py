@@ -7,6 +7,8 @@ each C, in ONE run against ONE stand-in (tests/standin_server.py in its own proc
                      aggregate refresh of every cell; 1,000 requests = sentiment in id/vi/th/ta, English prompt,
                      50 items, 5 runs (20 cells);
   * `tanaw client`   the client loop alone: `evaluator.run.bounded` with C workers on `ModelClient.chat`;
+  * `openai SDK`     the same loop on the openai SDK's AsyncOpenAI (httpx pool of C connections, no retries): what
+                     the client used before its aiohttp transport (`evaluator/openai_http.py`);
   * `lm-eval`        lm-evaluation-harness's `local-chat-completions` (`lmeval_chat_driver.py`, run by the Python of
                      a separate venv given as --lmeval-venv): num_concurrent=C, max_retries=3, no tokenizer, one
                      chat completion per request, its own aiohttp loop.
@@ -15,7 +17,7 @@ from planning to the last refresh; `tail s` is its time after the last commit (t
 line carries the load average; the machine line names CPU and cores.
 
     python benchmarks/bench_throughput.py --lmeval-venv /tmp/lmeval-venv [--latency 0.2] [--requests 1000]
-        [--concurrency 8,32,128]
+        [--concurrency 8,32,128] [--sdk]
 
 Preparing the venv (torch first from the local wheel: an unpinned torch would download gigabytes):
     python3 -m venv /tmp/lmeval-venv && /tmp/lmeval-venv/bin/pip install torch==2.13.0 \\
@@ -77,6 +79,24 @@ async def client_loop(url: str, concurrency: int, n: int) -> tuple[int, float, f
             await client.chat([{"role": "user", "content": f"question {i}"}], max_tokens=8)
 
         await bounded(range(concurrency), one, concurrency)  # warm-up: open the connections, load lazy imports
+        t0, c0 = time.perf_counter(), time.process_time()
+        await bounded(range(n), one, concurrency)
+        return n, time.perf_counter() - t0, time.process_time() - c0
+
+
+async def sdk_loop(url: str, concurrency: int, n: int) -> tuple[int, float, float]:
+    """(answers, seconds, CPU seconds) for n chat requests through the bounded loop on the openai SDK."""
+    import httpx
+    from openai import AsyncOpenAI
+
+    pool = httpx.AsyncClient(limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
+                             timeout=120, follow_redirects=False)
+    async with AsyncOpenAI(base_url=url, api_key="EMPTY", max_retries=0, http_client=pool) as client:
+        async def one(i: int) -> None:
+            await client.chat.completions.create(model="standin", max_tokens=8,
+                                                 messages=[{"role": "user", "content": f"question {i}"}])
+
+        await bounded(range(concurrency), one, concurrency)
         t0, c0 = time.perf_counter(), time.process_time()
         await bounded(range(n), one, concurrency)
         return n, time.perf_counter() - t0, time.process_time() - c0
@@ -152,6 +172,7 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=1000, help="requests per loop and C (default 1000)")
     parser.add_argument("--concurrency", default="8,32,128")
     parser.add_argument("--lmeval-venv", type=Path, help="venv holding lm-eval 0.4.13 (see the docstring)")
+    parser.add_argument("--sdk", action="store_true", help="also time the loop on the openai SDK")
     args = parser.parse_args()
     venv = args.lmeval_venv
     if venv is None or not (venv / "bin" / "python").exists():
@@ -173,6 +194,8 @@ def main() -> int:
             with tempfile.TemporaryDirectory() as tmp:
                 rows.append(("tanaw run", asyncio.run(full_run(url, c, args.requests, Path(tmp) / "b.duckdb"))))
             rows.append(("tanaw client", asyncio.run(client_loop(url, c, args.requests))))
+            if args.sdk:
+                rows.append(("openai SDK", asyncio.run(sdk_loop(url, c, args.requests))))
             if venv:
                 rows.append(("lm-eval", lmeval_loop(venv, url, c, args.requests)))
             for name, (n, secs, cpu, *tail) in rows:
