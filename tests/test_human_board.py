@@ -118,3 +118,17 @@ def test_reopened_campaign_leaves_the_board(board_db):
     con = db.connect(board_db)
     assert con.execute("SELECT count(*) FROM campaign_results").fetchone()[0] == 0
     con.close()
+
+
+def test_summarisation_cell_shows_criterion_means_with_intervals():
+    import pandas as pd
+
+    from pages._board_human import _cell
+
+    rows = pd.DataFrame([
+        {"lang": "ta", "task": "abssum", "protocol": "summarisation", "criterion": c, "value": v, "low": lo,
+         "high": hi, "n": 9, "items": 3, "correct": None}
+        for c, v, lo, hi in [("coherence", 3.5, 3.0, 4.0), ("faithfulness", 2 / 3, 0.35, 0.88),
+                             ("fluency", 4.0, 4.0, 4.0), ("relevance", 3.25, float("nan"), float("nan"))]])
+    assert _cell(rows) == ("ta abssum: coherence 3.5 [3.0–4.0], faithful 66.7% [35.0–88.0], fluency 4.0 [4.0–4.0], "
+                           "relevance 3.2, n=9")
