@@ -1,7 +1,7 @@
 """Request throughput against one stand-in server: achieved requests/s versus the limit C/L, Tanaw beside lm-eval.
 
 With a fixed server latency L and at most C requests in flight, no client can exceed C/L requests per second. For
-each C, in ONE run against ONE stand-in (tests/standin_server.py in its own process), this times
+each C, in ONE run against ONE stand-in (tests/helpers/standin_server.py in its own process), this times
   * `tanaw run`      the whole runner end to end (`evaluator.run.run` into a fresh DuckDB store through
                      `services.live.StoreSink`): planning, prompts, requests, scoring, every group commit and the
                      aggregate refresh of every cell; 1,000 requests = sentiment in id/vi/th/ta, English prompt,
@@ -59,7 +59,7 @@ def _free_port() -> int:
 def start_standin(latency: float) -> tuple[subprocess.Popen, str]:
     """The stand-in server in a child process; returns (process, base URL) once it answers."""
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, str(REPO / "tests" / "standin_server.py"), "--port", str(port),
+    proc = subprocess.Popen([sys.executable, str(REPO / "tests" / "helpers" / "standin_server.py"), "--port", str(port),
                              "--latency", str(latency)])
     url = f"http://127.0.0.1:{port}/v1"
     for _ in range(100):
