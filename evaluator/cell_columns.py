@@ -4,7 +4,7 @@
 item scores) and the label-count metrics (macro-F1, balanced accuracy, the SEA-HELM view, order consistency) are
 computed here from arrays: per run in one pass, their bootstraps by summing per-(item, run) counts over one
 multiplicity matrix for every run at once, with the same draws, the same formulas
-(`metrics.classification.*_from_counts`) and the same percentile as the row-by-row path. Metrics without a columnar
+(`metrics.classification.*_from_counts`, chosen by `MetricSpec.counted`) and the same percentile as the row-by-row path. Metrics without a columnar
 form (n-gram, NER, QA, MCQ, phenomena, COMET) are computed from the rows by `aggregate`.
 """
 from __future__ import annotations
@@ -21,8 +21,6 @@ from evaluator.metrics.classification import (NULL, _norm, balanced_accuracy_fro
                                               nba_from_bacc)
 from evaluator.spec import Item, TaskSpec
 
-LABEL_METRICS = ("macro_f1", "balanced_accuracy", "seahelm_nba", "seahelm_macro_f1")
-"""Corpus metrics computed from per-item label counts."""
 
 
 @dataclass
@@ -234,32 +232,32 @@ def _order_counts_rows(cols: CellColumns, lay: Layout) -> list[np.ndarray]:
     return out
 
 
-def finish(spec_name: str, sums: Sequence[np.ndarray], chance: float | None) -> np.ndarray:
+def finish(kind: str, sums: Sequence[np.ndarray], chance: float | None) -> np.ndarray:
     """The metric from summed counts (one value per row of the sums)."""
-    if spec_name == "order_consistency":
+    if kind == "order":
         ok, n = sums[0][:, 0], sums[0][:, 1]
         return np.where(n > 0, ok / np.maximum(n, 1), np.nan)
     tp, pred_n, gold_n = sums
-    if spec_name in ("macro_f1", "seahelm_macro_f1"):
+    if kind == "f1":
         return macro_f1_from_counts(tp, pred_n, gold_n)
     bacc = balanced_accuracy_from_counts(tp, gold_n)
-    return bacc if spec_name == "balanced_accuracy" else nba_from_bacc(bacc, chance)
+    return bacc if kind == "recall" else nba_from_bacc(bacc, chance)
 
 
-def run_value(spec_name: str, counts: tuple, chance: float | None) -> float:
+def run_value(kind: str, counts: tuple, chance: float | None) -> float:
     """The metric of one whole run from its summed counts, with Python floats in the order the row-by-row
     functions add them (sorted labels for F1; gold labels as they first appear for balanced accuracy)."""
-    if spec_name == "order_consistency":
+    if kind == "order":
         ok, n = counts[0].sum(axis=0).tolist()
         return ok / n if n else float("nan")
     tp, pred_n, gold_n = (m.sum(axis=0).tolist() for m in counts[:3])
     if not sum(gold_n):
         return float("nan")
-    if spec_name in ("macro_f1", "seahelm_macro_f1"):
+    if kind == "f1":
         f1s = [2 * t / (p + g) for t, p, g in zip(tp, pred_n, gold_n) if p + g]
         return sum(f1s) / len(f1s)
     bacc = sum(tp[j] / gold_n[j] for j in counts[3]) / len(counts[3])
-    if spec_name == "balanced_accuracy":
+    if kind == "recall":
         return bacc
     return max((bacc - chance) / (1 - chance), 0.0) if chance < 1 else 0.0
 
@@ -268,23 +266,24 @@ def counted_metric(spec: MetricSpec, task: TaskSpec, lang: str, cols: CellColumn
                    draws: np.ndarray) -> tuple[float, np.ndarray] | None:
     """(value, bootstrap statistics without NaN) of a label-count metric, or None when it has no columnar form."""
     chance = task.chance_level(lang)
-    if spec.name == "order_consistency":
+    kind = spec.counted
+    if kind == "order":
         per_run = [(c,) for c in order_counts(cols, lay)]
-    elif spec.name in LABEL_METRICS and (spec.name != "seahelm_nba" or chance):
-        per_run = label_counts(task, cols, lay, null=spec.name.startswith("seahelm"))
+    elif kind in ("f1", "recall") or (kind == "recall_over_chance" and chance):
+        per_run = label_counts(task, cols, lay, null=spec.null_label)
     else:
         return None
-    values = [v for v in (run_value(spec.name, mats, chance) for mats in per_run) if not np.isnan(v)]
+    values = [v for v in (run_value(kind, mats, chance) for mats in per_run) if not np.isnan(v)]
     value = float(np.mean(values)) if values else float("nan")
     per_run = [[m for m in mats if isinstance(m, np.ndarray)] for mats in per_run]
     summed = resample_sums(np.hstack([m for mats in per_run for m in mats]), draws)
-    stacked = _per_run_stats(spec.name, per_run, summed, chance)
+    stacked = _per_run_stats(kind, per_run, summed, chance)
     counted = (~np.isnan(stacked)).sum(axis=0)
     stats = np.where(counted > 0, np.nansum(stacked, axis=0) / np.maximum(counted, 1), np.nan)
     return value, stats[~np.isnan(stats)]
 
 
-def _per_run_stats(spec_name: str, per_run: list[list[np.ndarray]], summed: np.ndarray,
+def _per_run_stats(kind: str, per_run: list[list[np.ndarray]], summed: np.ndarray,
                    chance: float | None) -> np.ndarray:
     """(runs × resamples) metric values from the resampled sums laid out run after run; runs whose matrices have
     the same widths are finished in one call (the same element-wise arithmetic as one call per run)."""
@@ -294,12 +293,12 @@ def _per_run_stats(spec_name: str, per_run: list[list[np.ndarray]], summed: np.n
         n_runs, parts, width = len(per_run), len(widths[0]), widths[0][0]
         grid = summed.reshape(n_boot, n_runs, parts, width)
         flat = [np.ascontiguousarray(grid[:, :, j, :]).reshape(n_boot * n_runs, width) for j in range(parts)]
-        return np.ascontiguousarray(finish(spec_name, flat, chance).reshape(n_boot, n_runs).T)
+        return np.ascontiguousarray(finish(kind, flat, chance).reshape(n_boot, n_runs).T)
     stacked, col = [], 0
     for ws in widths:
         parts = []
         for w in ws:
             parts.append(summed[:, col:col + w])
             col += w
-        stacked.append(finish(spec_name, parts, chance))
+        stacked.append(finish(kind, parts, chance))
     return np.vstack(stacked)
