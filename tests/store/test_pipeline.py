@@ -1,0 +1,37 @@
+"""The pipeline's live writes: answers stored one by one (or in groups) land once and aggregate like an ingest."""
+from evaluator.datasets import load_items
+from services.ingest import refresh_aggregates, run_id
+from services.live import save_live, save_result
+from evaluator.registry import get_task
+from evaluator.scoring import score_prediction
+from evaluator.spec import Prediction
+
+
+def test_answers_saved_one_by_one_land_once_and_aggregate(mem_store, shared_data):
+    task = get_task("causal")
+    items = load_items(task, "id", data_dir=shared_data, limit=4)
+    meta = {"task": "causal", "lang": "id", "prompt_lang": "en", "run_no": 1, "settings": {"temperature": 0}}
+    for item in items:  # three answers right in order ab, one wrong
+        for order in ("ab", "ba"):
+            gold = item.gold if order == "ab" else {"A": "B", "B": "A"}[item.gold]
+            out = gold if item is not items[-1] else {"A": "B", "B": "A"}[gold]
+            pred = Prediction("causal", "id", item.item_id, "en", out, order=order)
+            save_result(mem_store, "m", meta, item, score_prediction(task, item, pred))
+    rid = run_id("m", "causal", "id", "en", 1, "evaluated")
+    assert mem_store.execute("SELECT count(*) FROM predictions WHERE run_id = ?", [rid]).fetchone()[0] == 8
+    assert mem_store.execute("SELECT count(*) FROM runs").fetchone()[0] == 1
+    head = refresh_aggregates(mem_store, "m", [("causal", "id", "en")])[0]
+    assert (head.metric, head.value, head.n) == ("accuracy", 75.0, 4)
+
+
+def test_a_group_of_answers_is_one_transaction_and_known_runs_are_written_once(mem_store, shared_data):
+    task = get_task("sentiment")
+    items = load_items(task, "th", data_dir=shared_data, limit=5)
+    meta = {"task": "sentiment", "lang": "th", "prompt_lang": "native", "run_no": 2}
+    known: set = set()
+    rows = [(meta, it, score_prediction(task, it, Prediction("sentiment", "th", it.item_id, "native", "Positive",
+                                                             run=2))) for it in items]
+    save_live(mem_store, "m", rows[:2], known=known)
+    save_live(mem_store, "m", rows[2:], known=known)
+    assert mem_store.execute("SELECT count(*), count(DISTINCT run_id) FROM predictions").fetchone() == (5, 1)
+    assert mem_store.execute("SELECT count(*) FROM items WHERE task = 'sentiment'").fetchone()[0] == 5
