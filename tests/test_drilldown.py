@@ -134,12 +134,14 @@ def test_a_hand_made_cell():
     b = Item("lindsea-mp", "id", "b", {}, "A", metadata={"phenomenon": "morphology", "category": "affix"})
     drill = cell_drilldown([_pair(a, "ab", 1, 1.0), _pair(a, "ba", 1, 0.0), _pair(a, "ab", 2, 1.0),
                             _pair(b, "ab", 1, 1.0), _pair(b, "ba", 1, 1.0, parsed=False)])
-    first = {o["item_id"]: o for o in drill.items}
+    first = {o["item_id"]: o for o in drill.outcomes()}
+    assert first["a"]["answers"] == [{"run_no": 1, "ord": "ab", "value": 1.0}, {"run_no": 1, "ord": "ba", "value": 0.0},
+                                     {"run_no": 2, "ord": "ab", "value": 1.0}]
     assert first["a"]["value"] == pytest.approx(2 / 3)
     assert (first["a"]["right_ab"], first["a"]["right_ba"], first["a"]["right_all"]) == (True, False, False)
     assert (first["b"]["value"], first["b"]["right_all"], first["b"]["parsed"]) == (1.0, True, False)
     assert drill.nodes == [{"metric": "accuracy", "phenomenon": "morphology", "category": "affix",
                             "subcategory": None, "level": None, "n": 2, "correct": pytest.approx(5 / 3),
                             "wrong": 1}]
-    assert drill.runs == {1: (4, 1), 2: (1, 0)} and (drill.answers, drill.unparsed, drill.n_items) == (5, 1, 2)
+    assert drill.runs == {1: (4, 1), 2: (1, 0)} and (drill.n_answers, drill.n_unparsed, drill.n_items) == (5, 1, 2)
     assert drill.flags == [("typo", "a")]
