@@ -135,6 +135,9 @@ def pre_aggregate(con) -> int:
             save_drilldown(con, model, task, lang, pl, cell_drilldown(pairs))
             cells += 1
         con.execute("COMMIT")
+    # An ingest writes a run's rows, its counts and the run in one transaction, so they share one timestamp; the
+    # generated runs were dated by their position (`generate`), so their counts get the same date.
+    con.execute("UPDATE run_counts SET computed_at = r.created_at FROM runs r WHERE r.run_id = run_counts.run_id")
     return cells
 
 
