@@ -1,27 +1,36 @@
-"""Request throughput against the stand-in server: achieved requests/s versus the physical limit (in flight / L).
+"""Request throughput against one stand-in server: achieved requests/s versus the limit C/L, Tanaw beside lm-eval.
 
-With a fixed server latency L and at most C requests in flight, no client can exceed C/L requests per second.
-For C in {1, 8, 32, 128} this prints Tanaw's achieved rate and its ratio to that limit, for
-  * `tanaw`        — the runner's request loop (`evaluator.run.bounded`: C workers, one request each, via ModelClient)
-  * `tanaw+store`  — with --full: the whole runner, each answer scored and committed to DuckDB before its slot frees
-  * `pacute-bench` — a re-implementation of pacute-bench's MCQ loop as documented in its vLLM evaluator:
-                     an asyncio.Semaphore(C) per item, and inside it one echo+logprobs completion request per
-                     option (4 options) gathered at once, on a default AsyncOpenAI client; its in-flight cap is 4C.
-The stand-in runs in its own process so the client's CPU time is measured on its own. Both request loops are timed
-after a warm-up round that opens their connections; `tanaw+store` is timed end to end (planning, every commit and
-the final aggregate refresh included).
+With a fixed server latency L and at most C requests in flight, no client can exceed C/L requests per second. For
+each C, in ONE run against ONE stand-in (tests/standin_server.py in its own process), this times
+  * `tanaw run`      the whole runner end to end (`evaluator.run.run` into a fresh DuckDB store through
+                     `services.live.StoreSink`): planning, prompts, requests, scoring, every group commit and the
+                     aggregate refresh of every cell; 1,000 requests = sentiment in id/vi/th/ta, English prompt,
+                     50 items, 5 runs (20 cells);
+  * `tanaw client`   the client loop alone: `evaluator.run.bounded` with C workers on `ModelClient.chat`;
+  * `lm-eval`        lm-evaluation-harness's `local-chat-completions` (`lmeval_chat_driver.py`, run by the Python of
+                     a separate venv given as --lmeval-venv): num_concurrent=C, max_retries=3, no tokenizer, one
+                     chat completion per request, its own aiohttp loop.
+Client loops are timed after a warm-up round of C requests; the full run is timed from planning to the last refresh.
+Each line carries the load average; the machine line names CPU and cores.
 
-    python benchmarks/bench_throughput.py [--latency 0.5] [--per-slot 20] [--full]
+    python benchmarks/bench_throughput.py --lmeval-venv /tmp/lmeval-venv [--latency 0.2] [--requests 1000]
+        [--concurrency 8,32,128]
+
+Preparing the venv (torch first from the local wheel: an unpinned torch would download gigabytes):
+    python3 -m venv /tmp/lmeval-venv && /tmp/lmeval-venv/bin/pip install torch==2.13.0 \\
+        && /tmp/lmeval-venv/bin/pip install "lm-eval[api]==0.4.13"
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
-import math
+import json
+import os
+import platform
 import socket
-import tempfile
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -29,12 +38,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from openai import AsyncOpenAI  # noqa: E402
-
 from evaluator.clients import ModelClient  # noqa: E402
-from evaluator.run import bounded  # noqa: E402
+from evaluator.run import bounded, run  # noqa: E402
+from evaluator.runspec import RunSpec  # noqa: E402
 
-OPTIONS = 4
+RUN_JOBS = dict(tasks="sentiment", langs="id,vi,th,ta", prompt_langs=("en",), runs=5)
+"""The full run's cells: 4 languages x 5 runs; `limit` = requests / 20 items each."""
+RUN_CELLS = 20
 
 
 def _free_port() -> int:
@@ -59,95 +69,108 @@ def start_standin(latency: float) -> tuple[subprocess.Popen, str]:
     raise RuntimeError("stand-in server did not start")
 
 
-async def tanaw_loop(url: str, concurrency: int, n: int) -> float:
-    """Seconds for n chat requests through the runner's bounded loop."""
+async def client_loop(url: str, concurrency: int, n: int) -> tuple[int, float, float]:
+    """(answers, seconds, CPU seconds) for n chat requests through the runner's bounded loop."""
     async with ModelClient(url, "standin", concurrency=concurrency) as client:
         async def one(i: int) -> None:
             await client.chat([{"role": "user", "content": f"question {i}"}], max_tokens=8)
 
         await bounded(range(concurrency), one, concurrency)  # warm-up: open the connections, load lazy imports
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         await bounded(range(n), one, concurrency)
-        return time.perf_counter() - t0
+        return n, time.perf_counter() - t0, time.process_time() - c0
 
 
-async def tanaw_run(url: str, concurrency: int, n: int, db: Path) -> tuple[int, float]:
-    """(answers, seconds) for the full runner: render, ask, score and store each answer in DuckDB as it lands."""
-    from evaluator.run import run
-    from evaluator.runspec import RunSpec
-    from services.run import StoreSink
+async def full_run(url: str, concurrency: int, n: int, db: Path) -> tuple[int, float, float]:
+    """(answers stored, seconds, CPU seconds) for the whole runner into a fresh store."""
+    from services.live import StoreSink
     from store.db import connect
 
-    limit = max(1, math.ceil(n / 16))  # sentiment + NLI: 8 (lang, prompt language) cells each
     con = connect(db)
     try:
         async with ModelClient(url, "standin", concurrency=concurrency) as client:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             statuses = await run(client, StoreSink(con, f"bench-c{concurrency}"),
-                                 RunSpec(tasks="sentiment,nli", limit=limit, concurrency=concurrency),
+                                 RunSpec(limit=max(1, n // RUN_CELLS), concurrency=concurrency, **RUN_JOBS),
                                  progress=False)
-            elapsed = time.perf_counter() - t0
+            elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
+        stored = con.execute("SELECT count(*) FROM predictions").fetchone()[0]
     finally:
         con.close()
-    return sum(s.asked for s in statuses), elapsed
+    asked = sum(s.asked for s in statuses)
+    if stored != asked:
+        raise RuntimeError(f"{asked} answers reported but {stored} stored")
+    return asked, elapsed, cpu
 
 
-async def pacute_bench_loop(url: str, concurrency: int, n_items: int) -> float:
-    """Seconds for n_items MCQ items scored the pacute-bench way (semaphore per item, one request per option)."""
-    client = AsyncOpenAI(base_url=url, api_key="EMPTY")
-    sem = asyncio.Semaphore(concurrency)
-
-    async def logprob(prefix: str, option: str) -> float:
-        r = await client.completions.create(model="standin", prompt=prefix + " " + option, max_tokens=1,
-                                            echo=True, logprobs=1, temperature=0.0)
-        return sum(lp for lp in r.choices[0].logprobs.token_logprobs if lp is not None)
-
-    async def item(i: int) -> int:
-        async with sem:
-            scores = await asyncio.gather(*[logprob(f"Question {i}:", f"option{k}") for k in range(OPTIONS)])
-        return max(range(OPTIONS), key=scores.__getitem__)
-
-    await asyncio.gather(*[item(-i) for i in range(1, concurrency + 1)])  # warm-up, as for tanaw
-    t0 = time.perf_counter()
-    await asyncio.gather(*[item(i) for i in range(n_items)])
-    elapsed = time.perf_counter() - t0
-    await client.close()
-    return elapsed
+def lmeval_loop(venv: Path, url: str, concurrency: int, n: int) -> tuple[int, float, float]:
+    """(answers, seconds, CPU seconds) of lm-eval's local-chat-completions in its own venv."""
+    out = subprocess.run([str(venv / "bin" / "python"), str(REPO / "benchmarks" / "lmeval_chat_driver.py"),
+                          "--base-url", url, "--concurrency", str(concurrency), "--requests", str(n)],
+                         capture_output=True, text=True, timeout=600)
+    if out.returncode != 0:
+        raise RuntimeError(f"lm-eval driver failed: {out.stderr[-2000:]}")
+    res = json.loads(out.stdout.strip().splitlines()[-1])
+    return res["answers"], res["seconds"], res["cpu_s"]
 
 
-def main() -> None:
+def machine() -> str:
+    """CPU model and core count."""
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def lmeval_version(venv: Path) -> str:
+    out = subprocess.run([str(venv / "bin" / "python"), "-c",
+                          "import importlib.metadata as m; print(m.version('lm_eval'))"], capture_output=True, text=True)
+    return out.stdout.strip() or "?"
+
+
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--latency", type=float, default=0.5, help="server latency L in seconds")
-    parser.add_argument("--per-slot", type=int, default=20, help="requests per concurrency slot (run length)")
-    parser.add_argument("--concurrency", default="1,8,32,128")
-    parser.add_argument("--full", action="store_true",
-                        help="also time the whole runner (render, score, one DuckDB transaction per answer)")
+    parser.add_argument("--latency", type=float, default=0.2, help="stand-in latency L in seconds (default 0.2)")
+    parser.add_argument("--requests", type=int, default=1000, help="requests per loop and C (default 1000)")
+    parser.add_argument("--concurrency", default="8,32,128")
+    parser.add_argument("--lmeval-venv", type=Path, help="venv holding lm-eval 0.4.13 (see the docstring)")
     args = parser.parse_args()
+    venv = args.lmeval_venv
+    if venv is None or not (venv / "bin" / "python").exists():
+        print(f"lm-eval venv {'not given' if venv is None else f'{venv} missing'}: the lm-eval rows are skipped. "
+              "Prepare it with: python3 -m venv /tmp/lmeval-venv && /tmp/lmeval-venv/bin/pip install torch==2.13.0 "
+              "&& /tmp/lmeval-venv/bin/pip install 'lm-eval[api]==0.4.13'; then pass --lmeval-venv /tmp/lmeval-venv",
+              file=sys.stderr)
+        venv = None
     proc, url = start_standin(args.latency)
     try:
-        print(f"stand-in latency L = {args.latency:.3f} s; limit = (requests in flight) / L")
-        print(f"{'loop':<13}{'C':>5}{'in flight':>10}{'requests':>9}{'seconds':>9}{'req/s':>9}{'limit':>9}"
-              f"{'ratio':>7}")
+        print(f"machine: {machine()}; stand-in in its own process, L = {args.latency:.3f} s; limit = C / L")
+        if venv:
+            print(f"lm-eval {lmeval_version(venv)} local-chat-completions from {venv}")
+        print(f"{'loop':<14}{'C':>5}{'requests':>9}{'seconds':>9}{'req/s':>8}{'C/L':>7}{'ratio':>7}"
+              f"{'CPU ms/req':>11}  load avg (1, 5 min)")
         for c in [int(x) for x in args.concurrency.split(",")]:
-            n = c * args.per_slot
-            secs = asyncio.run(tanaw_loop(url, c, n))
             limit = c / args.latency
-            print(f"{'tanaw':<13}{c:>5}{c:>10}{n:>9}{secs:>9.2f}{n / secs:>9.1f}{limit:>9.1f}"
-                  f"{n / secs / limit:>7.0%}")
-            if args.full:
-                with tempfile.TemporaryDirectory() as tmp:
-                    done, secs = asyncio.run(tanaw_run(url, c, n, Path(tmp) / "bench.duckdb"))
-                print(f"{'tanaw+store':<13}{c:>5}{c:>10}{done:>9}{secs:>9.2f}{done / secs:>9.1f}{limit:>9.1f}"
-                      f"{done / secs / limit:>7.0%}")
-            items = max(c * args.per_slot // OPTIONS, 1)
-            secs = asyncio.run(pacute_bench_loop(url, c, items))
-            limit = OPTIONS * c / args.latency
-            print(f"{'pacute-bench':<13}{c:>5}{OPTIONS * c:>10}{items * OPTIONS:>9}{secs:>9.2f}"
-                  f"{items * OPTIONS / secs:>9.1f}{limit:>9.1f}{items * OPTIONS / secs / limit:>7.0%}")
+            rows = []
+            with tempfile.TemporaryDirectory() as tmp:
+                rows.append(("tanaw run", asyncio.run(full_run(url, c, args.requests, Path(tmp) / "b.duckdb"))))
+            rows.append(("tanaw client", asyncio.run(client_loop(url, c, args.requests))))
+            if venv:
+                rows.append(("lm-eval", lmeval_loop(venv, url, c, args.requests)))
+            for name, (n, secs, cpu) in rows:
+                load = os.getloadavg()
+                print(f"{name:<14}{c:>5}{n:>9}{secs:>9.2f}{n / secs:>8.1f}{limit:>7.0f}{n / secs / limit:>7.2f}"
+                      f"{cpu / n * 1000:>11.2f}  {load[0]:.2f}, {load[1]:.2f}", flush=True)
     finally:
         proc.kill()
         proc.wait()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

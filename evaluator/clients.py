@@ -8,18 +8,12 @@ The client knows nothing about tasks: it takes messages or strings and returns p
 from __future__ import annotations
 
 import asyncio
-import math
 import random
 import time
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
-import httpx
-import openai
-from openai import AsyncOpenAI
-
-POOL_SIZE = 16
-"""Requests in flight per HTTP connection pool."""
+from evaluator.openai_http import Endpoint, StatusError, TransportError
 
 
 class ClientError(Exception):
@@ -127,53 +121,33 @@ class RateLimiter:
 
 
 def _retryable(exc: Exception) -> bool:
-    if isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError, httpx.TransportError)):
-        return True
-    if isinstance(exc, openai.APIStatusError):
+    if isinstance(exc, TransportError):
+        return exc.retryable
+    if isinstance(exc, StatusError):
         return exc.status_code in (408, 409, 429) or exc.status_code >= 500
     return False
 
 
 def _retry_after(exc: Exception) -> float | None:
-    response = getattr(exc, "response", None)
-    value = response.headers.get("retry-after") if response is not None else None
+    value = getattr(exc, "retry_after", None)
     try:
         return float(value) if value else None
     except ValueError:
         return None
 
 
-def _guard_hook(guard: Callable[[str], Any]) -> Callable[[httpx.Request], Awaitable[None]]:
-    """An httpx request hook running `guard(url)` (which may resolve names: off the event loop) before sending."""
-    async def hook(request: httpx.Request) -> None:
-        await asyncio.get_running_loop().run_in_executor(None, guard, str(request.url))
-
-    return hook
-
-
-def _refused(exc: BaseException | None) -> bool:
-    """Whether an exception (or one it wraps) is the endpoint policy refusing a request: never retried."""
-    from evaluator.endpoints import EndpointRefused
-
-    seen = 0
-    while exc is not None and seen < 10:
-        if isinstance(exc, EndpointRefused):
-            return True
-        exc, seen = exc.__cause__ or exc.__context__, seen + 1
-    return False
-
-
 def _describe(exc: Exception) -> str:
     status = getattr(exc, "status_code", None)
-    return f"{type(exc).__name__}" + (f" (HTTP {status})" if status else "") + f": {exc}"
+    return f"{getattr(exc, 'kind', type(exc).__name__)}" + (f" (HTTP {status})" if status else "") + f": {exc}"
 
 
 class ModelClient:
-    """One model served at one or several OpenAI-compatible endpoints.
+    """One model served at one or several OpenAI-compatible endpoints (transport: `evaluator.openai_http`).
 
     `base_url` may list several servers separated by commas (e.g. one vLLM or SGLang replica per GPU): each request
-    goes to the least busy connection pool across all of them, so load follows each server's speed and a retried
-    request may land on another replica.
+    goes to the least busy server, so load follows each server's speed and a retried request may land on another
+    replica. `guard` (the endpoint policy, for queued runs) checks the URL before every request is sent; redirects
+    are never followed (a public endpoint must not bounce the request, and its key, elsewhere).
     """
 
     def __init__(self, base_url: str, model: str, *, api_key: str | None = None, timeout: float = 120.0,
@@ -188,23 +162,15 @@ class ModelClient:
         self.retry = retry
         self.limiter = RateLimiter(rpm)
         self.extra_body = dict(extra_body or {})
+        self.guard = guard
         self.requests_sent = 0
-        # httpx's pool costs more CPU per request the more connections it holds, so requests are spread over
-        # one pool per POOL_SIZE slots (measured: ~10x less client CPU per request at 128 in flight).
-        per_server = max(1, math.ceil(concurrency / len(self.base_urls) / POOL_SIZE))
-        self._urls = [url for url in self.base_urls for _ in range(per_server)]
-        # Redirects are never followed (a public endpoint must not bounce the request, and its key, elsewhere);
-        # `guard` (the endpoint policy, for queued runs) checks every request's URL before it is sent.
-        hooks = {"request": [_guard_hook(guard)]} if guard else {}
-        self._pools = [AsyncOpenAI(base_url=url, api_key=api_key or "EMPTY", timeout=timeout, max_retries=0,
-                                   http_client=httpx.AsyncClient(timeout=timeout, follow_redirects=False,
-                                                                 event_hooks=hooks)) for url in self._urls]
-        self._busy = [0] * len(self._pools)
+        self._servers = [Endpoint(url, api_key, timeout, max(1, concurrency)) for url in self.base_urls]
+        self._busy = [0] * len(self._servers)
 
     async def close(self) -> None:
         """Release pooled connections."""
-        for api in self._pools:
-            await api.close()
+        for server in self._servers:
+            await server.close()
 
     async def __aenter__(self) -> "ModelClient":
         return self
@@ -212,87 +178,102 @@ class ModelClient:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    async def _call(self, what: str, fn: Callable[[AsyncOpenAI], Awaitable[Any]]) -> tuple[Any, float, int]:
-        """Run one request with rate limiting and retries; returns (response, latency of the good try, attempts)."""
+    async def _check(self, what: str, url: str) -> None:
+        """The endpoint policy on one URL (it may resolve names: off the event loop); a refusal is never retried."""
+        from evaluator.endpoints import EndpointRefused
+
+        try:
+            await asyncio.get_running_loop().run_in_executor(None, self.guard, url)
+        except EndpointRefused as exc:
+            raise ClientError(f"{what}: endpoint refused by the endpoint policy") from exc
+
+    async def _call(self, what: str, path: str, payload: Mapping[str, Any],
+                    classify: Callable[[Exception], None] | None = None) -> tuple[dict, float, int]:
+        """POST with rate limiting and retries; returns (answer, latency of the good try, attempts)."""
         attempt = 0
         while True:
             attempt += 1
             await self.limiter.wait()
+            pick = min(range(len(self._servers)), key=self._busy.__getitem__)
+            server = self._servers[pick]
+            if self.guard is not None:
+                await self._check(what, server.base_url + path)
             self.requests_sent += 1
-            pool = min(range(len(self._pools)), key=self._busy.__getitem__)
-            self._busy[pool] += 1
+            self._busy[pick] += 1
             t0 = time.monotonic()
             try:
-                return await fn(self._pools[pool]), time.monotonic() - t0, attempt
-            except LogprobsUnsupported:
-                raise
-            except Exception as exc:  # noqa: BLE001 - classified below
-                if _refused(exc):
-                    raise ClientError(f"{what}: endpoint refused by the endpoint policy") from exc
+                return await server.post(path, payload), time.monotonic() - t0, attempt
+            except (StatusError, TransportError) as exc:
+                if classify is not None:
+                    classify(exc)
                 if not _retryable(exc):
-                    raise ClientError(f"{what} at {self._urls[pool]}: {_describe(exc)}") from exc
+                    raise ClientError(f"{what} at {server.base_url}: {_describe(exc)}") from exc
                 if attempt > self.retry.max_retries:
-                    raise ClientError(f"{what} at {self._urls[pool]} failed after {attempt} attempts: "
+                    raise ClientError(f"{what} at {server.base_url} failed after {attempt} attempts: "
                                       f"{_describe(exc)}") from exc
                 wait = self.retry.delay(attempt, _retry_after(exc))
             finally:
-                self._busy[pool] -= 1
+                self._busy[pick] -= 1
             await asyncio.sleep(wait)
 
     async def chat(self, messages: list[dict], *, temperature: float = 0.0, top_p: float = 1.0,
                    max_tokens: int = 256, extra_body: Mapping[str, Any] | None = None) -> Completion:
         """One chat completion."""
-        body = {**self.extra_body, **(extra_body or {})}
-
-        async def send(api: AsyncOpenAI) -> Any:
-            return await api.chat.completions.create(
-                model=self.model, messages=messages, temperature=temperature, top_p=top_p, max_tokens=max_tokens,
-                extra_body=body or None)
-
-        response, latency, attempts = await self._call("chat completion", send)
-        if not getattr(response, "choices", None):
-            raise ClientError(f"chat completion at {self.base_url}: response has no choices")
-        choice = response.choices[0]
-        message = choice.message
-        extra = message.model_extra or {}
-        reasoning = extra.get("reasoning_content") or extra.get("reasoning")
-        usage = response.usage
-        return Completion(
-            text=message.content or "", reasoning=reasoning,
-            tokens_in=usage.prompt_tokens if usage else None, tokens_out=usage.completion_tokens if usage else None,
-            latency_s=latency, finish_reason=choice.finish_reason, attempts=attempts)
+        payload = {"model": self.model, "messages": messages, "temperature": temperature, "top_p": top_p,
+                   "max_tokens": max_tokens, **self.extra_body, **(extra_body or {})}
+        answer, latency, attempts = await self._call("chat completion", "/chat/completions", payload)
+        try:
+            choice = answer["choices"][0]
+            message = choice.get("message") or {}
+            text = message.get("content") or ""
+        except (KeyError, IndexError, TypeError, AttributeError):
+            raise ClientError(f"chat completion at {self.base_url}: response has no choices") from None
+        reasoning = message.get("reasoning_content") or message.get("reasoning")
+        tokens_in, tokens_out = _usage(answer)
+        return Completion(text=str(text), reasoning=reasoning if isinstance(reasoning, str) else None,
+                          tokens_in=tokens_in, tokens_out=tokens_out, latency_s=latency,
+                          finish_reason=choice.get("finish_reason"), attempts=attempts)
 
     async def option_logprob(self, prompt: str, option: str) -> OptionScore:
         """log P(option | prompt) from one echoed completion of `prompt + option`."""
         text = prompt + option
+        payload = {"model": self.model, "prompt": text, "max_tokens": 1, "temperature": 0.0, "echo": True,
+                   "logprobs": 1, **self.extra_body}
 
-        async def send(api: AsyncOpenAI) -> Any:
-            try:
-                return await api.completions.create(
-                    model=self.model, prompt=text, max_tokens=1, temperature=0.0, echo=True, logprobs=1,
-                    extra_body=self.extra_body or None)
-            except openai.NotFoundError as exc:
+        def classify(exc: Exception) -> None:
+            if isinstance(exc, StatusError) and exc.status_code == 404:
                 raise LogprobsUnsupported(
                     f"{self.base_url} has no /completions endpoint (chat-only API): option log-probabilities "
                     f"need a server with echo + logprobs (vLLM, llama.cpp, TGI)") from exc
-            except openai.BadRequestError as exc:
-                if "echo" in str(exc).lower() or "logprob" in str(exc).lower():
-                    raise LogprobsUnsupported(f"{self.base_url} refuses echo + logprobs: {exc}") from exc
-                raise
+            if isinstance(exc, StatusError) and exc.status_code == 400 and (
+                    "echo" in str(exc).lower() or "logprob" in str(exc).lower()):
+                raise LogprobsUnsupported(f"{self.base_url} refuses echo + logprobs: {exc}") from exc
 
-        response, latency, attempts = await self._call("completion with echo", send)
-        lp = response.choices[0].logprobs if response.choices else None
-        if lp is None or not lp.token_logprobs or not lp.text_offset:
+        answer, latency, attempts = await self._call("completion with echo", "/completions", payload, classify)
+        try:
+            choice = answer["choices"][0]
+            lp = choice.get("logprobs") or {}
+            token_lps, offsets, echoed = lp.get("token_logprobs"), lp.get("text_offset"), choice.get("text") or ""
+        except (KeyError, IndexError, TypeError, AttributeError):
+            token_lps = offsets = None
+        if not token_lps or not offsets:
             raise LogprobsUnsupported(f"{self.base_url} returned no echoed prompt log-probabilities")
-        echoed = response.choices[0].text or ""
         base = 0 if echoed.startswith(text) else echoed.find(text)
         if base < 0:
             raise LogprobsUnsupported(f"{self.base_url} did not echo the prompt (echo=True ignored)")
-        total, count = option_span_logprob(lp.token_logprobs, lp.text_offset, base + len(prompt), base + len(text),
-                                           len(echoed))
-        usage = response.usage
-        return OptionScore(logprob=total, n_tokens=count, tokens_in=usage.prompt_tokens if usage else None,
-                           latency_s=latency, attempts=attempts)
+        total, count = option_span_logprob(token_lps, offsets, base + len(prompt), base + len(text), len(echoed))
+        return OptionScore(logprob=total, n_tokens=count, tokens_in=_usage(answer)[0], latency_s=latency,
+                           attempts=attempts)
+
+
+def _usage(answer: Mapping[str, Any]) -> tuple[int | None, int | None]:
+    """(prompt_tokens, completion_tokens) as the server counted them, when it did."""
+    usage = answer.get("usage")
+    if not isinstance(usage, dict):
+        return None, None
+    def count(v: Any) -> int | None:
+        return v if isinstance(v, int) and not isinstance(v, bool) else None
+    return count(usage.get("prompt_tokens")), count(usage.get("completion_tokens"))
 
 
 def choose(options: Sequence[str], scores: Sequence[OptionScore]) -> dict[str, int]:

@@ -1,15 +1,17 @@
 """The model runner: every (task, lang, prompt language, run, item, option order) asked once, concurrently.
 
 Cells come from `registry.select`, items from `datasets.load_items`, prompts from `prompts.render`. At most
-`concurrency` requests are in flight; a request's slot is released only after its scored result has been handed to
-the sink (the store), so a killed run loses at most `concurrency` answers and a restart asks only for those. The
-sink is duck-typed (see `Sink`); `services/run.py` builds one on `services.ingest`. What to run is a
+`concurrency` (C) requests are in flight; a request's slot is released as soon as its answer arrives and is handed
+to one writer (`AnswerWriter`), which scores the answers and stores them in groups: a commit when a group holds
+`group_size(C)` = max(8, 2C) answers or 200 ms after its first answer, with at most one group's worth of answers
+waiting uncommitted (back-pressure beyond that). A killed run therefore loses at most C + max(8, 2C) answers (C in
+flight, one group handed over), and a restart asks only for those. The sink is duck-typed (see `Sink`);
+`services/run.py` builds one on `services.live`. What to run is a
 `runspec.RunSpec`.
 """
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import dataclasses
 import math
 import sys
@@ -17,11 +19,12 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Iterable, Mapping, Protocol, Sequence
 
 from evaluator import prompts
-from evaluator.clients import ClientError, Completion, LogprobsUnsupported, OptionScore, choose
+from evaluator.clients import ClientError, Completion, LogprobsUnsupported, OptionScore
 from evaluator.datasets import load_items
+from evaluator.logprob_choice import ask_by_logprob, continuation  # noqa: F401 - continuation: re-exported
 from evaluator.registry import select
+from evaluator.run_writer import AnswerWriter, group_size  # noqa: F401 - group_size: re-exported
 from evaluator.runspec import RunSpec
-from evaluator.scoring import score_prediction
 from evaluator.spec import Item, ItemResult, Prediction, TaskSpec
 
 DOC_FIELDS = ("context", "text")
@@ -51,8 +54,9 @@ class Sink(Protocol):
     def save_many(self, rows: Sequence[tuple["Cell", Mapping[str, Any], Item, ItemResult]]) -> None:
         """Persist scored results (cell, run settings, item, result) in one transaction, committed on return."""
 
-    def refresh(self, cell: "Cell") -> Any:
-        """Recompute the cell's aggregates; may return its headline score (0-100) for the summary.
+    def refresh(self, cells: Sequence["Cell"]) -> Sequence[Any]:
+        """Recompute the aggregates of these (task, lang, prompt language) cells over all their runs; returns one
+        headline score (0-100) or None per cell, for the summary.
 
         Called from a second thread while answers of other cells are still being saved (use a separate cursor).
         """
@@ -110,67 +114,6 @@ async def bounded(jobs: Iterable[Any], fn: Callable[[Any], Awaitable[None]], con
     await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
 
 
-class GroupWriter:
-    """Scores and stores answers on one writer thread; answers that arrive while a commit runs share the next one.
-
-    `save` returns only once its answer is committed, so a request's concurrency slot is held until then.
-    """
-
-    def __init__(self, sink: Sink, settings: Mapping[tuple, Mapping[str, Any]]):
-        self.sink, self.settings = sink, settings
-        self.thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="tanaw-writer")
-        self.refresher = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="tanaw-refresh")
-        self._pending: list[tuple[Job, Prediction, dict, asyncio.Future]] = []
-        self._flushing = False
-
-    def _commit(self, batch: Sequence[tuple[Job, Prediction, dict]]) -> None:
-        rows = []
-        for job, pred, extras in batch:
-            result = score_prediction(job.cell.task, job.item, pred)
-            result = dataclasses.replace(result, extras={**result.extras, **extras})
-            rows.append((job.cell, self.settings[job.cell.key], job.item, result))
-        self.sink.save_many(rows)
-
-    async def save(self, job: Job, pred: Prediction, extras: dict) -> None:
-        """Score and store one answer; returns when it is committed (raises what the commit raised)."""
-        done = asyncio.get_running_loop().create_future()
-        self._pending.append((job, pred, extras, done))
-        if not self._flushing:
-            self._flushing = True
-            asyncio.get_running_loop().create_task(self._flush())
-        await done
-
-    async def _flush(self) -> None:
-        loop = asyncio.get_running_loop()
-        try:
-            while self._pending:
-                batch, self._pending = self._pending, []
-                try:
-                    await loop.run_in_executor(self.thread, self._commit, [b[:3] for b in batch])
-                except Exception as exc:  # noqa: BLE001 - handed to every waiting answer
-                    for *_, fut in batch:
-                        fut.set_exception(exc)
-                else:
-                    for *_, fut in batch:
-                        fut.set_result(None)
-        finally:
-            self._flushing = False
-
-    async def call(self, fn: Callable, *args: Any) -> Any:
-        """Run a sink call on the writer thread (the sink's connection is used from that thread only)."""
-        return await asyncio.get_running_loop().run_in_executor(self.thread, fn, *args)
-
-    async def refresh(self, status: "CellStatus") -> None:
-        """Recompute a finished cell's aggregates off the writer thread, so commits never wait for it."""
-        status.score = await asyncio.get_running_loop().run_in_executor(self.refresher, self.sink.refresh,
-                                                                        status.cell)
-
-    def close(self) -> None:
-        """Wait for the writer and refresher threads."""
-        self.thread.shutdown(wait=True)
-        self.refresher.shutdown(wait=True)
-
-
 def approx_tokens(text: str) -> int:
     """Token count without a tokenizer (see APPROX_TOKENIZER)."""
     return math.ceil(len(text.encode("utf-8")) / 3)
@@ -210,7 +153,8 @@ def settings_for(cell: Cell, opts: RunSpec, tokenizer: str, endpoint: Mapping[st
     t = cell.task
     gen = {"temperature": t.temperature, "top_p": 1.0, "max_tokens": t.max_tokens, **opts.generation}
     mode = "choice_logprob" if uses_logprobs(t, opts) else t.mode
-    return {"mode": mode, **gen, "prompt_lang": cell.prompt_lang, "run_no": cell.run_no,
+    compared = {"logprob_of": t.logprob_of} if mode == "choice_logprob" and t.logprob_of != "options" else {}
+    return {"mode": mode, **compared, **gen, "prompt_lang": cell.prompt_lang, "run_no": cell.run_no,
             "both_orders": t.both_orders, "system_prompt": opts.system_prompt, "extra_body": dict(opts.request_body),
             "trim_tokens": dict(t.trim_tokens), "token_counter": tokenizer if t.trim_tokens else None,
             **dict(endpoint or {})}
@@ -254,11 +198,6 @@ def plan(opts: RunSpec, count: Callable[[str], int] | None = None
     return statuses, jobs
 
 
-def continuation(option: str) -> str:
-    """The option as it follows the prompt: after one space unless it starts with whitespace."""
-    return option if option[:1].isspace() else " " + option
-
-
 async def ask(backend: Backend, job: Job, opts: RunSpec) -> tuple[Prediction, dict]:
     """Send one job; returns the prediction and the extras to keep with it."""
     task, r, cell = job.cell.task, job.rendered, job.cell
@@ -268,20 +207,8 @@ async def ask(backend: Backend, job: Job, opts: RunSpec) -> tuple[Prediction, di
     base = dict(task=task.name, lang=cell.lang, item_id=job.item.item_id, prompt_lang=cell.prompt_lang,
                 run=cell.run_no, order=job.order, prompt=prompts.as_text(r))
     if uses_logprobs(task, opts):
-        prompt = f"{r.system}\n\n{r.user}" if r.system else r.user
-        options = list(r.options) if task.mode == "choice_logprob" else list(task.labels[cell.lang])
-        scores = await asyncio.gather(*(backend.option_logprob(prompt, continuation(o)) for o in options))
-        picks = choose(options, scores)
-        extras.update(choice_by_norm=picks, option_tokens=[s.n_tokens for s in scores],
-                      attempts=max(s.attempts for s in scores))
-        logprobs = tuple(s.logprob for s in scores)
-        pred = Prediction(**base, output=options[picks["none"]],
-                          option_logprobs=logprobs if task.mode == "choice_logprob" else None,
-                          tokens_in=sum(s.tokens_in or 0 for s in scores) or None, tokens_out=0,
-                          latency_s=max(s.latency_s for s in scores), finish_reason="logprobs")
-        if task.mode != "choice_logprob":
-            extras["letter_logprobs"] = dict(zip(options, logprobs))
-        return pred, extras
+        pred, by_logprob = await ask_by_logprob(backend, task, cell.lang, r, base)
+        return pred, {**extras, **by_logprob}
     gen = {"temperature": task.temperature, "top_p": 1.0, "max_tokens": task.max_tokens, **opts.generation}
     c = await backend.chat(prompts.messages(r, system_supported=opts.system_prompt), extra_body=opts.request_body,
                            **gen)
@@ -292,16 +219,35 @@ async def ask(backend: Backend, job: Job, opts: RunSpec) -> tuple[Prediction, di
 
 async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[str, Any] | None = None,
               progress: bool = True, count_tokens: Callable[[str], int] | None = None,
-              tokenizer: str = APPROX_TOKENIZER) -> list[CellStatus]:
-    """Ask everything not yet stored, store each scored answer as it lands, refresh aggregates per cell.
+              tokenizer: str = APPROX_TOKENIZER, group: int | None = None) -> list[CellStatus]:
+    """Ask everything not yet stored, store the scored answers in groups, refresh each finished cell's aggregates.
 
-    `opts` is the run's spec as built by its source (command line, YAML, queue request), used unchanged;
-    `endpoint` is recorded in every run's settings (base URL, backend kind, model file)."""
+    At most `opts.concurrency` (C) requests are in flight and at most `group` (default `group_size(C)`) answers wait
+    uncommitted, so a kill loses at most C + group answers; a restart asks only for those. `opts` is the run's spec
+    as built by its source (command line, YAML, queue request), used unchanged; `endpoint` is recorded in every
+    run's settings (base URL, backend kind, model file).
+    """
     statuses, jobs = plan(opts, count_tokens)
     by_key = {s.cell.key: s for s in statuses}
     settings = {s.cell.key: settings_for(s.cell, opts, tokenizer if count_tokens else APPROX_TOKENIZER, endpoint)
                 for s in statuses}
-    writer = GroupWriter(sink, settings)
+    runs_of: dict[tuple, list[CellStatus]] = {}  # (task, lang, prompt language) -> the statuses of its runs
+    for s in statuses:
+        runs_of.setdefault(s.cell.key[:3], []).append(s)
+    remaining: dict[tuple, int] = {}
+
+    def settle(key: tuple) -> None:
+        """A job of a cell is done (stored or failed); once every run of its aggregate cell is done, refresh it."""
+        remaining[key[:3]] -= 1
+        if remaining[key[:3]] == 0 and any(s.asked for s in runs_of[key[:3]]):
+            writer.refresh_later(runs_of[key[:3]])
+
+    def committed(done: Sequence[Job]) -> None:
+        for job in done:
+            by_key[job.cell.key].asked += 1
+            settle(job.cell.key)
+
+    writer = AnswerWriter(sink, settings, group or group_size(opts.concurrency), committed)
     todo: list[Job] = []
     for s in statuses:
         cell_jobs = jobs.get(s.cell.key, [])
@@ -312,35 +258,35 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
             cell_jobs = kept
         todo.extend(cell_jobs)
     bars = _progress(statuses, progress)
-    remaining = {s.cell.key: s.total - s.resumed for s in statuses}
-    refreshes: list[asyncio.Task] = []
+    for agg, runs in runs_of.items():
+        remaining[agg] = sum(s.total - s.resumed for s in runs)
+        if remaining[agg] == 0 and any(s.resumed for s in runs):  # resumed in full: aggregates may predate a kill
+            writer.refresh_later(runs)
 
     async def one(job: Job) -> None:
         status = by_key[job.cell.key]
         if status.error:  # the cell failed for good (e.g. no log-probabilities): skip the rest quietly
             status.failed += 1
+            settle(job.cell.key)
+            return
+        try:
+            pred, extras = await ask(backend, job, opts)
+        except LogprobsUnsupported as exc:
+            status.error, status.failed = f"log-probabilities unavailable: {exc}", status.failed + 1
+            settle(job.cell.key)
+        except ClientError as exc:
+            status.failed += 1
+            status.error = status.error or str(exc)
+            settle(job.cell.key)
         else:
-            try:
-                pred, extras = await ask(backend, job, opts)
-                await writer.save(job, pred, extras)
-                status.asked += 1
-            except LogprobsUnsupported as exc:
-                status.error, status.failed = f"log-probabilities unavailable: {exc}", status.failed + 1
-            except ClientError as exc:
-                status.failed += 1
-                status.error = status.error or str(exc)
-            if job.cell.task.name in bars:
-                bars[job.cell.task.name].update(1)
-        remaining[job.cell.key] -= 1
-        if remaining[job.cell.key] == 0 and status.asked:
-            refreshes.append(asyncio.create_task(writer.refresh(status)))
+            await writer.put(job, pred, extras)  # the slot is free once the writer has the answer
+        if job.cell.task.name in bars:
+            bars[job.cell.task.name].update(1)
 
     try:
         await bounded(todo, one, opts.concurrency)
-        # cells resumed in full: their aggregates may predate a killed run, so they are recomputed too
-        refreshes.extend(asyncio.create_task(writer.refresh(s)) for s in statuses
-                         if s.resumed and not s.asked and s.resumed == s.total)
-        await asyncio.gather(*refreshes)
+        await writer.drain()
+        await writer.refreshed()
     finally:
         for bar in bars.values():
             bar.close()

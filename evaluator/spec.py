@@ -60,6 +60,9 @@ class TaskSpec:
     """Per-language document token budget (paper Table 12); longer inputs are truncated and flagged."""
     both_orders: bool = False
     """Binary-choice items are asked in both option orders to control position bias."""
+    logprob_of: Literal["options", "sentences"] = "options"
+    """What a log-probability run compares (`evaluator.logprob_choice`): each option continuing the prompt, or, for
+    minimal pairs, the option fields' own sentences without a prompt (the more probable sentence is the pick)."""
     option_fields: tuple[str, str] | None = None
     """Input fields holding options A and B; asking in order "ba" swaps them and flips the gold letter."""
     language_slots: Mapping[str, str] = field(default_factory=dict)

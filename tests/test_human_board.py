@@ -99,6 +99,18 @@ def test_human_column_only_after_finish(board_db):
     assert stored > 0
 
 
+def test_human_page_shows_the_mean_esa_score_with_its_interval(board_db):
+    assert main(["campaign", "finish", "--id", "mt-th", "--db", str(board_db)]) == 0
+    with pages_on(board_db):
+        at = app_test("human", campaign="mt-th")
+    assert not at.exception and "ESA score" in [h.value for h in at.subheader]
+    esa = next(d.value for d in at.dataframe if list(d.value.columns)[:4] == ["system", "mean", "low", "high"])
+    row = esa.set_index("system").loc["SeaLion-9B-it|native"]
+    low, high = stats.t.interval(0.95, 11, loc=80, scale=stats.sem([80, 90, 70] * 4))
+    assert (row["mean"], row["n"]) == (pytest.approx(80.0), 12)
+    assert (row["low"], row["high"]) == (pytest.approx(low), pytest.approx(high))
+
+
 def test_reopened_campaign_leaves_the_board(board_db):
     assert main(["campaign", "finish", "--id", "mt-th", "--db", str(board_db)]) == 0
     assert main(["campaign", "finish", "--id", "mt-th", "--reopen", "--db", str(board_db)]) == 0

@@ -1,6 +1,7 @@
 """The pipeline's live writes: answers stored one by one (or in groups) land once and aggregate like an ingest."""
 from evaluator.datasets import load_items
-from services.ingest import refresh_aggregates, run_id, save_live, save_result
+from services.ingest import refresh_aggregates, run_id
+from services.live import save_live, save_result
 from evaluator.registry import get_task
 from evaluator.scoring import score_prediction
 from evaluator.spec import Prediction

@@ -31,9 +31,12 @@ class ListSink:
         for cell, settings, item, result in rows:
             self.rows[(*cell.key, item.item_id, result.prediction.order)] = (settings, item, result)
 
-    def refresh(self, cell):
-        self.refreshed.append(cell.key)
-        pairs = [(i, r) for k, (_, i, r) in self.rows.items() if k[:4] == cell.key]
+    def refresh(self, cells):
+        return [self.refresh_one(cell) for cell in cells]
+
+    def refresh_one(self, cell):
+        self.refreshed.append(cell.key[:3])
+        pairs = [(i, r) for k, (_, i, r) in self.rows.items() if k[:3] == cell.key[:3]]
         head = [c for c in aggregate_cell(cell.task, cell.lang, pairs) if c.is_headline]
         return head[0].value if head else None
 

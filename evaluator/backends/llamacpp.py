@@ -37,6 +37,10 @@ FOLD_SYSTEM = {"gemma"}
 as Gemma's own template does."""
 
 
+SCORE_CACHE = 4096
+"""Option scores kept per backend (prompt and option text as the key)."""
+
+
 class ChatFormatError(ValueError):
     """The GGUF has no chat template, no known family, and no `--chat-format` was given (or an unknown one)."""
 
@@ -112,6 +116,9 @@ class LlamaCppBackend:
         self._lock = asyncio.Lock()
         self._prefix: list[int] | None = None
         """Tokens whose KV cache and logit rows are current (the prompt part of the last option scored)."""
+        self._scores: dict[tuple[str, str], OptionScore] = {}
+        """Option scores already computed (deterministic: the same batches every time). A minimal pair's sentences
+        are scored without a prompt, so both option orders and both prompt languages ask the same four questions."""
 
     # ---- synchronous core ----------------------------------------------------------------------------------
     def count_tokens(self, text: str) -> int:
@@ -138,7 +145,15 @@ class LlamaCppBackend:
         self.llm._logits_all = every_token
 
     def option_logprob_sync(self, prompt: str, option: str) -> OptionScore:
-        """log P(option | prompt): sum over the tokens whose bytes overlap the option's bytes."""
+        """log P(option | prompt): sum over the tokens whose bytes overlap the option's bytes (remembered)."""
+        key = (prompt, option)
+        if key not in self._scores:
+            if len(self._scores) >= SCORE_CACHE:
+                self._scores.clear()
+            self._scores[key] = self._option_logprob(prompt, option)
+        return self._scores[key]
+
+    def _option_logprob(self, prompt: str, option: str) -> OptionScore:
         t0 = time.monotonic()
         text = (prompt + option).encode("utf-8")
         tokens = self.llm.tokenize(text, add_bos=True)

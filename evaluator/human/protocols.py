@@ -91,6 +91,7 @@ def check_spans(spans: object, text: str) -> tuple[list[dict], str | None]:
         clean.append({"start": start, "end": end, "severity": severity})
     return clean, None
 
+
 def protocol_for(task: str, name: str | None = None) -> Protocol:
     """The protocol named, else the task's own (`TaskSpec.human_protocol`); ValueError when neither fits."""
     from evaluator.registry import TASKS

@@ -11,11 +11,12 @@ MINIMAL_PAIRS = TaskSpec(
     name="lindsea-mp", family="lindsea", group="LD", langs=L2, mode="generate", loader="lindsea.mp",
     extractor="letter", metrics=("accuracy", "order_consistency", "phenomenon_macro"),
     labels={lang: ("A", "B") for lang in L2}, chance=0.5, max_tokens=32, both_orders=True,
-    option_fields=("correct", "wrong"), aliases=("minimal-pairs", "lindsea-minimal-pairs"),
+    option_fields=("correct", "wrong"), logprob_of="sentences", aliases=("minimal-pairs", "lindsea-minimal-pairs"),
     prompt_en=PromptTemplate("Which sentence is more acceptable?\nA: {correct}\nB: {wrong}\nAnswer with A or B only.",
                              system="You are a {language} linguist."),
     native_pack="lindsea:syntax.minimal_pairs", dataset={lang: "LINDSEA syntax" for lang in L2},
-    description="Minimal pairs (morphology, argument structure, filler-gap, NPIs and negation); accuracy.",
+    description="Minimal pairs (morphology, argument structure, filler-gap, NPIs and negation); accuracy. Scored by "
+                "log-probabilities, the pick is the more probable sentence (no prompt), as in BLiMP.",
 )
 
 PRAGMATIC_SINGLE = TaskSpec(

@@ -1,0 +1,151 @@
+"""The runner's one writer: answers are scored and stored in groups on a thread of their own, behind a bounded queue.
+
+See `AnswerWriter` for the bound on what a kill can lose; `evaluator.run` hands it every answer.
+"""
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import dataclasses
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+
+from evaluator.scoring import score_prediction
+from evaluator.spec import Prediction
+
+if TYPE_CHECKING:
+    from evaluator.run import CellStatus, Job, Sink
+
+GROUP_WAIT_S = 0.2
+"""A group of answers is committed at the latest this long after its first answer arrived."""
+
+
+def group_size(concurrency: int) -> int:
+    """Answers per group at most, which is also how many answered-but-uncommitted answers may wait: 2 x C, at
+    least 8 (a group fills in about 2 L, so commits come every ≤ 200 ms on any endpoint faster than 0.1 s)."""
+    return max(8, 2 * concurrency)
+
+
+class AnswerWriter:
+    """One writer for every answer: scores and stores them in groups on its own thread, behind a bounded queue.
+
+    A request's slot is freed as soon as its answer is handed over (`put`); the writer commits a group when it holds
+    `size` answers or `GROUP_WAIT_S` after the group's first answer arrived. At most `size` answers wait uncommitted
+    (queued or in the commit under way): `put` blocks when that many do (back-pressure on the requests), so a killed
+    run loses at most C answers in flight plus `size` handed over, and a restart asks only for those.
+    """
+
+    def __init__(self, sink: Sink, settings: Mapping[tuple, Mapping[str, Any]], size: int,
+                 on_commit: Callable[[Sequence[Job]], None]):
+        self.sink, self.settings, self.size, self.on_commit = sink, settings, max(1, size), on_commit
+        self.thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="tanaw-writer")
+        self.refresher = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="tanaw-refresh")
+        self._queue: asyncio.Queue = asyncio.Queue()
+        self._room = asyncio.Semaphore(self.size)
+        self._task: asyncio.Task | None = None
+        self.error: BaseException | None = None
+        self._ready: list[list] = []
+        self._wake = asyncio.Event()
+        self._refreshing: asyncio.Task | None = None
+        self._closing = False
+
+    def _commit(self, batch: Sequence[tuple[Job, Prediction, dict]]) -> None:
+        rows = []
+        for job, pred, extras in batch:
+            result = score_prediction(job.cell.task, job.item, pred)
+            result = dataclasses.replace(result, extras={**result.extras, **extras})
+            rows.append((job.cell, self.settings[job.cell.key], job.item, result))
+        self.sink.save_many(rows)
+
+    async def put(self, job: Job, pred: Prediction, extras: dict) -> None:
+        """Hand one answer to the writer; waits only while `size` answers are uncommitted (raises a failed commit)."""
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._loop())
+        await self._room.acquire()
+        if self.error is not None:
+            self._room.release()
+            raise self.error
+        self._queue.put_nowait((job, pred, extras, asyncio.get_running_loop().time()))
+
+    async def _next_group(self) -> list | None:
+        """The next group: the first answer waited for, then more until `size` or the first one's deadline."""
+        first = await self._queue.get()
+        if first is None:
+            return None
+        group = [first]
+        loop = asyncio.get_running_loop()
+        deadline = first[3] + GROUP_WAIT_S
+        while len(group) < self.size:
+            try:
+                item = self._queue.get_nowait() if self._queue.qsize() else await asyncio.wait_for(
+                    self._queue.get(), max(0.0, deadline - loop.time()))
+            except TimeoutError:
+                break
+            if item is None:  # closing: commit what is here, then stop
+                self._queue.put_nowait(None)
+                break
+            group.append(item)
+        return group
+
+    async def _loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        while (group := await self._next_group()) is not None:
+            try:
+                await loop.run_in_executor(self.thread, self._commit, [g[:3] for g in group])
+            except BaseException as exc:  # every later put and `drain` raise it
+                self.error = exc
+                for _ in group:
+                    self._room.release()
+                return
+            for _ in group:
+                self._room.release()
+            self.on_commit([g[0] for g in group])
+
+    async def drain(self) -> None:
+        """Commit every answer handed over, stop the writer and raise what a commit raised."""
+        if self._task is not None:
+            self._queue.put_nowait(None)
+            await self._task
+        if self.error is not None:
+            raise self.error
+
+    async def call(self, fn: Callable, *args: Any) -> Any:
+        """Run a sink call on the writer thread (the sink's connection is used from that thread only)."""
+        return await asyncio.get_running_loop().run_in_executor(self.thread, fn, *args)
+
+    def refresh_later(self, statuses: Sequence["CellStatus"]) -> None:
+        """Queue a finished cell (the statuses of its runs) for an aggregate refresh. Cells finished while a refresh
+        runs are recomputed together in the next one (one sink call), off the writer thread."""
+        self._ready.append(list(statuses))
+        self._wake.set()
+        if self._refreshing is None:
+            self._refreshing = asyncio.get_running_loop().create_task(self._refresh_loop())
+
+    async def _refresh_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            if not self._ready:  # the state is checked before every wait, so no wake-up is missed
+                if self._closing:
+                    return
+                await self._wake.wait()
+                self._wake.clear()
+                continue
+            batch, self._ready = self._ready, []
+            scores = await loop.run_in_executor(self.refresher, self.sink.refresh, [b[0].cell for b in batch])
+            for statuses, score in zip(batch, scores):
+                for status in statuses:
+                    status.score = score
+
+    async def refreshed(self) -> None:
+        """Wait for every queued refresh (raises what a refresh raised)."""
+        self._closing = True
+        self._wake.set()
+        if self._refreshing is not None:
+            await self._refreshing
+
+    def close(self) -> None:
+        """Stop the writer task (if a failure left it running) and wait for the writer and refresher threads."""
+        for task in (self._task, self._refreshing):
+            if task is not None and not task.done():
+                task.cancel()
+        self.thread.shutdown(wait=True)
+        self.refresher.shutdown(wait=True)

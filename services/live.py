@@ -1,0 +1,97 @@
+"""The live sink: answers of a running evaluation into the store, one transaction per group.
+
+`evaluator.run` hands the writer groups of scored answers (by size, or every ≤ 200 ms); each group is one
+transaction of one Arrow insert per table (`store.live`), so an interrupted run keeps every committed group and
+resumes by asking only what is missing (`StoreSink.stored`).
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import duckdb
+
+from evaluator.run import Cell
+from evaluator.spec import Item, ItemResult
+from services.ingest import content_hash, refresh_aggregates, run_id, sync_registry
+from store import live, writer
+from store.db import transaction
+
+
+def save_live(con: duckdb.DuckDBPyConnection, model_id: str,
+              rows: Sequence[tuple[Mapping[str, Any], Item, ItemResult]], *,
+              model_info: Mapping[str, Any] | None = None, known: set | None = None) -> None:
+    """Write live results (several answers, one transaction), so an interrupted run can resume.
+
+    Each row is (run_meta, item, result) with run_meta {"task", "lang", "prompt_lang", "run_no", "settings",
+    optional "source" (default "evaluated")}. `known` remembers the runs and items this process already wrote,
+    so each is written once; pass the same set on every call of a run.
+    """
+    known = known if known is not None else set()
+    by_run: dict[str, list] = {}
+    for meta, item, result in rows:
+        rid = run_id(model_id, meta["task"], meta["lang"], meta["prompt_lang"], meta["run_no"],
+                     meta.get("source", "evaluated"))
+        by_run.setdefault(rid, []).append((meta, item, result))
+    new_items = {(i.task, i.lang, i.item_id): i for _, i, _ in rows if (i.task, i.lang, i.item_id) not in known}
+    preds, scores, self_rep = [], [], []
+    for rid, group in by_run.items():
+        p, s, r = live.result_rows(rid, [res for _, _, res in group])
+        preds += p
+        scores += s
+        self_rep += r
+    fresh_runs = [rid for rid in by_run if rid not in known]
+    with transaction(con):
+        if fresh_runs and not any(isinstance(k, str) for k in known):  # first run of this process: the registry
+            sync_registry(con)
+        for rid in fresh_runs:
+            meta = by_run[rid][0][0]
+            writer.upsert_model(con, {"model_id": model_id, "origin": "evaluated", **(model_info or {})})
+            writer.upsert_run(con, {"run_id": rid, "model_id": model_id, "task": meta["task"], "lang": meta["lang"],
+                                    "prompt_lang": meta["prompt_lang"], "run_no": meta["run_no"],
+                                    "settings": meta.get("settings"), "source": meta.get("source", "evaluated"),
+                                    "harness": "tanaw"})
+        live.append(con, "items", live.item_rows(list(new_items.values()), content_hash))  # both orders: once
+        live.append(con, "predictions", preds)
+        live.append(con, "scores", scores)
+        live.append(con, "self_reported", self_rep)
+    known.update(new_items)
+    known.update(by_run)
+
+
+def save_result(con: duckdb.DuckDBPyConnection, model_id: str, run_meta: Mapping[str, Any], item: Item,
+                result: ItemResult) -> None:
+    """Write one live result in its own transaction (see `save_live`)."""
+    save_live(con, model_id, [(run_meta, item, result)], model_info=run_meta.get("model"))
+
+
+class StoreSink:
+    """The runner's sink (`evaluator.run.Sink`) on a DuckDB connection: groups of answers through `save_live`."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, model_id: str, model_info: Mapping[str, Any] | None = None):
+        self.con, self.model_id, self.model_info = con, model_id, dict(model_info or {})
+        self._known: set = set()
+
+    def _run_id(self, cell: Cell) -> str:
+        return run_id(self.model_id, cell.task.name, cell.lang, cell.prompt_lang, cell.run_no, "evaluated")
+
+    def stored(self, cell: Cell) -> set[tuple[str, str]]:
+        """(item_id, order) already stored for the cell's run."""
+        return writer.stored_keys(self.con, self._run_id(cell))
+
+    def save_many(self, rows: Sequence[tuple[Cell, Mapping[str, Any], Item, ItemResult]]) -> None:
+        """Store scored answers (cell, settings, item, result) in one transaction (committed on return)."""
+        group = [({"task": cell.task.name, "lang": cell.lang, "prompt_lang": cell.prompt_lang,
+                   "run_no": cell.run_no, "settings": dict(settings)}, item, result)
+                 for cell, settings, item, result in rows]
+        save_live(self.con, self.model_id, group, model_info=self.model_info, known=self._known)
+
+    def refresh(self, cells: Sequence[Cell]) -> list[float | None]:
+        """Recompute the cells' aggregates (and the model's roll-ups, once); the headline value (0-100) per cell."""
+        keys = [(c.task.name, c.lang, c.prompt_lang) for c in cells]
+        cur = self.con.cursor()  # its own connection: runs on the refresh thread beside the writer
+        try:
+            summaries = refresh_aggregates(cur, self.model_id, keys)
+        finally:
+            cur.close()
+        value = {(c.task, c.lang, c.prompt_lang): c.value for c in summaries}
+        return [value.get(k) for k in keys]
