@@ -23,7 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, free_port, wait_healthy  # noqa: E402
+from tests.helpers.browser import CHROMIUM, CHROMIUM_ARGS, free_port, wait_healthy  # noqa: E402
 
 TABLE = '[data-testid="stDataFrame"]'
 KEEP_ENV = ("PATH", "LANG", "LC_ALL", "PYTHONPATH", "SSL_CERT_FILE", "SSL_CERT_DIR", "OPENBLAS_CORETYPE",

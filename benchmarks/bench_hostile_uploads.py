@@ -22,7 +22,7 @@ MB = 1024 * 1024
 SIZE = 200 * MB - 1024
 sys.path.insert(0, str(ROOT))
 
-from tests.test_upload_memory import READER  # noqa: E402  the one reader script, shared with the test
+from tests.integration.test_upload_memory import READER  # noqa: E402  the one reader script, shared with the test
 
 def _zip(path: Path, members: dict[str, bytes], level: int = 6) -> Path:
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=level) as zf:

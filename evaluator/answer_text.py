@@ -1,6 +1,6 @@
 """Reading answer text: reasoning blocks, answer regions, and words found with their negations.
 
-The rules (stated on the Methodology page, tested in tests/test_extract_table.py):
+The rules (stated on the Methodology page, tested in tests/app/test_extract_table.py):
 - `<think>`/`<reflection>` blocks are split off and kept as the reasoning trace. A block that never closes runs to
   the end of the output: the model never gave a final answer, so nothing in it is read as one (SEA-HELM keeps such
   text and reads the first tag inside the draft).

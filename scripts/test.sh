@@ -3,7 +3,7 @@
 #   - Python test requirements (pinned) into the current interpreter (use a venv if you like);
 #   - Debian's Chromium with Thai and Tamil fonts for the real-browser tests (Playwright drives it, no download);
 #   - the optional llama.cpp pieces for the real-local-model integration test (source build, minutes, cached).
-# The suite includes the package rules (import-linter, .importlinter) and ruff (ruff.toml): tests/test_layering.py.
+# The suite includes the package rules (import-linter, .importlinter) and ruff (ruff.toml): tests/integration/test_layering.py.
 # Set TANAW_SKIP_SYSTEM=1 to skip the apt and llama.cpp steps (those tests then skip with a reason).
 set -euo pipefail
 cd "$(dirname "$0")/.."

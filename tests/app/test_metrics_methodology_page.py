@@ -1,0 +1,84 @@
+"""The methodology page renders every section from the registries (Streamlit AppTest, no browser)."""
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from evaluator.metrics import METRICS
+from evaluator.metrics import figures
+from evaluator.metrics.docs import (differences, metric_rows, pacute_difference_items, pacute_differences,
+                                    task_rows)
+from evaluator.registry import TASKS
+from tests.helpers.samples import SAMPLES
+
+PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "methodology.py")
+DATA = SAMPLES
+
+
+def test_docs_cover_every_metric_and_task_cell():
+    assert {r["metric"] for r in metric_rows()} == set(METRICS)
+    assert len(task_rows()) == sum(len(t.langs) for t in TASKS.values())
+    ta = next(r for r in task_rows("bhasa") if r["task"] == "sentiment" and r["language"] == "Tamil")
+    assert ta["headline"] == "accuracy" and ta["chance"] == "50.0"
+    qa_id = next(r for r in task_rows("bhasa") if r["task"] == "qa" and r["language"] == "Indonesian")
+    assert "squad_f1_newmm" not in qa_id["metrics"]
+
+
+@pytest.mark.parametrize("section", ["Metrics", "Tasks", "Answer extraction", "Aggregation"])
+def test_page_sections_render(section):
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["section"] = section
+    at.run()
+    assert not at.exception
+    assert at.radio(key="section").value == section
+    if section == "Metrics":
+        text = " ".join(m.value for m in at.markdown)
+        assert all(f"`{name}`" in text for name in METRICS)
+    if section in ("Tasks", "Answer extraction"):  # tables: tasks; accepted answer words
+        assert len(at.dataframe) >= 1 and len(at.dataframe[0].value) > 0
+
+
+def test_page_shows_sample_figures():
+    # read from data/methodology_figures.json: the page does not re-score (no shared data needed)
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["section"] = "ROUGE-L variants"
+    at.run()
+    assert not at.exception
+    df = at.dataframe[0].value
+    th = df[df["language"] == "Thai"].iloc[0]
+    assert (th["rougeL (XL-Sum, headline)"], th["rougeL_nows (words only)"]) == ("25.42", "21.83")
+    assert df[df["language"] == "Tamil"].iloc[0]["rougeL (XL-Sum, headline)"] == "17.16"
+    n, rows = pacute_differences()
+    assert n == 5940 and sum(r["items"] for r in rows) == 37
+    items = pacute_difference_items()
+    assert len(items) == 37 and {(i["item_id"], i["reason"]) for i in items if i["reason"] == "unicode"} == {
+        ("syllabification_gen_00133", "unicode")}
+
+
+def test_differences_section_lists_counts_without_rescoring(monkeypatch):
+    import evaluator.metrics.pacute_compat as compat
+
+    monkeypatch.setattr(compat, "compare_rows", lambda *a, **k: pytest.fail("the page re-scored"))
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["section"] = "Differences from pacute-bench and SEA-HELM"
+    at.run()
+    assert not at.exception
+    table = at.table[0].value
+    assert len(table) == len(differences()) and set(table["reference"]) == {"pacute-bench", "SEA-HELM"}
+    counts = dict(zip(table["topic"], table["count on the samples"]))
+    assert counts["Affix hyphens"].startswith("35 flags of 5,940")
+    assert "464 of 600" in counts["Hierarchical MCQ gold"]
+    assert counts["Duplicate items"] == "39 groups, 91 syllabification MCQ items"
+    assert "66.41 instead of 66.16" in counts["QA articles (a/an/the)"]
+    per_bench = at.dataframe[0].value.set_index("benchmark")
+    assert (per_bench["EM Tanaw"] == per_bench["EM pacute-bench normalised"]).all()
+    assert (per_bench["CM Tanaw"] == per_bench["CM pacute-bench normalised"]).all()
+    assert per_bench.loc["hierarchical-gen", "EM pacute-bench"] == 37.17
+    text = " ".join(m.value for m in at.markdown)
+    assert "never by their position" in text and "2·acc/(1 + acc)" in text
+
+
+@pytest.mark.needs_samples
+def test_stored_figures_are_current():
+    # re-run scripts/build_methodology_figures.py when this fails after a scoring change
+    assert figures.compute(DATA) == figures.load()

@@ -1,0 +1,177 @@
+"""Every number a page shows is the evaluator's: the leaderboard, LINDSEA, PACUTE, Model and Compare pages
+(AppTest, on the fixture store built through the wiring) against `evaluator.aggregate`, `evaluator.rollup` and
+`evaluator.ranking` run directly on the same items and answers. Also: which metrics the store treats as 0/1 is
+`MetricSpec.binary`."""
+from __future__ import annotations
+
+import statistics
+
+import pytest
+
+from evaluator.aggregate import aggregate_cell, breakdown, paired_test, wilson
+from evaluator.datasets import load_items
+from evaluator.metrics import METRICS
+from evaluator.ranking import rank_ranges
+from evaluator.registry import TASKS
+from evaluator.rollup import rollup
+from evaluator.scoring import score_prediction
+from tests.helpers.fixtures_store import DATA_DIR, MODELS, app_test, fixture_db, pages_on, predictions
+
+
+@pytest.fixture(scope="module")
+def db():
+    with pages_on(fixture_db()) as path:
+        yield path
+
+
+def pairs(model: str, task: str, lang: str, prompt_lang: str) -> list:
+    """(Item, ItemResult) of one cell, scored here by the evaluator from the fixture's own predictions."""
+    items = {it.item_id: it for it in load_items(task, lang, data_dir=DATA_DIR)}
+    return [(items[p.item_id], score_prediction(TASKS[task], items[p.item_id], p)) for p in predictions(model)
+            if (p.task, p.lang, p.prompt_lang) == (task, lang, prompt_lang)]
+
+
+def headline(model: str, task: str, lang: str, prompt_lang: str):
+    return next(c for c in aggregate_cell(TASKS[task], lang, pairs(model, task, lang, prompt_lang)) if c.is_headline)
+
+
+@pytest.mark.parametrize("score", ["Raw", "Normalized"])
+def test_leaderboard_cells_and_overall_are_the_evaluators(db, score):
+    at = app_test("leaderboard", bench="BHASA", prompt="English", score=score)
+    assert not at.exception
+    board = at.dataframe[0].value.set_index("model")
+    col = "value" if score == "Raw" else "normalized"
+    for model in ("SeaLion-9B-it", "Gemma-2B", "Closed-XL"):
+        cell = headline(model, "sentiment", "th", "en")
+        assert board.loc[model, "sentiment · th"] == pytest.approx(getattr(cell, col))
+        want = rollup({("sentiment", "th"): getattr(cell, col)}, {"sentiment": "NLU"})
+        assert board.loc[model, "overall"] == pytest.approx(want["overall"])
+        assert board.loc[model, "NLU"] == pytest.approx(want["competency_mean"]["NLU"])
+
+
+def test_lindsea_cells_are_the_evaluators(db):
+    at = app_test("lindsea", model="SeaLion-9B-it", lang="id", prompt="en")
+    assert not at.exception
+    cells = next(d.value for d in at.dataframe if list(d.value.columns[:2]) == ["branch", "task"])
+    cells = cells.set_index(["task", "prompt_lang"])
+    for task in ("lindsea-mp", "lindsea-pragmatic-pair"):
+        for prompt_lang in ("en", "native"):
+            want = headline("SeaLion-9B-it", task, "id", prompt_lang)
+            got = cells.loc[(task, prompt_lang)]
+            assert (got["value"], got["ci_low"], got["ci_high"]) == pytest.approx(
+                (want.value, want.ci_low, want.ci_high))
+            assert got["n"] == want.n
+
+
+def test_pacute_levels_are_the_evaluators(db):
+    at = app_test("pacute", models=["SeaLion-9B-it", "Gemma-2B", "Closed-XL"], fmt="MCQ", prompt="en")
+    assert not at.exception
+    levels = next(d.value for d in at.dataframe if list(d.value.columns[:2]) == ["model_id", "level"])
+    levels = levels.set_index(["model_id", "level"])
+    for model in ("SeaLion-9B-it", "Gemma-2B", "Closed-XL"):
+        for row in breakdown(pairs(model, "pacute-hierarchical-mcq", "tl", "en"), "mcq_acc", ("level",)):
+            got = levels.loc[(model, row["level"])]
+            low, high = wilson(row["micro"] / 100, row["n"])
+            assert (got["value"], got["n"]) == (pytest.approx(row["micro"]), row["n"])
+            assert (got["ci_low"], got["ci_high"]) == pytest.approx((100 * low, 100 * high))
+
+
+def test_binary_metrics_in_the_store_are_metricspec_binary(db):
+    from store.cached import connection
+    from store.queries.explore import binary_metrics
+
+    stored = set(binary_metrics(connection().cursor()))
+    assert stored == {m.name for m in METRICS.values() if m.binary}
+    assert "squad_em" in stored and "mcq_norm_acc" not in stored
+
+
+def _cells_of(model: str) -> list[tuple[str, str, str]]:
+    """(task, lang, prompt_lang) of every cell the model answered with a scored headline metric."""
+    keys = dict.fromkeys((p.task, p.lang, p.prompt_lang) for p in predictions(model))
+    return [k for k in keys if TASKS[k[0]].mode != "open"]
+
+
+def test_model_page_cells_ranks_and_medians_are_the_evaluators(db):
+    """Every cell of the Model page: value, interval, n, unparsed share (`aggregate_cell`), rank range
+    (`ranking.rank_ranges` over the three models' intervals), field median and delta, and the extremes."""
+    model = "Gemma-2B"
+    at = app_test("model", model=model)
+    assert not at.exception
+    cells = next(d.value for d in at.dataframe if "rank_best" in d.value.columns)
+    cells = cells.set_index(["task", "lang", "prompt_lang"])
+    assert len(cells) == len(_cells_of(model)) == 16
+    medians = {}
+    for key in _cells_of(model):
+        field = {m: headline(m, *key) for m in MODELS}
+        want, got = field[model], cells.loc[key]
+        assert (got["value"], got["ci_low"], got["ci_high"]) == pytest.approx((want.value, want.ci_low, want.ci_high))
+        assert got["n"] == want.n and got["metric"] == want.metric
+        assert got["parse_fail_pct"] == pytest.approx(100 * want.parse_fail_rate)
+        ranks = rank_ranges({m: (c.ci_low, c.ci_high) for m, c in field.items()})
+        assert (got["rank_best"], got["rank_worst"], got["n_models"]) == (*ranks[model], 3)
+        medians[key] = statistics.median(c.value for c in field.values())
+        assert got["field_median"] == pytest.approx(medians[key])
+        assert got["delta"] == pytest.approx(want.value - medians[key])
+    weakest = next(d.value for d in at.dataframe if list(d.value.columns[:2]) == ["cell", "value"]).iloc[0]
+    key = min(medians, key=lambda k: cells.loc[k, "value"] - medians[k])
+    assert weakest["cell"] == " · ".join(key)
+    assert weakest["delta"] == pytest.approx(headline(model, *key).value - medians[key])
+
+
+def test_model_page_parse_failures_are_the_evaluators(db):
+    """Unparsed answers per language and prompt language: counted from `score_prediction` on the same answers."""
+    model = "Gemma-2B"
+    at = app_test("model", model=model)
+    fails = next(d.value for d in at.dataframe if list(d.value.columns[:2]) == ["lang", "prompt_lang"])
+    want: dict = {}
+    for task, lang, prompt_lang in _cells_of(model):
+        for _, result in pairs(model, task, lang, prompt_lang):
+            answers, unparsed = want.get((lang, prompt_lang), (0, 0))
+            want[(lang, prompt_lang)] = (answers + 1, unparsed + (not result.parsed))
+    got = {(r.lang, r.prompt_lang): (r.answers, r.unparsed, r.fail_pct) for r in fails.itertuples()}
+    assert got == {k: (a, u, pytest.approx(100 * u / a)) for k, (a, u) in want.items()}
+    assert any(u for _, u in want.values())
+
+
+def _item_scores(model: str, task: str, lang: str, prompt_lang: str, metric: str) -> dict[str, float]:
+    """Per-item score as Compare shows it: the mean over option orders and runs of the evaluator's item score."""
+    by_item: dict[str, list[float]] = {}
+    for item, result in pairs(model, task, lang, prompt_lang):
+        by_item.setdefault(item.item_id, []).append(result.scores[metric])
+    return {k: sum(v) / len(v) for k, v in by_item.items()}
+
+
+def test_compare_page_item_scores_and_paired_test_are_the_evaluators(db):
+    """Compare on LINDSEA minimal pairs (both option orders, so item scores of 0, 0.5 and 1): every per-item
+    score, the paired test (`aggregate.paired_test` on the same items in the page's order) and each answer's score."""
+    systems = ["SeaLion-9B-it|en", "Gemma-2B|en"]
+    at = app_test("compare", task="lindsea-mp", lang="id", metric="accuracy")
+    at.multiselect[0].set_value(systems).run()
+    assert not at.exception
+    items = next(d.value for d in at.dataframe if list(d.value.columns[:2]) == ["item_id", "score_A"])
+    a = _item_scores("SeaLion-9B-it", "lindsea-mp", "id", "en", "accuracy")
+    b = _item_scores("Gemma-2B", "lindsea-mp", "id", "en", "accuracy")
+    assert len(items) == len(a) == 40
+    assert items["score_A"].tolist() == pytest.approx([a[i] for i in items["item_id"]])
+    assert items["score_B"].tolist() == pytest.approx([b[i] for i in items["item_id"]])
+    assert {0.5} <= set(items["score_B"])  # right in one order only
+    test = paired_test([a[i] for i in items["item_id"]], [b[i] for i in items["item_id"]])
+    p_text = "p < 0.001" if test.p_value < 0.001 else f"p = {test.p_value:.3f}"
+    shown = next(m.value for m in at.markdown if m.value.startswith("**Paired test"))
+    assert (f"({test.method}): A − B = {test.diff:+.1f} points (95% CI {test.ci_low:+.1f} to {test.ci_high:+.1f}), "
+            f"{p_text}") in shown
+    item_id = at.selectbox(key="item").value
+    answers = [m.value for m in at.markdown if m.value.startswith("order ")]
+    want = sorted(f"order {r.prediction.order} · score {r.scores['accuracy']:.2f}"
+                  for model in ("SeaLion-9B-it", "Gemma-2B")
+                  for item, r in pairs(model, "lindsea-mp", "id", "en") if item.item_id == item_id)
+    assert sorted(f"{m.split(' · ')[0]} · {m.split(' · ')[3]}" for m in answers) == want
+
+
+def test_bootstrap_intervals_do_not_depend_on_row_order():
+    """The same answers in another order give the same stored interval (before, the resampling followed the order
+    the rows arrived in, so the store's interval and the evaluator's on the file's order differed by ~1 point)."""
+    cell = pairs("Gemma-2B", "sentiment", "th", "en")
+    forward, backward = (next(c for c in aggregate_cell(TASKS["sentiment"], "th", p) if c.is_headline)
+                         for p in (cell, cell[::-1]))
+    assert "bootstrap" in forward.note and forward == backward

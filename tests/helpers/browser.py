@@ -1,0 +1,101 @@
+"""Test helpers for real-browser checks: serve the Streamlit app and drive Debian's Chromium with Playwright."""
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Iterator
+
+REPO = Path(__file__).resolve().parents[2]
+SCREENSHOTS = REPO / "tests" / "_screenshots"
+CHROMIUM = os.environ.get("TANAW_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def free_port() -> int:
+    """An unused TCP port on 127.0.0.1."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_healthy(url: str, timeout: float = 60.0, proc: subprocess.Popen | None = None, poll: float = 0.3) -> None:
+    """Poll `<url>/_stcore/health` until it answers 200, or raise with the server's output."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"app exited with {proc.returncode}: {proc.stdout.read() if proc.stdout else ''}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(poll)
+    raise TimeoutError(f"{url} not healthy after {timeout}s")
+
+
+@contextlib.contextmanager
+def serve_app(db_path: str | os.PathLike, port: int | None = None, env: dict | None = None) -> Iterator[str]:
+    """Run `streamlit run app.py` on `db_path` (TANAW_DB) and yield its base URL; stopped on exit."""
+    port = port or free_port()
+    full_env = {**os.environ, "TANAW_DB": str(db_path), "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+                **(env or {})}
+    cmd = [sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"), "--server.headless", "true",
+           "--server.port", str(port), "--server.address", "127.0.0.1"]
+    proc = subprocess.Popen(cmd, cwd=REPO, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, proc=proc)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def chromium_available() -> bool:
+    """Whether Debian's Chromium and the Playwright driver are installed."""
+    try:
+        import playwright  # noqa: F401
+    except ImportError:
+        return False
+    return Path(CHROMIUM).exists()
+
+
+@contextlib.contextmanager
+def chromium_page(width: int = 1280, height: int = 900) -> Iterator[object]:
+    """A Playwright page in headless Debian Chromium (no browser download)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            yield page
+        finally:
+            browser.close()
+
+
+def wait_for_app(page, timeout_ms: int = 30000) -> None:
+    """Wait until Streamlit has finished running the script (no 'Running' indicator, app view present)."""
+    page.wait_for_selector('[data-testid="stAppViewContainer"]', timeout=timeout_ms)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout_ms)
+    page.wait_for_timeout(500)
+
+
+def screenshot(page, name: str) -> Path:
+    """Save a full-page screenshot under tests/_screenshots/ and return its path."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path

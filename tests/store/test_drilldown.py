@@ -1,0 +1,168 @@
+"""Drill-down pre-aggregates (schema V7): the pages read them, and their numbers are the evaluator's.
+
+The LINDSEA phenomenon and category bars (AppTest) equal `evaluator.aggregate.aggregate_cell` run on each node's items; the
+Compare page's per-item scores equal the item means of the evaluator's own scores; the Model page's parse failures
+equal a count of the answers. A store written before V7 gets the same rows back from `backfill_drilldowns`, and a
+hand-made cell gives the hand-computed outcomes.
+"""
+from __future__ import annotations
+
+import shutil
+from collections import defaultdict
+
+import duckdb
+import pytest
+
+from evaluator.aggregate import aggregate_cell
+from evaluator.datasets import load_items
+from evaluator.drilldown import cell_drilldown
+from evaluator.registry import TASKS
+from evaluator.scoring import score_prediction
+from evaluator.spec import Item, ItemResult, Prediction
+from tests.helpers.fixtures_store import DATA_DIR, app_test, fixture_db, pages_on, predictions
+
+DRILL_TABLES = ("drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags")
+
+
+@pytest.fixture(scope="module")
+def db():
+    with pages_on(fixture_db()) as path:
+        yield path
+
+
+def pairs(model: str, task: str, lang: str, prompt_lang: str) -> list:
+    """(Item, ItemResult) of one cell, scored here by the evaluator from the fixture's own predictions."""
+    items = {it.item_id: it for it in load_items(task, lang, data_dir=DATA_DIR)}
+    return [(items[p.item_id], score_prediction(TASKS[task], items[p.item_id], p)) for p in predictions(model)
+            if (p.task, p.lang, p.prompt_lang) == (task, lang, prompt_lang)]
+
+
+def _bars(model: str, **level) -> "object":
+    at = app_test("lindsea", model=model, lang="id", prompt="en", branch="syntax", **level)
+    assert not at.exception
+    key = "category" if level else "phenomenon"
+    return next(d.value for d in at.dataframe if list(d.value.columns[:2]) == ["branch", "phenomenon"]
+                and key in d.value.columns and "prompt_lang" in d.value.columns), key
+
+
+@pytest.mark.parametrize("model", ["SeaLion-9B-it", "Gemma-2B"])
+def test_lindsea_bars_are_aggregate_cell_on_their_items(db, model):
+    checked = 0
+    for level in ({}, {"phenomenon": "morphology"}):
+        bars, key = _bars(model, **level)
+        bars = bars.set_index([key, "prompt_lang"])
+        for prompt_lang in ("en", "native"):
+            by_node = defaultdict(list)
+            for item, res in pairs(model, "lindsea-mp", "id", prompt_lang):
+                if item.metadata["phenomenon"] == level.get("phenomenon", item.metadata["phenomenon"]):
+                    by_node[item.metadata[key]].append((item, res))
+            for node, node_pairs in by_node.items():
+                want = next(c for c in aggregate_cell(TASKS["lindsea-mp"], "id", node_pairs) if c.metric == "accuracy")
+                got = bars.loc[(node, prompt_lang)]
+                assert got["n"] == want.n
+                assert (got["value"], got["ci_low"], got["ci_high"]) == pytest.approx(
+                    (want.value, want.ci_low, want.ci_high))
+                checked += 1
+    assert checked >= 4
+
+
+def test_compare_scores_are_the_item_means_of_the_evaluators_scores(db):
+    from store.cached import connection
+    from store.queries import QUERIES
+
+    systems = ("SeaLion-9B-it|en", "Gemma-2B|native")
+    got = QUERIES["compare_items"](connection().cursor(), task="lindsea-mp", lang="id", systems=systems,
+                                   metric="accuracy").set_index("item_id")
+    for label, system in zip("AB", systems):
+        model, prompt_lang = system.split("|")
+        per_item = defaultdict(list)
+        for item, res in pairs(model, "lindsea-mp", "id", prompt_lang):
+            per_item[item.item_id].append(res.scores["accuracy"])
+        assert set(got.index) <= set(per_item) and len(got) == len(per_item)
+        for item_id, values in per_item.items():
+            assert got.loc[item_id, f"score_{label}"] == pytest.approx(sum(values) / len(values))
+            assert bool(got.loc[item_id, f"right_{label}"]) == all(v >= 1 for v in values)
+
+
+def test_model_parse_failures_count_the_answers(db):
+    at = app_test("model", model="Gemma-2B")
+    assert not at.exception
+    fails = next(d.value for d in at.dataframe if "fail_pct" in d.value.columns).set_index(["lang", "prompt_lang"])
+    answers = [p for p in predictions("Gemma-2B") if not p.task.startswith("cultural-")]
+    for (lang, prompt_lang), row in fails.iterrows():
+        mine = [p for p in answers if (p.lang, p.prompt_lang) == (lang, prompt_lang)]
+        unparsed = 0
+        for p in mine:
+            item = next(i for i in load_items(p.task, p.lang, data_dir=DATA_DIR) if i.item_id == p.item_id)
+            unparsed += not score_prediction(TASKS[p.task], item, p).parsed
+        assert (row["answers"], row["unparsed"]) == (len(mine), unparsed)
+    assert fails["unparsed"].sum() > 0
+
+
+def _rows(con, table):
+    cols = [c for (c,) in con.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
+        [table]).fetchall() if c not in ("cell_no", "computed_at")]
+    return sorted(map(str, con.execute(f"SELECT {', '.join(cols)} FROM {table}").fetchall()))
+
+
+def test_a_store_written_before_the_pre_aggregates_gets_them_back(tmp_path):
+    from services.drilldown import backfill_drilldowns
+
+    path = tmp_path / "old.duckdb"
+    shutil.copy(fixture_db(), path)
+    con = duckdb.connect(str(path))
+    want = {t: _rows(con, t) for t in DRILL_TABLES}
+    aggregates = con.execute("SELECT * FROM aggregates ORDER BY ALL").fetchall()
+    for table in DRILL_TABLES:
+        con.execute(f"DELETE FROM {table}")
+    assert backfill_drilldowns(con) == len(con.execute(
+        "SELECT DISTINCT model_id, task, lang, prompt_lang FROM runs").fetchall())
+    assert {t: _rows(con, t) for t in DRILL_TABLES} == want
+    assert con.execute("SELECT * FROM aggregates ORDER BY ALL").fetchall() == aggregates  # untouched
+    assert backfill_drilldowns(con) == 0
+
+
+def _pair(item: Item, order: str, run: int, value: float, parsed: bool = True) -> tuple[Item, ItemResult]:
+    pred = Prediction(item.task, item.lang, item.item_id, "en", "A", run=run, order=order)
+    return item, ItemResult(pred, "A" if parsed else None, parsed, None, {"accuracy": value})
+
+
+def test_a_hand_made_cell():
+    a = Item("lindsea-mp", "id", "a", {}, "A", metadata={"phenomenon": "morphology", "category": "affix"},
+             warnings=("typo",))
+    b = Item("lindsea-mp", "id", "b", {}, "A", metadata={"phenomenon": "morphology", "category": "affix"})
+    drill = cell_drilldown([_pair(a, "ab", 1, 1.0), _pair(a, "ba", 1, 0.0), _pair(a, "ab", 2, 1.0),
+                            _pair(b, "ab", 1, 1.0), _pair(b, "ba", 1, 1.0, parsed=False)])
+    first = {o["item_id"]: o for o in drill.outcomes()}
+    assert first["a"]["answers"] == [{"run_no": 1, "ord": "ab", "value": 1.0}, {"run_no": 1, "ord": "ba", "value": 0.0},
+                                     {"run_no": 2, "ord": "ab", "value": 1.0}]
+    assert first["a"]["value"] == pytest.approx(2 / 3)
+    assert (first["a"]["right_ab"], first["a"]["right_ba"], first["a"]["right_all"]) == (True, False, False)
+    assert (first["b"]["value"], first["b"]["right_all"], first["b"]["parsed"]) == (1.0, True, False)
+    assert drill.nodes == [{"metric": "accuracy", "phenomenon": "morphology", "category": "affix",
+                            "subcategory": None, "level": None, "n": 2, "correct": pytest.approx(5 / 3),
+                            "wrong": 1}]
+    assert drill.runs == {1: (4, 1), 2: (1, 0)} and (drill.n_answers, drill.n_unparsed, drill.n_items) == (5, 1, 2)
+    assert drill.flags == [("typo", "a")]
+
+
+def test_a_cell_left_without_runs_loses_its_pre_aggregates(tmp_path):
+    from store.drilldown import drop_orphans
+
+    path = tmp_path / "store.duckdb"
+    shutil.copy(fixture_db(), path)
+    con = duckdb.connect(str(path))
+    cell = ["Gemma-2B", "lindsea-mp", "id", "en"]
+    where = "model_id = ? AND task = ? AND lang = ? AND prompt_lang = ?"
+    (cell_no,) = con.execute(f"SELECT cell_no FROM drill_cells WHERE {where}", cell).fetchone()
+    before = {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in DRILL_TABLES}
+    mine = con.execute("SELECT count(*) FROM item_outcomes WHERE cell_no = ?", [cell_no]).fetchone()[0]
+    nodes = con.execute(f"SELECT count(*) FROM drill_nodes WHERE {where}", cell).fetchone()[0]
+    run_ids = [r for (r,) in con.execute(f"SELECT run_id FROM runs WHERE {where}", cell).fetchall()]
+    con.execute(f"DELETE FROM runs WHERE {where}", cell)
+    drop_orphans(con)
+    after = {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in DRILL_TABLES}
+    assert mine > 0 and nodes > 0
+    assert after == {**before, "drill_cells": before["drill_cells"] - 1, "item_outcomes": before["item_outcomes"] - mine,
+                     "drill_nodes": before["drill_nodes"] - nodes, "run_counts": before["run_counts"] - len(run_ids)}

@@ -1,0 +1,49 @@
+"""One ingest writes each scored row once and aggregates the rows it scored, without reading them back; the
+numbers are the same as re-aggregating the cell from the store (the path used when a cell has other runs)."""
+from __future__ import annotations
+
+import pytest
+
+from services import ingest
+from store import writer
+from store.db import connect
+from tests.helpers.fixtures_store import DATA_DIR, predictions
+
+
+def _aggregates(con) -> list[tuple]:
+    return con.execute("SELECT task, lang, prompt_lang, metric, value, ci_low, ci_high, n, n_runs, parse_fail_rate, "
+                       "status FROM aggregates ORDER BY ALL").fetchall()
+
+
+def test_ingest_aggregates_without_reading_back_and_matches_a_re_aggregation(monkeypatch):
+    con = connect(":memory:")
+    preds = [p for p in predictions("Gemma-2B") if p.task in ("sentiment", "lindsea-mp", "pacute-hierarchical-mcq")]
+
+    def no_read_back(*a, **k):
+        raise AssertionError("an ingest of a new cell read its rows back")
+
+    with monkeypatch.context() as m:
+        m.setattr(writer, "cell_predictions", no_read_back)
+        summary = ingest.ingest_predictions(con, preds, model={"model_id": "m"}, source={"file": "f.jsonl"},
+                                            data_dir=DATA_DIR)
+    assert summary.n_predictions == len(preds) and len(summary.cells) == 8  # (lindsea-mp id, ta; sentiment th; pacute) x 2 prompts
+    once = _aggregates(con)
+    cells = [(c.task, c.lang, c.prompt_lang) for c in summary.cells]
+    ingest.refresh_aggregates(con, "m", cells)  # from the stored rows, rebuilt
+    assert _aggregates(con) == once
+    n_rows = con.execute("SELECT count(*) FROM predictions").fetchone()[0]
+    assert n_rows == len({(p.task, p.lang, p.prompt_lang, p.run, p.item_id, p.order) for p in preds})
+
+
+def test_a_cell_with_another_active_run_is_aggregated_over_both(monkeypatch):
+    con = connect(":memory:")
+    preds = [p for p in predictions("Gemma-2B") if p.task == "sentiment" and p.prompt_lang == "en"]
+    ingest.ingest_predictions(con, preds, model={"model_id": "m"}, source={"file": "a", "hash": "h1"},
+                              data_dir=DATA_DIR)
+    second = [type(p)(**{**p.__dict__, "run": 2}) for p in preds]
+    summary = ingest.ingest_predictions(con, second, model={"model_id": "m"}, source={"file": "b", "hash": "h2"},
+                                        data_dir=DATA_DIR)
+    assert summary.cells[0].n == len({p.item_id for p in preds})
+    assert con.execute("SELECT n_runs FROM aggregates WHERE is_headline").fetchone()[0] == 2
+    assert summary.cells[0].value == pytest.approx(
+        con.execute("SELECT value FROM aggregates WHERE is_headline").fetchone()[0])

@@ -1,0 +1,70 @@
+"""Re-scoring pacute-bench's released per-item results with our extraction (issue 7 'done means')."""
+import json
+
+import pytest
+
+from evaluator.metrics.pacute_compat import compare, compare_folder, summarize
+from tests.helpers.samples import SAMPLES
+
+DATA = SAMPLES
+SAMPLE = DATA / "pacute" / "results-sample" / "gpt-4.1-nano" / "inference"
+
+
+@pytest.mark.needs_samples
+def test_rescoring_reproduces_pacute_bench_except_listed_differences():
+    totals, diffs = compare_folder(SAMPLE)
+    assert sum(t.n for t in totals) == 5940 and len(totals) == 8
+    # per benchmark, exact and contains match equal pacute-bench's answers under the paper's normalisation
+    for t in totals:
+        assert t.ours == t.theirs_normalised, t.task
+    assert not [d for d in diffs if d.ours != d.theirs_normalised]
+    by_task = {t.task: t for t in totals}
+    assert by_task["hierarchical-gen"].ours == {"exact_match": 246, "contains_match": 329}
+    assert by_task["hierarchical-gen"].theirs == {"exact_match": 223, "contains_match": 323}
+    # against the released flags, only normalisation differences remain (every other flag of 2 x 5940 agrees)
+    assert {d.reason for d in diffs} == {"hyphen", "unicode"}
+    by = {(r["task"], r["metric"], r["direction"]): r["items"] for r in summarize(diffs)}
+    assert by == {
+        ("hierarchical-gen", "exact_match", "ours 1 / theirs 0"): 23,
+        ("hierarchical-gen", "contains_match", "ours 1 / theirs 0"): 6,
+        ("pacute-affixation-gen", "exact_match", "ours 1 / theirs 0"): 6,
+        # syllabification_gen_00133: gold "hulí" composed, the answer's í decomposed (i + U+0301)
+        ("pacute-syllabification-gen", "exact_match", "ours 1 / theirs 0"): 1,
+        ("pacute-syllabification-gen", "contains_match", "ours 1 / theirs 0"): 1,
+    }
+
+
+@pytest.mark.needs_samples
+def test_reflection_and_answer_blocks_in_real_rows():
+    rows = [json.loads(x) for x in (SAMPLE / "pacute-affixation-gen.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert all("<answer>" in r["response"] for r in rows[:20])
+    n, diffs = compare("pacute-affixation-gen", rows[:20])
+    assert n == 20 and all(d.reason == "hyphen" for d in diffs)
+
+
+def test_hand_made_rows():
+    rows = [
+        {"id": "a", "response": "<reflection>r</reflection>\n<answer>um</answer>", "ground_truth": "-um-",
+         "answer": "um", "exact_match": False, "contains_match": False},
+        {"id": "b", "response": "<reflection>long and cut off", "ground_truth": "x", "answer": "<reflection>long",
+         "exact_match": False, "contains_match": False},
+        {"id": "c", "response": "<answer>kumain</answer>", "ground_truth": "kumain", "answer": "kumain",
+         "exact_match": True, "contains_match": True},
+    ]
+    n, diffs = compare("pacute-affixation-gen", rows)
+    assert n == 3 and [(d.item_id, d.metric, d.reason) for d in diffs] == [
+        ("a", "exact_match", "hyphen"), ("a", "contains_match", "hyphen")]
+
+
+def test_contains_match_searches_the_whole_response_without_a_closed_answer_block():
+    rows = [
+        # truncated reflection: the gold appears mid-chain, pacute-bench's first line misses it
+        {"id": "d", "response": "<reflection>insert n at the end\nso the word becomes tipann, but", "ground_truth":
+         "tipann", "answer": "<reflection>insert n at the end", "exact_match": False, "contains_match": False},
+        # a closed answer block: only the answer is searched, even though the reflection names the gold
+        {"id": "e", "response": "<reflection>maybe tipann</reflection>\n<answer>tipan</answer>",
+         "ground_truth": "tipann", "answer": "tipan", "exact_match": False, "contains_match": False},
+    ]
+    n, diffs = compare("hierarchical-gen", rows)
+    assert n == 2 and [(d.item_id, d.metric, d.ours, d.theirs, d.reason) for d in diffs] == [
+        ("d", "contains_match", True, False, "whole_response")]

@@ -1,0 +1,176 @@
+"""The runner's one writer: slots freed on arrival, groups by size or time, back-pressure, failures surfaced."""
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pytest
+
+from evaluator.clients import ModelClient, RetryPolicy
+from evaluator.run import group_size, run
+from evaluator.runspec import RunSpec
+from evaluator.run_writer import GROUP_WAIT_S
+from tests.helpers.standin_server import StandinServer
+from tests.unit.test_run import ListSink
+
+FAST = RetryPolicy(max_retries=2, base_delay=0.01, max_delay=0.05)
+C = 4
+JOBS = dict(tasks="sentiment", langs="id,vi,th", limit=20, prompt_langs=("en",))  # 60 requests
+
+
+class GatedSink(ListSink):
+    """A store whose commits wait for `gate` and record their group sizes."""
+
+    def __init__(self):
+        super().__init__()
+        self.gate = threading.Event()
+        self.groups: list[int] = []
+
+    def save_many(self, rows):
+        self.groups.append(len(rows))
+        self.gate.wait(30)
+        super().save_many(rows)
+
+
+def _run_in_thread(url: str, sink, result: dict, **kw) -> threading.Thread:
+    async def main():
+        async with ModelClient(url, "standin", retry=FAST, timeout=5, concurrency=C) as client:
+            return await run(client, sink, RunSpec(concurrency=C, **JOBS), progress=False, **kw)
+
+    def target():
+        try:
+            result["statuses"] = asyncio.run(main())
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            result["error"] = exc
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    return thread
+
+
+def _settled(server: StandinServer, quiet_s: float = 0.6, limit_s: float = 20) -> int:
+    """The server's request count once it has stopped growing for `quiet_s`."""
+    deadline, last, since = time.monotonic() + limit_s, -1, time.monotonic()
+    while time.monotonic() < deadline:
+        if server.requests != last:
+            last, since = server.requests, time.monotonic()
+        elif time.monotonic() - since >= quiet_s:
+            return last
+        time.sleep(0.02)
+    return last
+
+
+def test_a_stalled_store_stops_requests_after_c_plus_one_group_then_everything_lands_once():
+    sink, result = GatedSink(), {}
+    with StandinServer(latency=0.02) as server:
+        thread = _run_in_thread(server.base_url, sink, result)
+        # the first commit hangs: requests go on until one group waits for the store and C more hold answers
+        assert _settled(server) == C + group_size(C) == 20
+        assert server.peak_in_flight == C
+        assert len(sink.groups) == 1 and sink.rows == {}
+        sink.gate.set()
+        thread.join(60)
+    assert "error" not in result, result.get("error")
+    assert len(sink.rows) == 60 and server.requests == 60  # each asked once, each stored once
+    assert sum(sink.groups) == 60 and max(sink.groups) <= group_size(C)
+    assert sum(s.asked for s in result["statuses"]) == 60
+
+
+def test_slots_are_freed_before_the_commit_so_a_slow_store_keeps_c_requests_in_flight():
+    class SlowSink(ListSink):
+        commits = 0
+
+        def save_many(self, rows):
+            SlowSink.commits += 1
+            time.sleep(0.15)  # slower than the server: a slot held until commit would halve the rate
+            super().save_many(rows)
+
+    sink, result = SlowSink(), {}
+    with StandinServer(latency=0.05) as server:
+        _run_in_thread(server.base_url, sink, result, group=64).join(60)
+    assert "error" not in result, result.get("error")
+    assert len(sink.rows) == 60 and server.peak_in_flight == C
+    # 60 answers arriving at about C / 50 ms are committed in a few groups (each closed by the 200 ms clock),
+    # not one commit per answer
+    assert SlowSink.commits <= 60 * 0.05 / C / GROUP_WAIT_S * 2 + 2
+
+
+def test_a_failing_commit_fails_the_run_with_its_error():
+    class BrokenSink(ListSink):
+        def save_many(self, rows):
+            raise OSError("disk full")
+
+    result = {}
+    with StandinServer() as server:
+        _run_in_thread(server.base_url, BrokenSink(), result).join(60)
+    assert isinstance(result.get("error"), OSError) and "disk full" in str(result["error"])
+
+
+def test_a_failing_prepare_fails_the_run_without_storing_anything():
+    class NoRegistry(ListSink):
+        def prepare(self):
+            raise OSError("read-only store")
+
+    sink, result = NoRegistry(), {}
+    with StandinServer() as server:
+        _run_in_thread(server.base_url, sink, result).join(60)
+    assert isinstance(result.get("error"), OSError) and "read-only" in str(result["error"])
+    assert sink.rows == {}
+
+
+@pytest.mark.parametrize("concurrency, size", [(1, 8), (2, 8), (4, 16), (32, 128), (128, 512)])
+def test_group_size_is_four_times_c_and_at_least_eight(concurrency, size):
+    assert group_size(concurrency) == size
+
+
+def test_every_queued_refresh_runs_before_refreshed_returns_and_cells_finished_meanwhile_share_one_call(
+        monkeypatch):
+    import evaluator.run_writer
+    from evaluator.registry import get_task
+    from evaluator.run import Cell, CellStatus
+    from evaluator.run_writer import AnswerWriter
+
+    calls = []
+
+    class Sink:
+        def refresh(self, cells):
+            time.sleep(0.1)
+            calls.append([c.lang for c in cells])
+            return [50.0] * len(cells)
+
+    task = get_task("sentiment")
+    a, b, c, e = (CellStatus(Cell(task, lang, prompt)) for lang, prompt in (("id", "en"), ("vi", "en"), ("th", "en"),
+                                                                              ("id", "native")))
+
+    async def main():
+        writer = AnswerWriter(Sink(), {}, 8, lambda done: None)
+        try:
+            writer.refresh_later([a])  # the run's first 2 s: not refreshed yet
+            await asyncio.sleep(0.15)
+            assert calls == []
+            monkeypatch.setattr(evaluator.run_writer, "REFRESH_EVERY_S", 0.0)
+            writer.refresh_later([b])  # the clock allows one now: a and b together
+            await asyncio.sleep(0.03)  # that refresh is running: c and e wait for the next call, together
+            writer.refresh_later([c])
+            writer.refresh_later([e])
+            await asyncio.wait_for(writer.refreshed(), 10)
+        finally:
+            writer.close()
+
+    asyncio.run(main())
+    assert calls == [["id", "vi"], ["th", "id"]] and a.score == b.score == c.score == e.score == 50.0
+
+    calls.clear()  # queued and closed at once (the wake-up the closing sets must not be lost)
+    d = CellStatus(Cell(task, "ta", "en"))
+
+    async def at_once():
+        writer = AnswerWriter(Sink(), {}, 8, lambda done: None)
+        try:
+            writer.refresh_later([d])
+            await asyncio.wait_for(writer.refreshed(), 10)
+        finally:
+            writer.close()
+
+    asyncio.run(at_once())
+    assert calls == [["ta"]] and d.score == 50.0
