@@ -7,14 +7,17 @@ each C, in ONE run against ONE stand-in (tests/helpers/standin_server.py in its 
                      aggregate refresh of every cell; 1,000 requests = sentiment in id/vi/th/ta, English prompt,
                      50 items, 5 runs (20 cells);
   * `tanaw client`   the client loop alone: `evaluator.run.bounded` with C workers on `ModelClient.chat`;
+  * `openai SDK`     the same loop on the openai SDK's AsyncOpenAI (httpx pool of C connections, no retries): what
+                     the client used before its aiohttp transport (`evaluator/openai_http.py`);
   * `lm-eval`        lm-evaluation-harness's `local-chat-completions` (`lmeval_chat_driver.py`, run by the Python of
                      a separate venv given as --lmeval-venv): num_concurrent=C, max_retries=3, no tokenizer, one
                      chat completion per request, its own aiohttp loop.
-Client loops are timed after a warm-up round of C requests; the full run is timed from planning to the last refresh.
-Each line carries the load average; the machine line names CPU and cores.
+Each is timed after a warm-up (C requests; for the full run, one item per cell into another store), the full run
+from planning to the last refresh; `tail s` is its time after the last commit (the final aggregate refresh). Each
+line carries the load average; the machine line names CPU and cores.
 
     python benchmarks/bench_throughput.py --lmeval-venv /tmp/lmeval-venv [--latency 0.2] [--requests 1000]
-        [--concurrency 8,32,128]
+        [--concurrency 8,32,128] [--sdk]
 
 Preparing the venv (torch first from the local wheel: an unpinned torch would download gigabytes):
     python3 -m venv /tmp/lmeval-venv && /tmp/lmeval-venv/bin/pip install torch==2.13.0 \\
@@ -81,26 +84,56 @@ async def client_loop(url: str, concurrency: int, n: int) -> tuple[int, float, f
         return n, time.perf_counter() - t0, time.process_time() - c0
 
 
-async def full_run(url: str, concurrency: int, n: int, db: Path) -> tuple[int, float, float]:
-    """(answers stored, seconds, CPU seconds) for the whole runner into a fresh store."""
+async def sdk_loop(url: str, concurrency: int, n: int) -> tuple[int, float, float]:
+    """(answers, seconds, CPU seconds) for n chat requests through the bounded loop on the openai SDK."""
+    import httpx
+    from openai import AsyncOpenAI
+
+    pool = httpx.AsyncClient(limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
+                             timeout=120, follow_redirects=False)
+    async with AsyncOpenAI(base_url=url, api_key="EMPTY", max_retries=0, http_client=pool) as client:
+        async def one(i: int) -> None:
+            await client.chat.completions.create(model="standin", max_tokens=8,
+                                                 messages=[{"role": "user", "content": f"question {i}"}])
+
+        await bounded(range(concurrency), one, concurrency)
+        t0, c0 = time.perf_counter(), time.process_time()
+        await bounded(range(n), one, concurrency)
+        return n, time.perf_counter() - t0, time.process_time() - c0
+
+
+async def full_run(url: str, concurrency: int, n: int, db: Path) -> tuple[int, float, float, float]:
+    """(answers stored, seconds, CPU seconds, seconds after the last commit) for the whole runner into a fresh store,
+    timed after a warm-up run of one item per cell into another store (as the client loops' warm-up round: imports,
+    first connections). The last figure is the run's tail: the final aggregate refresh and closing."""
     from services.live import StoreSink
     from store.db import connect
 
-    con = connect(db)
-    try:
-        async with ModelClient(url, "standin", concurrency=concurrency) as client:
-            t0, c0 = time.perf_counter(), time.process_time()
-            statuses = await run(client, StoreSink(con, f"bench-c{concurrency}"),
-                                 RunSpec(limit=max(1, n // RUN_CELLS), concurrency=concurrency, **RUN_JOBS),
-                                 progress=False)
-            elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
-        stored = con.execute("SELECT count(*) FROM predictions").fetchone()[0]
-    finally:
-        con.close()
+    last_commit = [0.0]
+
+    class TimedSink(StoreSink):
+        def save_many(self, rows):
+            super().save_many(rows)
+            last_commit[0] = time.perf_counter()
+
+    async def once(path: Path, limit: int) -> tuple[list, float, float, int]:
+        con = connect(path)
+        try:
+            async with ModelClient(url, "standin", concurrency=concurrency) as client:
+                t0, c0 = time.perf_counter(), time.process_time()
+                statuses = await run(client, TimedSink(con, f"bench-c{concurrency}"),
+                                     RunSpec(limit=limit, concurrency=concurrency, **RUN_JOBS), progress=False)
+                end, cpu = time.perf_counter(), time.process_time() - c0
+            return statuses, end - t0, cpu, con.execute("SELECT count(*) FROM predictions").fetchone()[0], end
+        finally:
+            con.close()
+
+    await once(db.with_name("warm-up.duckdb"), 1)
+    statuses, elapsed, cpu, stored, end = await once(db, max(1, n // RUN_CELLS))
     asked = sum(s.asked for s in statuses)
     if stored != asked:
         raise RuntimeError(f"{asked} answers reported but {stored} stored")
-    return asked, elapsed, cpu
+    return asked, elapsed, cpu, end - last_commit[0]
 
 
 def lmeval_loop(venv: Path, url: str, concurrency: int, n: int) -> tuple[int, float, float]:
@@ -139,6 +172,7 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=1000, help="requests per loop and C (default 1000)")
     parser.add_argument("--concurrency", default="8,32,128")
     parser.add_argument("--lmeval-venv", type=Path, help="venv holding lm-eval 0.4.13 (see the docstring)")
+    parser.add_argument("--sdk", action="store_true", help="also time the loop on the openai SDK")
     args = parser.parse_args()
     venv = args.lmeval_venv
     if venv is None or not (venv / "bin" / "python").exists():
@@ -153,19 +187,22 @@ def main() -> int:
         if venv:
             print(f"lm-eval {lmeval_version(venv)} local-chat-completions from {venv}")
         print(f"{'loop':<14}{'C':>5}{'requests':>9}{'seconds':>9}{'req/s':>8}{'C/L':>7}{'ratio':>7}"
-              f"{'CPU ms/req':>11}  load avg (1, 5 min)")
+              f"{'CPU ms/req':>11}{'tail s':>8}  load avg (1, 5 min)")
         for c in [int(x) for x in args.concurrency.split(",")]:
             limit = c / args.latency
             rows = []
             with tempfile.TemporaryDirectory() as tmp:
                 rows.append(("tanaw run", asyncio.run(full_run(url, c, args.requests, Path(tmp) / "b.duckdb"))))
             rows.append(("tanaw client", asyncio.run(client_loop(url, c, args.requests))))
+            if args.sdk:
+                rows.append(("openai SDK", asyncio.run(sdk_loop(url, c, args.requests))))
             if venv:
                 rows.append(("lm-eval", lmeval_loop(venv, url, c, args.requests)))
-            for name, (n, secs, cpu) in rows:
+            for name, (n, secs, cpu, *tail) in rows:
                 load = os.getloadavg()
+                tail_s = f"{tail[0]:.2f}" if tail else "-"
                 print(f"{name:<14}{c:>5}{n:>9}{secs:>9.2f}{n / secs:>8.1f}{limit:>7.0f}{n / secs / limit:>7.2f}"
-                      f"{cpu / n * 1000:>11.2f}  {load[0]:.2f}, {load[1]:.2f}", flush=True)
+                      f"{cpu / n * 1000:>11.2f}{tail_s:>8}  {load[0]:.2f}, {load[1]:.2f}", flush=True)
     finally:
         proc.kill()
         proc.wait()

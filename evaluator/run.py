@@ -3,8 +3,8 @@
 Cells come from `registry.select`, items from `datasets.load_items`, prompts from `prompts.render`. At most
 `concurrency` (C) requests are in flight; a request's slot is released as soon as its answer arrives and is handed
 to one writer (`AnswerWriter`), which scores the answers and stores them in groups: a commit when a group holds
-`group_size(C)` = max(8, 2C) answers or 200 ms after its first answer, with at most one group's worth of answers
-waiting uncommitted (back-pressure beyond that). A killed run therefore loses at most C + max(8, 2C) answers (C in
+`group_size(C)` = max(8, 4C) answers or 200 ms after its first answer, with at most one group's worth of answers
+waiting uncommitted (back-pressure beyond that). A killed run therefore loses at most C + max(8, 4C) answers (C in
 flight, one group handed over), and a restart asks only for those. The sink is duck-typed (see `Sink`);
 `services/run.py` builds one on `services.live`. What to run is a
 `runspec.RunSpec`.
@@ -47,6 +47,10 @@ class Backend(Protocol):
 
 class Sink(Protocol):
     """Where results go: the store through `services.ingest`, or a list in tests."""
+
+    def prepare(self) -> None:
+        """Whatever every commit needs first (e.g. the registry's rows); runs on the writer thread beside the first
+        requests, before the first `save_many`."""
 
     def stored(self, cell: "Cell") -> set[tuple[str, str]]:
         """(item_id, order) pairs already stored for this cell and run."""
@@ -258,6 +262,7 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
             cell_jobs = kept
         todo.extend(cell_jobs)
     bars = _progress(statuses, progress)
+    writer.start(sink.prepare)
     for agg, runs in runs_of.items():
         remaining[agg] = sum(s.total - s.resumed for s in runs)
         if remaining[agg] == 0 and any(s.resumed for s in runs):  # resumed in full: aggregates may predate a kill

@@ -18,17 +18,24 @@ if TYPE_CHECKING:
 GROUP_WAIT_S = 0.2
 """A group of answers is committed at the latest this long after its first answer arrived."""
 
+REFRESH_EVERY_S = 2.0
+"""Aggregate refreshes start at most this often during a run, the first one this long after the run started;
+cells finished in between share the next one (each call recomputes the model's roll-ups and ranks once), and the
+run's end refreshes what is left at once."""
+
 
 def group_size(concurrency: int) -> int:
-    """Answers per group at most, which is also how many answered-but-uncommitted answers may wait: 2 x C, at
-    least 8 (a group fills in about 2 L, so commits come every ≤ 200 ms on any endpoint faster than 0.1 s)."""
-    return max(8, 2 * concurrency)
+    """Answers per group at most, which is also how many answered-but-uncommitted answers may wait: 4 x C, at
+    least 8. At full speed the 200 ms clock closes groups of about C x 0.2 s / L answers; the room beyond that
+    absorbs a slow commit (a loaded machine) without stalling the requests."""
+    return max(8, 4 * concurrency)
 
 
 class AnswerWriter:
     """One writer for every answer: scores and stores them in groups on its own thread, behind a bounded queue.
 
-    A request's slot is freed as soon as its answer is handed over (`put`); the writer commits a group when it holds
+    `start` first runs the sink's `prepare` on the writer thread, beside the first requests. A request's slot is
+    freed as soon as its answer is handed over (`put`); the writer commits a group when it holds
     `size` answers or `GROUP_WAIT_S` after the group's first answer arrived. At most `size` answers wait uncommitted
     (queued or in the commit under way): `put` blocks when that many do (back-pressure on the requests), so a killed
     run loses at most C answers in flight plus `size` handed over, and a restart asks only for those.
@@ -47,6 +54,7 @@ class AnswerWriter:
         self._wake = asyncio.Event()
         self._refreshing: asyncio.Task | None = None
         self._closing = False
+        self._started = asyncio.get_running_loop().time()
 
     def _commit(self, batch: Sequence[tuple[Job, Prediction, dict]]) -> None:
         rows = []
@@ -56,10 +64,13 @@ class AnswerWriter:
             rows.append((job.cell, self.settings[job.cell.key], job.item, result))
         self.sink.save_many(rows)
 
+    def start(self, prepare: Callable[[], Any]) -> None:
+        """Run `prepare` on the writer thread now (the first commit waits for it) and start the writer."""
+        loop = asyncio.get_running_loop()
+        self._task = loop.create_task(self._loop(loop.run_in_executor(self.thread, prepare)))
+
     async def put(self, job: Job, pred: Prediction, extras: dict) -> None:
         """Hand one answer to the writer; waits only while `size` answers are uncommitted (raises a failed commit)."""
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._loop())
         await self._room.acquire()
         if self.error is not None:
             self._room.release()
@@ -86,8 +97,14 @@ class AnswerWriter:
             group.append(item)
         return group
 
-    async def _loop(self) -> None:
+    async def _loop(self, prepared: asyncio.Future) -> None:
         loop = asyncio.get_running_loop()
+        try:
+            await prepared
+        except BaseException as exc:  # every later put and `drain` raise it
+            self.error = exc
+            self._room.release()  # wakes one waiting put, which wakes the next (each releases before raising)
+            return
         while (group := await self._next_group()) is not None:
             try:
                 await loop.run_in_executor(self.thread, self._commit, [g[:3] for g in group])
@@ -122,18 +139,24 @@ class AnswerWriter:
 
     async def _refresh_loop(self) -> None:
         loop = asyncio.get_running_loop()
-        while True:
-            if not self._ready:  # the state is checked before every wait, so no wake-up is missed
-                if self._closing:
-                    return
-                await self._wake.wait()
-                self._wake.clear()
+        last = self._started  # the first refresh comes REFRESH_EVERY_S into the run at the earliest
+        while True:  # the state is checked before every wait (no await in between), so no wake-up is missed
+            due = last + REFRESH_EVERY_S
+            if self._ready and (self._closing or loop.time() >= due):
+                batch, self._ready = self._ready, []
+                last = loop.time()
+                scores = await loop.run_in_executor(self.refresher, self.sink.refresh, [b[0].cell for b in batch])
+                for statuses, score in zip(batch, scores):
+                    for status in statuses:
+                        status.score = score
                 continue
-            batch, self._ready = self._ready, []
-            scores = await loop.run_in_executor(self.refresher, self.sink.refresh, [b[0].cell for b in batch])
-            for statuses, score in zip(batch, scores):
-                for status in statuses:
-                    status.score = score
+            if self._closing:
+                return
+            self._wake.clear()
+            try:
+                await asyncio.wait_for(self._wake.wait(), max(0.0, due - loop.time()) if self._ready else None)
+            except TimeoutError:
+                pass
 
     async def refreshed(self) -> None:
         """Wait for every queued refresh (raises what a refresh raised)."""

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import duckdb
+import numpy as np
 
+from evaluator.cell_columns import CellColumns, light_pairs
 from evaluator.drilldown import cell_drilldown
 from evaluator.formats.base import FormatError
 from evaluator.formats.mapping import ItemIndex
@@ -157,6 +159,19 @@ def _stored_items(con: duckdb.DuckDBPyConnection, task: str, lang: str) -> dict[
             for r in writer.cell_items(con, task, lang)}
 
 
+def _stored_columns(con: duckdb.DuckDBPyConnection, model_id: str, task: TaskSpec, lang: str,
+                    prompt_lang: str) -> CellColumns:
+    """A cell's active rows as columns, read in one pass; items parsed once; the full (Item, ItemResult) pairs
+    are read only if a metric has no columnar form."""
+    metrics = sorted(set(task.metrics) | set(writer.cell_metrics(con, model_id, task.name, lang, prompt_lang)))
+    raw = writer.cell_columns(con, model_id, task.name, lang, prompt_lang, metrics)
+    return CellColumns(items=_stored_items(con, task.name, lang), item_id=raw["item_id"].tolist(),
+                       run=raw["run_no"].astype(np.int64), order=raw["ord"].tolist(),
+                       parsed=raw["parsed"].astype(bool), answer=raw["answer"].tolist(),
+                       scores={m: np.asarray(v, dtype=float) for m, v in raw["scores"].items()},
+                       pairs=lambda: _rebuild(con, model_id, task, lang, prompt_lang))
+
+
 def _rebuild(con: duckdb.DuckDBPyConnection, model_id: str, task: TaskSpec, lang: str,
              prompt_lang: str) -> list[tuple[Item, ItemResult]]:
     """(Item, ItemResult) pairs of a cell as stored, for aggregation over every active run: items parsed once per
@@ -203,18 +218,19 @@ def refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: Ite
     for task_name, lang, prompt_lang in sorted(set(cells)):
         task = TASKS[task_name]
         fresh, runs = (written or {}).get((task_name, lang, prompt_lang), (None, set()))
-        if fresh is not None and not writer.other_active_runs(con, model_id, task_name, lang, prompt_lang, runs):
-            pairs = fresh
-        else:
-            pairs = _rebuild(con, model_id, task, lang, prompt_lang)
-        scores = computed[(task_name, lang, prompt_lang)] = aggregate_cell(task, lang, pairs)
-        save_drilldown(con, model_id, task_name, lang, prompt_lang, cell_drilldown(pairs))
+        as_written = fresh is not None and not writer.other_active_runs(con, model_id, task_name, lang,
+                                                                        prompt_lang, runs)
+        cols = CellColumns.from_pairs(fresh) if as_written else _stored_columns(con, model_id, task, lang,
+                                                                                 prompt_lang)
+        scores = computed[(task_name, lang, prompt_lang)] = aggregate_cell(task, lang, columns=cols)
+        save_drilldown(con, model_id, task_name, lang, prompt_lang,
+                       cell_drilldown(fresh if as_written else light_pairs(cols)))
         head = next((c for c in scores if c.is_headline), scores[0] if scores else None)
         if head is not None:
             out.append(CellSummary(task_name, lang, prompt_lang, head.metric, head.value, head.ci_low, head.ci_high,
                                    head.n, head.normalized, head.parse_fail_rate, head.status, head.note))
         else:
-            out.append(CellSummary(task_name, lang, prompt_lang, "-", None, None, None, len(pairs), None, None,
+            out.append(CellSummary(task_name, lang, prompt_lang, "-", None, None, None, len(cols.item_id), None, None,
                                    "not_scored", "no automatic metric (human-rated)"))
     writer.save_aggregates_batch(con, model_id, computed)
     refresh_rollups(con, [model_id])

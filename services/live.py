@@ -17,6 +17,12 @@ from store import live, writer
 from store.db import transaction
 
 
+REGISTRY = ("registry",)
+"""The mark in `known` that this process has written the registry's rows."""
+MODEL = "model"
+"""(MODEL, model_id) in `known`: the model's row is written."""
+
+
 def save_live(con: duckdb.DuckDBPyConnection, model_id: str,
               rows: Sequence[tuple[Mapping[str, Any], Item, ItemResult]], *,
               model_info: Mapping[str, Any] | None = None, known: set | None = None) -> None:
@@ -41,21 +47,31 @@ def save_live(con: duckdb.DuckDBPyConnection, model_id: str,
         self_rep += r
     fresh_runs = [rid for rid in by_run if rid not in known]
     with transaction(con):
-        if fresh_runs and not any(isinstance(k, str) for k in known):  # first run of this process: the registry
+        if fresh_runs and REGISTRY not in known:  # first run of this process: the registry rows
             sync_registry(con)
-        for rid in fresh_runs:
-            meta = by_run[rid][0][0]
+        if fresh_runs and (MODEL, model_id) not in known:
             writer.upsert_model(con, {"model_id": model_id, "origin": "evaluated", **(model_info or {})})
-            writer.upsert_run(con, {"run_id": rid, "model_id": model_id, "task": meta["task"], "lang": meta["lang"],
-                                    "prompt_lang": meta["prompt_lang"], "run_no": meta["run_no"],
-                                    "settings": meta.get("settings"), "source": meta.get("source", "evaluated"),
-                                    "harness": "tanaw"})
+        writer.upsert_runs(con, [{"run_id": rid, "model_id": model_id, "task": meta["task"], "lang": meta["lang"],
+                                  "prompt_lang": meta["prompt_lang"], "run_no": meta["run_no"],
+                                  "settings": meta.get("settings"), "source": meta.get("source", "evaluated"),
+                                  "harness": "tanaw"} for rid in fresh_runs for meta in [by_run[rid][0][0]]])
         live.append(con, "items", live.item_rows(list(new_items.values()), content_hash))  # both orders: once
         live.append(con, "predictions", preds)
         live.append(con, "scores", scores)
         live.append(con, "self_reported", self_rep)
     known.update(new_items)
     known.update(by_run)
+    if fresh_runs:
+        known.update((REGISTRY, (MODEL, model_id)))
+
+
+def prepare_live(con: duckdb.DuckDBPyConnection, known: set) -> None:
+    """Write the registry's rows (tasks, metrics) once, before the first answers of a run (`known` as for
+    `save_live`)."""
+    if REGISTRY not in known:
+        with transaction(con):
+            sync_registry(con)
+        known.add(REGISTRY)
 
 
 def save_result(con: duckdb.DuckDBPyConnection, model_id: str, run_meta: Mapping[str, Any], item: Item,
@@ -73,6 +89,10 @@ class StoreSink:
 
     def _run_id(self, cell: Cell) -> str:
         return run_id(self.model_id, cell.task.name, cell.lang, cell.prompt_lang, cell.run_no, "evaluated")
+
+    def prepare(self) -> None:
+        """The registry's rows, written once before the first answers (on the writer thread)."""
+        prepare_live(self.con, self._known)
 
     def stored(self, cell: Cell) -> set[tuple[str, str]]:
         """(item_id, order) already stored for the cell's run."""

@@ -21,16 +21,31 @@ CELL_TABLES = ("drill_nodes", "failed_flags")
 """Tables deleted by the cell's columns (item_outcomes by its cell_no)."""
 
 
-def _append(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]], schema: pa.Schema) -> None:
-    if not rows:
+def _append(con: duckdb.DuckDBPyConnection, table: str, data: pa.Table) -> None:
+    if not data.num_rows:
         return
     view = f"_tanaw_{table}_append"
-    con.register(view, pa.Table.from_pylist(rows, schema=schema))
+    con.register(view, data)
     try:
-        cols = ", ".join(schema.names)
+        cols = ", ".join(data.schema.names)
         con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {view}")
     finally:
         con.unregister(view)
+
+
+def _outcomes(cell_no: int, key: list[str], drill: Any) -> pa.Table:
+    """The item outcomes of a duck-typed CellDrilldown as an Arrow table shaped like `item_outcomes`."""
+    cols, ans = drill.items, drill.answers
+    n = len(cols["item_id"])
+    answers = pa.ListArray.from_arrays(
+        pa.array(ans["offsets"], pa.int32()),
+        pa.StructArray.from_arrays([pa.array(ans["run_no"], pa.int32()), pa.array(ans["ord"], pa.string()),
+                                    pa.array(ans["value"], pa.float64())], fields=list(ANSWER)))
+    fixed = {"cell_no": pa.array([cell_no] * n, pa.int64()),
+             **{c: pa.array([v] * n, pa.string()) for c, v in zip(("model_id", "task", "lang", "prompt_lang"), key)}}
+    data = {**fixed, **{f.name: pa.array(cols[f.name], f.type) for f in OUTCOME_SCHEMA if f.name in cols},
+            "answers": answers}
+    return pa.Table.from_pydict({f.name: data[f.name] for f in OUTCOME_SCHEMA}, schema=OUTCOME_SCHEMA)
 
 
 def save_drilldown(con: duckdb.DuckDBPyConnection, model_id: str, task: str, lang: str, prompt_lang: str,
@@ -45,10 +60,11 @@ def save_drilldown(con: duckdb.DuckDBPyConnection, model_id: str, task: str, lan
         con.execute(f"DELETE FROM {table} WHERE {where}", key)
     cell_no = con.execute("SELECT coalesce(max(cell_no), 0) + 1 FROM drill_cells").fetchone()[0]
     con.execute("INSERT INTO drill_cells (cell_no, model_id, task, lang, prompt_lang, answers, unparsed, items) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [cell_no, *key, drill.answers, drill.unparsed, drill.n_items])
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [cell_no, *key, drill.n_answers, drill.n_unparsed, drill.n_items])
     base = dict(zip(("model_id", "task", "lang", "prompt_lang"), key))
-    _append(con, "drill_nodes", [{"cell_no": cell_no, **base, **n} for n in drill.nodes], NODE_SCHEMA)
-    _append(con, "item_outcomes", [{"cell_no": cell_no, **base, **o} for o in drill.items], OUTCOME_SCHEMA)
+    _append(con, "drill_nodes", pa.Table.from_pylist([{"cell_no": cell_no, **base, **n} for n in drill.nodes],
+                                                     schema=NODE_SCHEMA))
+    _append(con, "item_outcomes", _outcomes(cell_no, key, drill))
     if drill.flags:
         con.executemany("INSERT INTO failed_flags VALUES (?, ?, ?, ?, ?, ?)", [[*key, f, i] for f, i in drill.flags])
     runs = con.execute(f"SELECT run_no, run_id FROM runs WHERE {where} AND NOT superseded", key).fetchall()

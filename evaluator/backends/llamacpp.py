@@ -157,11 +157,7 @@ class LlamaCppBackend:
         t0 = time.monotonic()
         text = (prompt + option).encode("utf-8")
         tokens = self.llm.tokenize(text, add_bos=True)
-        # byte end of each token = length of the decoded prefix (decoding prefixes keeps SentencePiece spaces right)
-        start, picked = len(prompt.encode("utf-8")), []
-        for i in range(1, len(tokens)):
-            if len(self.llm.detokenize(tokens[1:i + 1])) > start:
-                picked.append(i)
+        picked = self._option_positions(prompt, text, tokens)
         if not picked:
             raise ValueError(f"option {option!r} has no tokens of its own after the prompt")
         rows = self._eval(tokens, picked[0])
@@ -169,6 +165,20 @@ class LlamaCppBackend:
         total = float(sum(lp[k, tokens[i]] for k, i in enumerate(picked)))
         return OptionScore(logprob=total, n_tokens=len(picked), tokens_in=len(tokens),
                            latency_s=time.monotonic() - t0)
+
+    def _option_positions(self, prompt: str, text: bytes, tokens: list[int]) -> list[int]:
+        """Positions in `tokens` (prompt + option, BOS first) of the tokens that carry option bytes.
+
+        By byte offsets: a token's end is the length of the decoded prefix (decoding prefixes keeps SentencePiece
+        spaces right), and a token straddling the boundary counts for the option. When decoding does not give the
+        text back byte for byte (some Tamil text decodes shorter), offsets would drift: then the option's tokens are
+        those after the longest common prefix with the prompt's own tokens."""
+        start = len(prompt.encode("utf-8"))
+        if len(self.llm.detokenize(tokens[1:])) == len(text):
+            return [i for i in range(1, len(tokens)) if len(self.llm.detokenize(tokens[1:i + 1])) > start]
+        alone = self.llm.tokenize(prompt.encode("utf-8"), add_bos=True)
+        common = next((k for k, (a, b) in enumerate(zip(alone, tokens)) if a != b), min(len(alone), len(tokens)))
+        return list(range(max(common, 1), len(tokens)))
 
     def chat_sync(self, messages: list[dict], *, temperature: float, top_p: float, max_tokens: int) -> Completion:
         """One chat completion with the model's chat template."""

@@ -196,8 +196,12 @@ def map_rows(parsed: ParsedRows, index: ItemIndex) -> list[Prediction]:
         order = pred.order
         if row.label and get_task(pred.task).both_orders and item.gold in ("A", "B") and row.label != item.gold:
             order = "ba"  # the file presented the options swapped (its gold letter is the other one)
-        pred = dataclasses.replace(pred, item_id=item_id, prompt_lang=prompt_lang, line=row.line, order=order)
-        aligned = align(dataclasses.replace(row, prediction=pred), item)
+        changes = {k: v for k, v in (("item_id", item_id), ("prompt_lang", prompt_lang), ("line", row.line),
+                                     ("order", order)) if getattr(pred, k) != v}
+        if changes:  # most rows already carry our id, prompt language, line and order: no copy for them
+            pred = dataclasses.replace(pred, **changes)
+            row = dataclasses.replace(row, prediction=pred)
+        aligned = align(row, item)
         if isinstance(aligned, str):
             parsed.error(row.line, "options", f"item {item_id!r}: {aligned}; the row cannot be aligned with our "
                                               "options with certainty, so the file is not imported")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from store.queries import query
-from store.queries.explore import answer_window, binary_metrics, window_sql
+from store.queries.explore import BINARY_SQL, binary_metrics, predictions_of, run_windows
 
 SLICES = ("all", "a_right_b_wrong", "a_wrong_b_right", "all_wrong", "any_wrong", "unparseable",
           "prompt_disagree")
@@ -42,14 +42,16 @@ def compare_systems(con, *, task: str, lang: str) -> pd.DataFrame:
 
 @query
 def compare_metrics(con, *, task: str, lang: str) -> pd.DataFrame:
-    """Per-item metrics of a cell (from its stored node counts), headline first: metric, is_headline, binary."""
-    return con.execute("""
-        WITH m AS (SELECT DISTINCT metric FROM drill_nodes WHERE task = ? AND lang = ?)
+    """Per-item metrics of a cell (from the node counts of its latest pre-aggregated cell), headline first: metric,
+    is_headline, binary."""
+    return con.execute(f"""
+        WITH m AS (
+            SELECT DISTINCT metric FROM drill_nodes
+            WHERE cell_no = (SELECT max(cell_no) FROM drill_cells WHERE task = ? AND lang = ? AND items > 0))
         SELECT m.metric, coalesce(bool_or(a.is_headline), false) AS is_headline,
-               list_contains(?, m.metric) AS binary
+               m.metric IN {BINARY_SQL} AS binary
         FROM m LEFT JOIN aggregates a ON a.task = ? AND a.lang = ? AND a.metric = m.metric
-        GROUP BY m.metric ORDER BY is_headline DESC, m.metric""",
-                       [task, lang, binary_metrics(con), task, lang]).df()
+        GROUP BY m.metric ORDER BY is_headline DESC, m.metric""", [task, lang, task, lang]).df()
 
 
 def _system_rows(systems: tuple[str, ...]) -> tuple[str, list]:
@@ -63,7 +65,7 @@ def _system_rows(systems: tuple[str, ...]) -> tuple[str, list]:
 @query
 def compare_items(con, *, task: str, lang: str, systems: tuple[str, ...], metric: str) -> pd.DataFrame:
     """Items of a cell answered by every system, one column set per label A-D, from the stored item outcomes of
-    the chosen models' cells (a few thousand rows).
+    the chosen models' cells (a few thousand rows, one grouping).
 
     Columns: item_id, then for each label X: score_X (0-1), right_X (NULL for non-binary metrics), parsed_X;
     prompt_disagree (some chosen model is right with one prompt language and wrong with the other), input (the
@@ -73,55 +75,50 @@ def compare_items(con, *, task: str, lang: str, systems: tuple[str, ...], metric
         raise ValueError(f"choose 1-{len(LABELS)} systems, not {len(systems)}")
     sys_sql, params = _system_rows(systems)
     labels = LABELS[:len(systems)]
+    models = sorted({split_system(s)[0] for s in systems})
     binary = metric in binary_metrics(con)
     cols = ", ".join(
-        f"any_value(sc.value) FILTER (WHERE sc.label = '{x}') AS score_{x}, "
-        + (f"any_value(sc.ok) FILTER (WHERE sc.label = '{x}')" if binary else "NULL::BOOLEAN") + f" AS right_{x}, "
-        f"any_value(sc.parsed) FILTER (WHERE sc.label = '{x}') AS parsed_{x}" for x in labels)
+        f"any_value(value) FILTER (WHERE label = '{x}') AS score_{x}, "
+        + (f"any_value(ok) FILTER (WHERE label = '{x}')" if binary else "NULL::BOOLEAN") + f" AS right_{x}, "
+        f"any_value(parsed) FILTER (WHERE label = '{x}') AS parsed_{x}" for x in labels)
     answered = " AND ".join(f"score_{x} IS NOT NULL" for x in labels)
+    disagree = " OR ".join(
+        "coalesce(bool_and(ok) FILTER (WHERE model_id = ? AND prompt_lang = 'en') <> "
+        "bool_and(ok) FILTER (WHERE model_id = ? AND prompt_lang = 'native'), false)" for _ in models)
     return con.execute(f"""
         WITH sys AS ({sys_sql}),
         cells AS (
             SELECT d.cell_no, d.model_id, d.prompt_lang, sys.label
             FROM drill_cells d LEFT JOIN sys ON sys.model_id = d.model_id AND sys.prompt_lang = d.prompt_lang
-            WHERE d.task = ? AND d.lang = ? AND d.model_id IN (SELECT model_id FROM sys)),
+            WHERE d.task = ? AND d.lang = ? AND list_contains(?, d.model_id)),
         sc AS (
             SELECT c.label, c.model_id, c.prompt_lang, o.item_id, o.value, o.right_all AS ok, o.parsed
             FROM item_outcomes o JOIN cells c ON c.cell_no = o.cell_no
             WHERE o.cell_no IN (SELECT cell_no FROM cells) AND o.metric = ?),
-        disagree AS (
-            SELECT DISTINCT item_id FROM sc GROUP BY item_id, model_id
-            HAVING count(DISTINCT prompt_lang) = 2 AND bool_and(ok) FILTER (WHERE prompt_lang = 'en')
-                   <> bool_and(ok) FILTER (WHERE prompt_lang = 'native')),
-        wide AS (
-            SELECT sc.item_id, {cols} FROM sc WHERE sc.label IS NOT NULL GROUP BY sc.item_id)
-        SELECT wide.item_id, wide.* EXCLUDE (item_id),
-               wide.item_id IN (SELECT item_id FROM disagree) AS prompt_disagree,
-               left(array_to_string(json_extract_string(i.inputs, '$.*'), ' | '), 200) AS input,
-               concat_ws(' ', array_to_string(json_extract_string(i.inputs, '$.*'), ' '),
-                         json_extract_string(i.gold, '$')) AS search_text
-        FROM wide JOIN items i ON i.task = ? AND i.lang = ? AND i.item_id = wide.item_id
-        WHERE {answered} ORDER BY wide.item_id""", [*params, task, lang, metric, task, lang]).df()
+        wide AS (SELECT item_id, {cols}, {disagree} AS prompt_disagree FROM sc GROUP BY item_id),
+        text AS (
+            SELECT item_id, json_extract_string(inputs, '$.*') AS fields, json_extract_string(gold, '$') AS gold
+            FROM items WHERE task = ? AND lang = ?)
+        SELECT wide.*, left(array_to_string(t.fields, ' | '), 200) AS input,
+               concat_ws(' ', array_to_string(t.fields, ' '), t.gold) AS search_text
+        FROM wide JOIN text t ON t.item_id = wide.item_id
+        WHERE {answered} ORDER BY wide.item_id""",
+                       [*params, task, lang, models, metric, *[m for m in models for _ in (0, 1)], task, lang]).df()
 
 
-def _system_runs(con, task: str, lang: str, systems: tuple[str, ...]) -> tuple[list[str], str, list]:
-    """Current run ids of the systems on a cell, and the created_at window of their predictions."""
+def _system_runs(con, task: str, lang: str, systems: tuple[str, ...]) -> list[tuple[str, object, object]]:
+    """Current runs of the systems on a cell with the write windows of their predictions (`run_windows`)."""
     pairs = [list(split_system(s)) for s in systems]
-    runs, earliest, latest = answer_window(
+    return run_windows(
         con, "r.task = ? AND r.lang = ? AND NOT r.superseded AND list_contains(?, [r.model_id, r.prompt_lang])",
         [task, lang, pairs])
-    window, params = window_sql("p", earliest, latest)
-    return runs, window, params
 
 
 @query
 def compare_search(con, *, task: str, lang: str, systems: tuple[str, ...], search: str) -> pd.DataFrame:
     """Items of a cell whose output from one of the systems contains `search` (case-insensitive): item_id."""
-    runs, window, params = _system_runs(con, task, lang, systems)
-    return con.execute(f"""
-        SELECT DISTINCT p.item_id FROM predictions p
-        WHERE {window} AND list_contains(?, p.run_id) AND p.output ILIKE ? ORDER BY 1""",
-                       [*params, runs, f"%{search}%"]).df()
+    preds, params = predictions_of(_system_runs(con, task, lang, systems), "p.output ILIKE ?", [f"%{search}%"])
+    return con.execute(f"SELECT DISTINCT item_id FROM ({preds}) ORDER BY 1", params).df()
 
 
 @query
@@ -168,7 +165,7 @@ def compare_outputs(con, *, task: str, lang: str, item_id: str, systems: tuple[s
     output, answer, parsed, score, right (NULL for non-binary metrics), finish_reason."""
     sys_sql, params = _system_rows(systems)
     binary = metric in binary_metrics(con)
-    runs, window, window_params = _system_runs(con, task, lang, systems)
+    preds, pred_params = predictions_of(_system_runs(con, task, lang, systems), "p.item_id = ?", [item_id])
     return con.execute(f"""
         WITH sys AS ({sys_sql}),
         outcomes AS (
@@ -176,18 +173,16 @@ def compare_outputs(con, *, task: str, lang: str, item_id: str, systems: tuple[s
             WHERE o.cell_no IN (SELECT d.cell_no FROM drill_cells d JOIN sys USING (model_id, prompt_lang)
                                 WHERE d.task = ? AND d.lang = ?)
               AND o.item_id = ? AND o.metric = ?),
-        answers AS (SELECT model_id, prompt_lang, unnest(answers, recursive := true) FROM outcomes),
-        preds AS (
-            SELECT * FROM predictions p WHERE {window} AND list_contains(?, p.run_id) AND p.item_id = ?)
+        answers AS (SELECT model_id, prompt_lang, unnest(answers, recursive := true) FROM outcomes)
         SELECT sys.label, r.model_id, r.prompt_lang, r.run_no, p.ord, p.prompt, p.output, p.answer, p.parsed,
                s.value AS score, {'s.value >= 1' if binary else 'NULL::BOOLEAN'} AS right, p.finish_reason
         FROM sys JOIN runs r ON r.model_id = sys.model_id AND r.prompt_lang = sys.prompt_lang
-        JOIN preds p ON p.run_id = r.run_id
+        JOIN ({preds}) p ON p.run_id = r.run_id
         LEFT JOIN answers s ON s.model_id = r.model_id AND s.prompt_lang = r.prompt_lang AND s.run_no = r.run_no
                            AND s.ord = p.ord
         WHERE r.task = ? AND r.lang = ? AND NOT r.superseded
         ORDER BY sys.label, r.run_no, p.ord""",
-                       [*params, task, lang, item_id, metric, *window_params, runs, item_id, task, lang]).df()
+                       [*params, task, lang, item_id, metric, *pred_params, task, lang]).df()
 
 
 @query

@@ -66,27 +66,27 @@ def explore_models(con, *, size: str | None = None, model_type: str | None = Non
         FROM models m WHERE {where} {fam} ORDER BY m.model_id""", params).df()
 
 
-def answer_window(con, runs_where: str, params: list) -> tuple[list[str], object, object]:
-    """(run ids, earliest, latest) of the runs matching `runs_where` (on `runs r`): their prediction rows were
-    written between the run's created_at and its run_counts.computed_at (transaction timestamps), so a read of
-    predictions filtered by that window skips the row groups of every other write."""
-    rows = con.execute(f"""
+BINARY_SQL = "(SELECT metric FROM metrics WHERE is_binary)"
+"""`binary_metrics` as a subquery, for queries that filter on it without a round trip of their own."""
+
+
+def run_windows(con, runs_where: str, params: list) -> list[tuple[str, object, object]]:
+    """(run_id, earliest, latest) of the runs matching `runs_where` (on `runs r`): a run's prediction rows were
+    written between its created_at and its run_counts.computed_at (transaction timestamps; None when unknown)."""
+    return con.execute(f"""
         SELECT r.run_id, r.created_at, c.computed_at FROM runs r LEFT JOIN run_counts c ON c.run_id = r.run_id
-        WHERE {runs_where}""", params).fetchall()
-    if not rows:
-        return [], None, None
-    earliest = None if any(c is None for _, c, _ in rows) else min(c for _, c, _ in rows)
-    latest = None if any(c is None for _, _, c in rows) else max(c for _, _, c in rows)
-    return [r for r, _, _ in rows], earliest, latest
+        WHERE {runs_where} ORDER BY r.run_id""", params).fetchall()
 
 
-def window_sql(alias: str, earliest, latest) -> tuple[str, list]:
-    """The `answer_window` bounds as a condition on `alias`.created_at (true when a bound is unknown)."""
-    conds, params = [], []
-    if earliest is not None:
-        conds.append(f"{alias}.created_at >= ?")
-        params.append(earliest)
-    if latest is not None:
-        conds.append(f"{alias}.created_at <= ?")
-        params.append(latest)
-    return " AND ".join(conds) or "true", params
+def predictions_of(windows: list[tuple[str, object, object]], where: str = "true", params: list | None = None
+                   ) -> tuple[str, list]:
+    """A subquery of the prediction rows of these runs (from `run_windows`) matching `where` (on `p`), one branch per
+    run bounded by its write window, so each reads only the row groups written then; and its parameters."""
+    if not windows:
+        return "SELECT * FROM predictions p WHERE false", []
+    parts, args = [], []
+    for run_id, earliest, latest in windows:
+        bounds = "".join(f" AND p.created_at {op} ?" for op, v in ((">=", earliest), ("<=", latest)) if v is not None)
+        parts.append(f"SELECT * FROM predictions p WHERE p.run_id = ?{bounds} AND ({where})")
+        args += [run_id, *(v for v in (earliest, latest) if v is not None), *(params or [])]
+    return " UNION ALL ".join(parts), args

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from store.queries import query
-from store.queries.explore import answer_window, binary_metrics, window_sql
+from store.queries.explore import BINARY_SQL, predictions_of, run_windows
 
 BRANCH_SQL = """CASE WHEN {t} = 'lindsea-mp' THEN 'syntax'
     WHEN {t} LIKE 'lindsea-pragmatic%' THEN 'pragmatics' ELSE 'semantics' END"""
@@ -38,14 +38,14 @@ NODE_SQL = f"""
            d.task, d.prompt_lang, d.n, d.correct, CASE WHEN d.metric = 'accuracy' THEN 50.0 ELSE 0.0 END AS chance
     FROM drill_nodes d
     WHERE d.cell_no IN (SELECT cell_no FROM drill_cells WHERE model_id = ? AND lang = ? AND task LIKE 'lindsea-%')
-      AND list_contains(?, d.metric)"""
+      AND d.metric IN {BINARY_SQL}"""
 """A model's LINDSEA node counts in one language on 0/1 metrics (one per task): the drill-down keys, task,
 prompt_lang, n (items), correct (sum of item scores 0-1; an item scores the mean over option orders and runs),
 chance (50 for binary choices, 0 for open answers)."""
 
 
 def _nodes(con, model: str, lang: str) -> tuple[str, list]:
-    return NODE_SQL, [model, lang, binary_metrics(con)]
+    return NODE_SQL, [model, lang]
 
 
 @query
@@ -53,17 +53,15 @@ def lindsea_answers(con, *, model: str, lang: str, prompt_lang: str, items: tupl
                     ) -> pd.DataFrame:
     """What the model answered to a few (task, item_id) pairs: task, item_id, ord, run_no, answer (NULL when
     unparseable), parsed, output."""
-    runs, earliest, latest = answer_window(
+    windows = run_windows(
         con, "r.model_id = ? AND r.lang = ? AND r.prompt_lang = ? AND NOT r.superseded AND list_contains(?, r.task)",
         [model, lang, prompt_lang, sorted({t for t, _ in items})])
-    window, params = window_sql("p", earliest, latest)
+    preds, params = predictions_of(windows, "list_contains(?, p.item_id)", [sorted({i for _, i in items})])
     return con.execute(f"""
         SELECT r.task, p.item_id, p.ord, r.run_no, p.answer, p.parsed, p.output
-        FROM predictions p JOIN runs r ON r.run_id = p.run_id
-        WHERE {window} AND list_contains(?, p.run_id) AND list_contains(?, p.item_id)
-          AND list_contains(?, r.task || '/' || p.item_id)
-        ORDER BY r.task, p.item_id, p.ord, r.run_no""",
-                       [*params, runs, sorted({i for _, i in items}), [f"{t}/{i}" for t, i in items]]).df()
+        FROM ({preds}) p JOIN runs r ON r.run_id = p.run_id
+        WHERE list_contains(?, r.task || '/' || p.item_id)
+        ORDER BY r.task, p.item_id, p.ord, r.run_no""", [*params, [f"{t}/{i}" for t, i in items]]).df()
 
 
 def _where(**filters) -> tuple[str, list]:
@@ -133,11 +131,14 @@ def lindsea_items(con, *, model: str, lang: str, prompt_lang: str | None = None,
             SELECT {BRANCH_SQL.format(t='o.task')} AS branch,
                    coalesce(nullif(i.phenomenon, ''), 'translation') AS phenomenon,
                    coalesce(nullif(i.category, ''), '(none)') AS category,
-                   o.task, o.item_id, o.prompt_lang, o.right_ab, o.right_ba, o.right_all, i.inputs, i.warnings
+                   o.task, o.item_id, o.prompt_lang, o.right_ab, o.right_ba, o.right_all
             FROM item_outcomes o JOIN items i ON i.task = o.task AND i.lang = o.lang AND i.item_id = o.item_id
-            WHERE o.cell_no IN (SELECT cell_no FROM cells) AND list_contains(?, o.metric))
-        SELECT task, item_id, prompt_lang, inputs->>'correct' AS correct_sentence, inputs->>'wrong' AS wrong_sentence,
-               coalesce(inputs->>'text', inputs->>'conclusion') AS text, right_ab, right_ba, right_all,
-               array_to_string(warnings, '; ') AS warnings
-        FROM facts {where} ORDER BY right_all, task, item_id, prompt_lang LIMIT ?""",
-                       [model, lang, prompt_lang, binary_metrics(con), *params, limit]).df()
+            WHERE o.cell_no IN (SELECT cell_no FROM cells) AND o.metric IN {BINARY_SQL}
+              AND i.lang = ? AND i.task LIKE 'lindsea-%'),
+        shown AS (SELECT * FROM facts {where} ORDER BY right_all, task, item_id, prompt_lang LIMIT ?)
+        SELECT s.task, s.item_id, s.prompt_lang, i.inputs->>'correct' AS correct_sentence,
+               i.inputs->>'wrong' AS wrong_sentence, coalesce(i.inputs->>'text', i.inputs->>'conclusion') AS text,
+               s.right_ab, s.right_ba, s.right_all, array_to_string(i.warnings, '; ') AS warnings
+        FROM shown s JOIN items i ON i.task = s.task AND i.lang = ? AND i.item_id = s.item_id
+        ORDER BY s.right_all, s.task, s.item_id, s.prompt_lang""",
+                       [model, lang, prompt_lang, lang, *params, limit, lang]).df()

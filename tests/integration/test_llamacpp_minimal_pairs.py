@@ -59,3 +59,23 @@ def test_sentence_scores_match_llama_cpp_and_follow_the_sentences(gemma):
     finally:
         backend.llm.close()
         reference.close()
+
+
+class DriftingVocab:
+    """One token per character (0 = BOS); decoding drops every "~", as Gemma's decoding shortens some Tamil text."""
+
+    def tokenize(self, text: bytes, add_bos: bool = True) -> list[int]:
+        return ([0] if add_bos else []) + list(text.decode("utf-8").encode("utf-32-le")[::4])
+
+    def detokenize(self, tokens: list[int]) -> bytes:
+        return bytes(t for t in tokens if t not in (0, ord("~")))
+
+
+def test_option_tokens_are_found_when_decoding_drifts():
+    backend = LlamaCppBackend.__new__(LlamaCppBackend)  # no model: only the vocabulary is used
+    backend.llm = DriftingVocab()
+    for prompt in ("Answer: ", "X ~~ Y?\nAnswer:"):  # without and with drift
+        text = (prompt + " A").encode("utf-8") if not prompt.endswith(" ") else (prompt + "A").encode("utf-8")
+        tokens = backend.llm.tokenize(text)
+        positions = backend._option_positions(prompt, text, tokens)
+        assert bytes(tokens[i] for i in positions) == text[len(prompt.encode("utf-8")):]

@@ -17,7 +17,7 @@ from tests.helpers.standin_server import Faults, StandinServer
 REPO = Path(__file__).resolve().parents[2]
 C = 4
 LOST_AT_MOST = C + group_size(C)
-"""The runner's stated bound: C requests in flight plus one group of answers handed to the writer (12 here)."""
+"""The runner's stated bound: C requests in flight plus one group of answers handed to the writer (20 here)."""
 
 
 def _cmd(url: str, db: Path) -> list[str]:

@@ -134,12 +134,35 @@ def test_a_hand_made_cell():
     b = Item("lindsea-mp", "id", "b", {}, "A", metadata={"phenomenon": "morphology", "category": "affix"})
     drill = cell_drilldown([_pair(a, "ab", 1, 1.0), _pair(a, "ba", 1, 0.0), _pair(a, "ab", 2, 1.0),
                             _pair(b, "ab", 1, 1.0), _pair(b, "ba", 1, 1.0, parsed=False)])
-    first = {o["item_id"]: o for o in drill.items}
+    first = {o["item_id"]: o for o in drill.outcomes()}
+    assert first["a"]["answers"] == [{"run_no": 1, "ord": "ab", "value": 1.0}, {"run_no": 1, "ord": "ba", "value": 0.0},
+                                     {"run_no": 2, "ord": "ab", "value": 1.0}]
     assert first["a"]["value"] == pytest.approx(2 / 3)
     assert (first["a"]["right_ab"], first["a"]["right_ba"], first["a"]["right_all"]) == (True, False, False)
     assert (first["b"]["value"], first["b"]["right_all"], first["b"]["parsed"]) == (1.0, True, False)
     assert drill.nodes == [{"metric": "accuracy", "phenomenon": "morphology", "category": "affix",
                             "subcategory": None, "level": None, "n": 2, "correct": pytest.approx(5 / 3),
                             "wrong": 1}]
-    assert drill.runs == {1: (4, 1), 2: (1, 0)} and (drill.answers, drill.unparsed, drill.n_items) == (5, 1, 2)
+    assert drill.runs == {1: (4, 1), 2: (1, 0)} and (drill.n_answers, drill.n_unparsed, drill.n_items) == (5, 1, 2)
     assert drill.flags == [("typo", "a")]
+
+
+def test_a_cell_left_without_runs_loses_its_pre_aggregates(tmp_path):
+    from store.drilldown import drop_orphans
+
+    path = tmp_path / "store.duckdb"
+    shutil.copy(fixture_db(), path)
+    con = duckdb.connect(str(path))
+    cell = ["Gemma-2B", "lindsea-mp", "id", "en"]
+    where = "model_id = ? AND task = ? AND lang = ? AND prompt_lang = ?"
+    (cell_no,) = con.execute(f"SELECT cell_no FROM drill_cells WHERE {where}", cell).fetchone()
+    before = {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in DRILL_TABLES}
+    mine = con.execute("SELECT count(*) FROM item_outcomes WHERE cell_no = ?", [cell_no]).fetchone()[0]
+    nodes = con.execute(f"SELECT count(*) FROM drill_nodes WHERE {where}", cell).fetchone()[0]
+    run_ids = [r for (r,) in con.execute(f"SELECT run_id FROM runs WHERE {where}", cell).fetchall()]
+    con.execute(f"DELETE FROM runs WHERE {where}", cell)
+    drop_orphans(con)
+    after = {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in DRILL_TABLES}
+    assert mine > 0 and nodes > 0
+    assert after == {**before, "drill_cells": before["drill_cells"] - 1, "item_outcomes": before["item_outcomes"] - mine,
+                     "drill_nodes": before["drill_nodes"] - nodes, "run_counts": before["run_counts"] - len(run_ids)}

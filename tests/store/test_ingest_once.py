@@ -47,3 +47,25 @@ def test_a_cell_with_another_active_run_is_aggregated_over_both(monkeypatch):
     assert con.execute("SELECT n_runs FROM aggregates WHERE is_headline").fetchone()[0] == 2
     assert summary.cells[0].value == pytest.approx(
         con.execute("SELECT value FROM aggregates WHERE is_headline").fetchone()[0])
+
+
+def test_one_append_per_table_for_a_whole_upload_of_several_runs_and_cells(monkeypatch):
+    con = connect(":memory:")
+    preds = [p for p in predictions("Gemma-2B") if p.task in ("sentiment", "lindsea-mp")]
+    preds += [type(p)(**{**p.__dict__, "run": 2}) for p in preds]  # two runs of every cell
+    appends: list[str] = []
+    insert_df = writer._insert_df
+
+    def counted(con_, table, df, casts, **kw):
+        appends.append(table)
+        return insert_df(con_, table, df, casts, **kw)
+
+    monkeypatch.setattr(writer, "_insert_df", counted)
+    summary = ingest.ingest_predictions(con, preds, model={"model_id": "m"}, source={"file": "f.jsonl"},
+                                        data_dir=DATA_DIR)
+    assert len(summary.run_ids) >= 2 * len(summary.cells) >= 4
+    for table in ("items", "predictions", "scores"):
+        assert appends.count(table) == 1, (table, appends)
+    assert con.execute("SELECT count(*) FROM runs").fetchone()[0] == len(summary.run_ids)
+    assert con.execute("SELECT count(*) FROM predictions").fetchone()[0] == len(
+        {(p.task, p.lang, p.prompt_lang, p.run, p.item_id, p.order) for p in preds})

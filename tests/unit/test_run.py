@@ -24,6 +24,9 @@ class ListSink:
         self.rows: dict[tuple, tuple] = {}
         self.refreshed: list[tuple] = []
 
+    def prepare(self):
+        self.prepared = True
+
     def stored(self, cell):
         return {(k[4], k[5]) for k in self.rows if k[:4] == cell.key}
 

@@ -66,7 +66,7 @@ def test_a_stalled_store_stops_requests_after_c_plus_one_group_then_everything_l
     with StandinServer(latency=0.02) as server:
         thread = _run_in_thread(server.base_url, sink, result)
         # the first commit hangs: requests go on until one group waits for the store and C more hold answers
-        assert _settled(server) == C + group_size(C) == 12
+        assert _settled(server) == C + group_size(C) == 20
         assert server.peak_in_flight == C
         assert len(sink.groups) == 1 and sink.rows == {}
         sink.gate.set()
@@ -107,12 +107,26 @@ def test_a_failing_commit_fails_the_run_with_its_error():
     assert isinstance(result.get("error"), OSError) and "disk full" in str(result["error"])
 
 
-@pytest.mark.parametrize("concurrency, size", [(1, 8), (4, 8), (32, 64), (128, 256)])
-def test_group_size_is_twice_c_and_at_least_eight(concurrency, size):
+def test_a_failing_prepare_fails_the_run_without_storing_anything():
+    class NoRegistry(ListSink):
+        def prepare(self):
+            raise OSError("read-only store")
+
+    sink, result = NoRegistry(), {}
+    with StandinServer() as server:
+        _run_in_thread(server.base_url, sink, result).join(60)
+    assert isinstance(result.get("error"), OSError) and "read-only" in str(result["error"])
+    assert sink.rows == {}
+
+
+@pytest.mark.parametrize("concurrency, size", [(1, 8), (2, 8), (4, 16), (32, 128), (128, 512)])
+def test_group_size_is_four_times_c_and_at_least_eight(concurrency, size):
     assert group_size(concurrency) == size
 
 
-def test_every_queued_refresh_runs_before_refreshed_returns_and_cells_finished_meanwhile_share_one_call():
+def test_every_queued_refresh_runs_before_refreshed_returns_and_cells_finished_meanwhile_share_one_call(
+        monkeypatch):
+    import evaluator.run_writer
     from evaluator.registry import get_task
     from evaluator.run import Cell, CellStatus
     from evaluator.run_writer import AnswerWriter
@@ -126,21 +140,26 @@ def test_every_queued_refresh_runs_before_refreshed_returns_and_cells_finished_m
             return [50.0] * len(cells)
 
     task = get_task("sentiment")
-    a, b, c = (CellStatus(Cell(task, lang, "en")) for lang in ("id", "vi", "th"))
+    a, b, c, e = (CellStatus(Cell(task, lang, prompt)) for lang, prompt in (("id", "en"), ("vi", "en"), ("th", "en"),
+                                                                              ("id", "native")))
 
     async def main():
         writer = AnswerWriter(Sink(), {}, 8, lambda done: None)
         try:
-            writer.refresh_later([a])
-            await asyncio.sleep(0.03)  # a's refresh is running: b and c wait for the next call, together
-            writer.refresh_later([b])
+            writer.refresh_later([a])  # the run's first 2 s: not refreshed yet
+            await asyncio.sleep(0.15)
+            assert calls == []
+            monkeypatch.setattr(evaluator.run_writer, "REFRESH_EVERY_S", 0.0)
+            writer.refresh_later([b])  # the clock allows one now: a and b together
+            await asyncio.sleep(0.03)  # that refresh is running: c and e wait for the next call, together
             writer.refresh_later([c])
+            writer.refresh_later([e])
             await asyncio.wait_for(writer.refreshed(), 10)
         finally:
             writer.close()
 
     asyncio.run(main())
-    assert calls == [["id"], ["vi", "th"]] and a.score == b.score == c.score == 50.0
+    assert calls == [["id", "vi"], ["th", "id"]] and a.score == b.score == c.score == e.score == 50.0
 
     calls.clear()  # queued and closed at once (the wake-up the closing sets must not be lost)
     d = CellStatus(Cell(task, "ta", "en"))
