@@ -9,13 +9,11 @@ import statistics
 import pytest
 
 from evaluator.aggregate import aggregate_cell, breakdown, paired_test, wilson
-from evaluator.datasets import load_items
 from evaluator.metrics import METRICS
 from evaluator.ranking import rank_ranges
 from evaluator.registry import TASKS
 from evaluator.rollup import rollup
-from evaluator.scoring import score_prediction
-from tests.helpers.fixtures_store import DATA_DIR, MODELS, app_test, fixture_db, pages_on, predictions
+from tests.helpers.fixtures_store import cell_pairs, MODELS, app_test, fixture_db, pages_on, predictions
 
 
 @pytest.fixture(scope="module")
@@ -24,11 +22,7 @@ def db():
         yield path
 
 
-def pairs(model: str, task: str, lang: str, prompt_lang: str) -> list:
-    """(Item, ItemResult) of one cell, scored here by the evaluator from the fixture's own predictions."""
-    items = {it.item_id: it for it in load_items(task, lang, data_dir=DATA_DIR)}
-    return [(items[p.item_id], score_prediction(TASKS[task], items[p.item_id], p)) for p in predictions(model)
-            if (p.task, p.lang, p.prompt_lang) == (task, lang, prompt_lang)]
+pairs = cell_pairs
 
 
 def headline(model: str, task: str, lang: str, prompt_lang: str):

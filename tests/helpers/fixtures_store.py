@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Iterator
 
 from evaluator.datasets import load_items
-from evaluator.registry import get_task
-from evaluator.scoring import gold_for
+from evaluator.registry import TASKS, get_task
+from evaluator.scoring import gold_for, score_prediction
 from evaluator.spec import Item, Prediction
 from tests.helpers import fixture_data
 
@@ -133,6 +133,13 @@ def predictions(model: str) -> list[Prediction]:
                                           order=order, prompt=f"[{prompt_lang} prompt for {item.item_id}]",
                                           **fields))
     return out
+
+
+def cell_pairs(model: str, task: str, lang: str, prompt_lang: str) -> list:
+    """(Item, ItemResult) of one cell, scored here by the evaluator from the fixture's own predictions."""
+    items = {it.item_id: it for it in load_items(task, lang, data_dir=DATA_DIR)}
+    return [(items[p.item_id], score_prediction(TASKS[task], items[p.item_id], p)) for p in predictions(model)
+            if (p.task, p.lang, p.prompt_lang) == (task, lang, prompt_lang)]
 
 
 def build_store(path: str | os.PathLike) -> Path:

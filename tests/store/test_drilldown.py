@@ -19,7 +19,7 @@ from evaluator.drilldown import cell_drilldown
 from evaluator.registry import TASKS
 from evaluator.scoring import score_prediction
 from evaluator.spec import Item, ItemResult, Prediction
-from tests.helpers.fixtures_store import DATA_DIR, app_test, fixture_db, pages_on, predictions
+from tests.helpers.fixtures_store import cell_pairs, DATA_DIR, app_test, fixture_db, pages_on, predictions
 
 DRILL_TABLES = ("drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags")
 
@@ -30,11 +30,7 @@ def db():
         yield path
 
 
-def pairs(model: str, task: str, lang: str, prompt_lang: str) -> list:
-    """(Item, ItemResult) of one cell, scored here by the evaluator from the fixture's own predictions."""
-    items = {it.item_id: it for it in load_items(task, lang, data_dir=DATA_DIR)}
-    return [(items[p.item_id], score_prediction(TASKS[task], items[p.item_id], p)) for p in predictions(model)
-            if (p.task, p.lang, p.prompt_lang) == (task, lang, prompt_lang)]
+pairs = cell_pairs
 
 
 def _bars(model: str, **level) -> "object":
