@@ -3,17 +3,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.fixtures_store import CELLS, app_test, cell_items, fixture_db, is_right, is_unparsed, pages_on
+from tests.helpers.fixtures_store import frame_with as _frame, CELLS, app_test, cell_items, fixture_db, is_right, is_unparsed, pages_on
 
 
 @pytest.fixture(scope="module")
 def db():
     with pages_on(fixture_db()) as path:
         yield path
-
-
-def _frame(at, first_column: str, *more: str):
-    return next(d.value for d in at.dataframe if list(d.value.columns[:1 + len(more)]) == [first_column, *more])
 
 
 def _expected_by_category(model: str, lang: str, prompt_lang: str, phenomenon: str) -> dict[str, tuple[float, int]]:

@@ -3,17 +3,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.fixtures_store import app_test, fixture_db, pages_on
+from tests.helpers.fixtures_store import frame_with as _frame, app_test, fixture_db, pages_on
 
 
 @pytest.fixture(scope="module")
 def db():
     with pages_on(fixture_db()) as path:
         yield path
-
-
-def _frame(at, *columns: str):
-    return next(d.value for d in at.dataframe if list(d.value.columns[:len(columns)]) == list(columns))
 
 
 def test_cells_rank_range_and_field_median(db):

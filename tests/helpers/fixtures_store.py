@@ -201,3 +201,8 @@ def app_test(page: str, **params):
     at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "pages" / f"{page}.py"), default_timeout=90)
     at.query_params.update(params)
     return at.run()
+
+
+def frame_with(at, *columns: str):
+    """The first dataframe an AppTest shows whose columns start with `columns`."""
+    return next(d.value for d in at.dataframe if list(d.value.columns[:len(columns)]) == list(columns))
