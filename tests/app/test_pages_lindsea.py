@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.fixtures_store import frame_with as _frame, CELLS, app_test, cell_items, fixture_db, is_right, is_unparsed, pages_on
+from tests.helpers.fixtures_store import (CELLS, app_test, cell_items, fixture_db, is_right, is_unparsed, pages_on,
+                                         frame_with as _frame)
 
 
 @pytest.fixture(scope="module")
