@@ -1,6 +1,7 @@
 """Campaign results (evaluator.human.results) on hand-made judgements, and the Human evaluation page (AppTest)."""
 from __future__ import annotations
 
+import duckdb
 import krippendorff
 import numpy as np
 import pandas as pd
@@ -10,6 +11,7 @@ from scipy import stats
 from evaluator.human import results
 from services import campaigns as svc
 from store import campaigns, db
+from store.queries import human as human_queries
 from tests.helpers.fixtures_store import app_test, pages_on
 from tests.helpers.human_fixture import MODELS, human_store
 
@@ -136,3 +138,123 @@ def test_finished_campaign_page_reads_stored_results(finished):
     frames = [d.value for d in at.dataframe]
     by_lang = next(f for f in frames if "campaigns" in f.columns)
     assert by_lang[["protocol", "lang"]].drop_duplicates().values.tolist() == [["mt", "th"]]
+
+
+RATED = ("item,model,rater,task,lang,adequacy\n"
+         + "".join(f"translation-en-xx-{n},{m},{r},translation-en-xx,th,{(n * 3 + len(r) * 2 + k) % 5 + 1}\n"
+                   for n in range(3) for k, m in enumerate(MODELS) for r in ("ra", "rbb")))
+
+
+def _judge(path, cid: str, tokens: dict[str, str], upto: int | None = None) -> None:
+    """Every annotator judges their items (the first `upto` of them), values varying by annotator and position."""
+    con = db.connect(path)
+    mine = {name: campaigns.assignments(con, cid, name) for name in tokens}
+    con.close()
+    for a_no, (name, token) in enumerate(tokens.items()):
+        for a in mine[name][:upto]:
+            n = len(a.cand_order)
+            if cid != "sum":
+                values = {p: {"correct": float((a.seq + p + a_no) % 3 > 0), "esa": float(10 * p + 7 * a_no + a.seq)}
+                          for p in range(n)}
+            else:
+                values = {p: {"relevance": 1 + (p + a_no + a.seq) % 5, "fluency": 1 + (2 * p + a_no) % 5,
+                              "coherence": 1 + (p * a.seq) % 5, "faithfulness": float((p + a_no) % 2)}
+                          for p in range(n)}
+            svc.submit_judgement(path, token, a.seq, values)
+
+
+@pytest.fixture(scope="module")
+def three_kinds(tmp_path_factory):
+    """A finished MT campaign, an open summarisation campaign judged half-way, an imported ratings campaign, and a
+    second (open) Thai MT campaign, so that alpha per language spans two campaigns."""
+    path = tmp_path_factory.mktemp("human_numbers") / "h.duckdb"
+    human_store(path)
+    systems = [(m, "native") for m in MODELS]
+    mt = svc.create_campaign(path, campaign_id="mt2", task="translation-en-xx", lang="th", systems=systems,
+                             annotators=["ann", "bo", "cy"], n_items=4, k=3, seed=5, n_repeats=1)
+    _judge(path, "mt2", mt)
+    svc.set_finished(path, "mt2")
+    summ = svc.create_campaign(path, campaign_id="sum", task="abssum", lang="ta", systems=systems,
+                               annotators=["dee", "eli"], n_items=4, k=2, seed=3, n_repeats=1)
+    _judge(path, "sum", summ, upto=3)
+    mt3 = svc.create_campaign(path, campaign_id="mt3", task="translation-en-xx", lang="th", systems=systems,
+                              annotators=["ann", "fay"], n_items=3, k=2, seed=9, n_repeats=0)
+    _judge(path, "mt3", mt3, upto=2)
+    svc.import_ratings(path, RATED, "rated.csv", actor="test")
+    with pages_on(path):
+        yield path
+
+
+def _same(shown: pd.DataFrame, want: pd.DataFrame, keys: list[str]) -> None:
+    """The page's table equals the evaluator's frame (same columns, rows in key order, NaN where NaN: the page
+    draws a missing figure as "—", which its grid holds as -inf so that the column still sorts as numbers)."""
+    got = shown[list(want.columns)].replace(-np.inf, np.nan).sort_values(keys).reset_index(drop=True)
+    want = want.sort_values(keys).reset_index(drop=True)
+    assert len(got) == len(want) and len(got)
+    pd.testing.assert_frame_equal(got.astype(object).where(got.notna(), None),
+                                  want.astype(object).where(want.notna(), None), check_dtype=False, atol=1e-12)
+
+
+@pytest.mark.parametrize("cid", ["mt2", "sum", "ratings-translation-en-xx-th"])
+def test_human_page_numbers_are_the_evaluators(three_kinds, cid):
+    con = db.connect(three_kinds)
+    c = campaigns.campaign(con, cid)
+    j = campaigns.judgements(con, cid)
+    everything = campaigns.judgements(con, None)
+    metrics = human_queries.campaign_metric_scores(con, campaign_id=cid)
+    con.close()
+    at = app_test("human", campaign=cid)
+    assert not at.exception
+    assert any("provisional" in w.value for w in at.warning) == (c.status == "open")
+    frames = [d.value for d in at.dataframe]
+    means = results.system_means(j, c.protocol)
+    _same(next(f for f in frames if "correct_of_n" in f.columns),
+          means.assign(correct_of_n=means["correct_of_n"].fillna("—")), ["system", "criterion"])
+    _same(next(f for f in frames if "units" in f.columns and "campaigns" not in f.columns),
+          results.alphas(j, c.protocol)[["criterion", "level", "alpha", "units"]], ["criterion"])
+    _same(next(f for f in frames if "caught_corrupted" in f.columns), results.quality(j, c.protocol), ["annotator"])
+    _same(next(f for f in frames if "campaigns" in f.columns), results.alphas_by_language(everything),
+          ["protocol", "lang", "criterion"])
+    tau = [f for f in frames if "tau" in f.columns]
+    if c.protocol == "ratings":
+        assert not tau and metrics.empty
+        return
+    final = results.metric_agreement(j, metrics, c.protocol, seed=c.seed, n_boot=1000)
+    if c.status == "finished":
+        _same(tau[0], final, ["metric", "level"])
+    else:  # provisional: the same tau, its interval waits for `campaign finish`
+        _same(tau[0], final.assign(low=float("nan"), high=float("nan")), ["metric", "level"])
+        assert tau[0]["low"].eq(-np.inf).all()  # drawn as "—"
+
+
+def test_ratings_copied_by_v8_get_their_figures_at_start(tmp_path):
+    from services.startup import prepare_store
+    from store.schema import MIGRATIONS
+
+    path = tmp_path / "old.duckdb"
+    con = duckdb.connect(str(path))
+    for version, statements in MIGRATIONS:
+        if version <= 6:
+            for stmt in statements:
+                con.execute(stmt)
+            con.execute("INSERT INTO schema_version (version) VALUES (?)", [version])
+    con.execute("INSERT INTO models (model_id, origin) VALUES ('m/a', 'evaluated')")
+    con.executemany("INSERT INTO ratings (task, lang, item_id, model_id, rater, criterion, value) VALUES "
+                    "('cultural-representation', 'ta', ?, ?, ?, 'acc', ?)",
+                    [("0", "m/a", "r1", 2), ("0", "m/b", "r1", 4), ("1", "m/a", "r1", 5), ("0", "m/a", "r2", 3),
+                     ("0", "m/b", "r2", 5)])
+    con.close()
+    con = db.connect(path)  # V7-V9 applied: V8 copies the ratings as a campaign, V9 has no figures for it yet
+    assert con.execute("SELECT count(*) FROM campaign_results").fetchone()[0] == 0
+    prepare_store(con, path, drain=False)
+    j = campaigns.judgements(con, "ratings-cultural-representation-ta")
+    con.close()
+    with pages_on(path):
+        at = app_test("human", campaign="ratings-cultural-representation-ta")
+    assert not at.exception
+    frames = [d.value for d in at.dataframe]
+    means = results.system_means(j, "ratings")
+    _same(next(f for f in frames if "correct_of_n" in f.columns), means.assign(correct_of_n="—"),
+          ["system", "criterion"])
+    _same(next(f for f in frames if "units" in f.columns and "campaigns" not in f.columns),
+          results.alphas(j, "ratings")[["criterion", "level", "alpha", "units"]], ["criterion"])
