@@ -107,11 +107,14 @@ class StoreSink:
         save_live(self.con, self.model_id, group, model_info=self.model_info, known=self._known)
 
     def refresh(self, cells: Sequence[Cell]) -> list[float | None]:
-        """Recompute the cells' aggregates (and the model's roll-ups, once); the headline value (0-100) per cell."""
+        """Recompute the cells' aggregates (and the model's roll-ups, once) in one transaction, so the board never
+        shows a cell's new numbers beside old roll-ups (and one commit is cheaper than one per statement); the
+        headline value (0-100) per cell."""
         keys = [(c.task.name, c.lang, c.prompt_lang) for c in cells]
         cur = self.con.cursor()  # its own connection: runs on the refresh thread beside the writer
         try:
-            summaries = refresh_aggregates(cur, self.model_id, keys)
+            with transaction(cur):
+                summaries = refresh_aggregates(cur, self.model_id, keys)
         finally:
             cur.close()
         value = {(c.task, c.lang, c.prompt_lang): c.value for c in summaries}
