@@ -66,7 +66,7 @@ def save_live(con: duckdb.DuckDBPyConnection, model_id: str,
 
 
 def prepare_live(con: duckdb.DuckDBPyConnection, known: set) -> None:
-    """Write the registry's rows (tasks, metrics) once, before the first answers of a run (`known` as for
+    """Write the registry's rows (tasks, metrics) once, before the first commit of a run (`known` as for
     `save_live`)."""
     if REGISTRY not in known:
         with transaction(con):
@@ -91,7 +91,7 @@ class StoreSink:
         return run_id(self.model_id, cell.task.name, cell.lang, cell.prompt_lang, cell.run_no, "evaluated")
 
     def prepare(self) -> None:
-        """The registry's rows, written once before the first answers (on the writer thread)."""
+        """The registry's rows, written once before the first commit (on the writer thread)."""
         prepare_live(self.con, self._known)
 
     def stored_many(self, cells: Sequence[Cell]) -> dict[tuple, set[tuple[str, str]]]:
