@@ -3,7 +3,8 @@ campaign through their links; the rendered HTML never names a system or model; m
 reload resumes at the first unjudged item; Ctrl+Enter saves. Two items per campaign, each judged by two of the three
 annotators (AppTest, tests/app/test_pages_annotate.py, covers longer campaigns). Every step waits on state, never on a sleep: Streamlit's
 own end-of-run attributes (tests/helpers/browser.py `wait_for_run`), the progress text, and the form's whole set of
-radio groups (the page streams its elements: before the run has finished only some groups exist). Screenshots:
+radio groups (the page streams its elements: before the run has finished only some groups exist). Screenshots of a
+second item (progress half way, the whole form down to the save button and its shortcut):
 tests/_screenshots/annotate_mt.png (Thai) and annotate_summ.png (Tamil)."""
 from __future__ import annotations
 
@@ -39,13 +40,15 @@ def served(tmp_path_factory):
                                           annotators=NAMES, n_items=2, k=2, seed=2, n_repeats=0)}
     con = db.connect(path)  # the server owns the store file while it runs: read what the tests expect first
     mine = {(cid, name): campaigns.assignments(con, cid, name) for cid in tokens for name in NAMES}
-    twice = [name for name in NAMES if len(mine["mt", name]) == 2]
-    assert len(twice) == 1 and sorted(len(got) for got in mine.values()) == [1, 1, 1, 1, 2, 2]
-    sources = [campaigns.item_inputs(con, "translation-en-xx", "th", a.item_id)[0]["text"] for a in mine["mt", *twice]]
+    twice = {cid: [name for name in NAMES if len(mine[cid, name]) == 2] for cid in tokens}
+    assert all(len(names) == 1 for names in twice.values()), twice
+    twice = {cid: names[0] for cid, names in twice.items()}
+    sources = [campaigns.item_inputs(con, "translation-en-xx", "th", a.item_id)[0]["text"]
+               for a in mine["mt", twice["mt"]]]
     con.close()
     shown = {key: [len(a.cand_order) for a in got] for key, got in mine.items()}
-    with serve_app(path) as url, chromium_page(1280, 900) as page:
-        yield url, page, tokens, shown, (twice[0], sources)
+    with serve_app(path) as url, chromium_page(1280, 3200) as page:  # tall: the whole form in a screenshot
+        yield url, page, tokens, shown, (twice, sources)
     con = db.connect(path)  # the server has stopped: every judgement and comment is in the store, as text
     try:
         for cid in tokens:
@@ -120,13 +123,13 @@ def test_three_annotators_complete_in_the_browser(served, cid, protocol):
         total = len(shown[cid, name])
         for step, n_candidates in enumerate(shown[cid, name]):
             _at_step(page, step, total, n_candidates * RADIOS[protocol])
-            if name == "ann" and step == 0:
+            if name == twice[cid] and step == 1:  # progress half way, the save button with its shortcut
                 screenshot(page, f"annotate_{cid}")
-            if cid == "mt" and name == twice:
+            if cid == "mt" and name == twice[cid]:
                 assert page.locator('[data-testid="stText"]').first.inner_text() == sources[step]
             _assert_blind(page)
             _judge_item(page, protocol, MARKUP if step == 0 else "", step, total, keyboard=step == 1)
-            if cid == "mt" and name == twice and step == 0:
+            if cid == "mt" and name == twice[cid] and step == 0:
                 _at_step(page, 1, total, shown[cid, name][1] * RADIOS[protocol])
                 page.reload()  # resumes at the first unjudged item (its source is checked above)
                 assert "<img src=x" not in page.content()  # nothing of the comment is rendered back as HTML
