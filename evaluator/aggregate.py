@@ -19,6 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from evaluator import cell_columns as columns
+from evaluator import cell_counts
 from evaluator.cell_columns import CellColumns, Layout
 from evaluator.metrics import METRICS
 from evaluator.metrics.base import MetricSpec, item_score
@@ -215,7 +216,7 @@ def aggregate_cell(task: TaskSpec, lang: str, pairs: Sequence[tuple[Item, ItemRe
     lay = Layout.of(cols)
     items = [cols.items[i] for i in lay.first]
     n, n_runs = len(items), len(lay.runs)
-    fail = float(np.mean(~cols.parsed)) if len(cols.item_id) else 0.0
+    fail = float(np.mean(~cols.parsed)) if cols.n_rows else 0.0
     rows: list[list[_Row]] = []  # built only when a metric has no columnar form
     out = []
     for name in task.metrics:
@@ -229,7 +230,7 @@ def aggregate_cell(task: TaskSpec, lang: str, pairs: Sequence[tuple[Item, ItemRe
         if reason:
             out.append(_empty(name, task, lang, n, n_runs, fail, "unavailable", f"{spec.display} unavailable: {reason}"))
             continue
-        if not len(cols.item_id):
+        if not cols.n_rows:
             out.append(_empty(name, task, lang, 0, 0, 0.0, "not_scored", "no predictions"))
             continue
         score = _columnar(spec, task, lang, cols, lay, items, fail, n_boot, seed)
@@ -254,7 +255,7 @@ def _columnar(spec: MetricSpec, task: TaskSpec, lang: str, cols: CellColumns, la
         stats = None if spec.binary else columns.item_bootstrap(values, lay, draws)
         se = columns.clustered_se(values, lay) if n_runs > 1 else None
     else:
-        got = columns.counted_metric(spec, task, lang, cols, lay, draws)
+        got = cell_counts.counted_metric(spec, task, lang, cols, lay, draws)
         if got is None:
             return None
         value, stats = got

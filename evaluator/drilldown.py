@@ -22,6 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from evaluator.cell_columns import CellColumns
 from evaluator.metrics import METRICS
 from evaluator.spec import Item, ItemResult
 
@@ -54,7 +55,8 @@ class CellDrilldown:
 
     def outcomes(self) -> list[dict[str, Any]]:
         """The item outcomes as one dict per row, each with its `answers` [{run_no, ord, value}]."""
-        a, off = self.answers, self.answers["offsets"]
+        a = {k: np.asarray(v).tolist() for k, v in self.answers.items()}
+        off = a["offsets"]
         return [{**{c: self.items[c][i] for c in OUTCOME_COLUMNS},
                  "answers": [{"run_no": a["run_no"][j], "ord": a["ord"][j], "value": a["value"][j]}
                              for j in range(off[i], off[i + 1])]} for i in range(len(self.items["item_id"]))]
@@ -82,59 +84,48 @@ def _all_true(ok: np.ndarray, group: np.ndarray, mask: np.ndarray, n: int) -> li
 
 def cell_drilldown(pairs: Sequence[tuple[Item, ItemResult]]) -> CellDrilldown:
     """The drill-down pre-aggregates of one cell from its scored (Item, ItemResult) pairs (one per stored answer)."""
+    return columns_drilldown(CellColumns.from_pairs(list(pairs)))
+
+
+def columns_drilldown(cols: CellColumns) -> CellDrilldown:
+    """The drill-down pre-aggregates of one cell from its rows as columns (one row per stored answer)."""
     out = CellDrilldown()
-    first: dict[str, Item] = {}
-    codes: dict[str, int] = {}
-    pair_item, pair_run, pair_parsed = [], [], []
-    row_pair, row_metric, row_value, row_order = [], [], [], []
-    for k, (item, res) in enumerate(pairs):
-        item_id, pred = item.item_id, res.prediction
-        code = codes.get(item_id)
-        if code is None:
-            code = codes[item_id] = len(codes)
-            first[item_id] = item
-        pair_item.append(code)
-        pair_run.append(pred.run)
-        pair_parsed.append(res.parsed)
-        for metric, value in res.scores.items():
-            row_pair.append(k)
-            row_metric.append(metric)
-            row_value.append(value)
-            row_order.append(pred.order)
-    runs, parsed = np.asarray(pair_run, dtype=np.int64), np.asarray(pair_parsed, dtype=bool)
-    for run in np.unique(runs).tolist():
-        sel = runs == run
-        out.runs[int(run)] = (int(sel.sum()), int((~parsed[sel]).sum()))
-    out.n_answers, out.n_unparsed = len(pairs), int((~parsed).sum())
-    if not row_pair:
+    parsed = cols.parsed
+    runs, run_rows = np.unique(cols.run, return_inverse=True)
+    answers = np.bincount(run_rows, minlength=len(runs))
+    unparsed = np.bincount(run_rows, weights=~parsed, minlength=len(runs)).astype(np.int64)
+    out.runs = {int(r): (int(a), int(u)) for r, a, u in zip(runs.tolist(), answers.tolist(), unparsed.tolist())}
+    out.n_answers, out.n_unparsed = cols.n_rows, int((~parsed).sum())
+    metrics = [m for m in sorted(cols.scores) if not np.isnan(cols.scores[m]).all()]
+    if not metrics:
         return out
-    ids = np.asarray(list(codes), dtype=str)
-    rank = np.empty(len(ids), dtype=np.int64)
-    rank[np.argsort(ids, kind="stable")] = np.arange(len(ids))  # codes in item-id order
-    ids = np.sort(ids)
-    item_code = rank[np.asarray(pair_item, dtype=np.int64)]
-    item_parsed = np.bincount(item_code, weights=~parsed, minlength=len(ids)) == 0
-    metrics, metric_code = np.unique(np.asarray(row_metric, dtype=str), return_inverse=True)
-    rp = np.asarray(row_pair, dtype=np.int64)
-    r_item, r_order = item_code[rp], np.asarray(row_order, dtype=str)
-    values = np.asarray(row_value, dtype=float)
-    key = metric_code * len(ids) + r_item
-    order = np.lexsort((r_order, runs[rp], key))  # by outcome, then run, then option order
-    key, r_item, r_order, values, r_run = key[order], r_item[order], r_order[order], values[order], runs[rp][order]
+    n_ids = len(cols.ids)
+    ids = np.asarray(cols.ids, dtype=str)
+    item_parsed = np.bincount(cols.item_code, weights=~parsed, minlength=n_ids) == 0
+    picked = [np.flatnonzero(~np.isnan(cols.scores[m])) for m in metrics]
+    rp = np.concatenate(picked)
+    metric_code = np.repeat(np.arange(len(metrics)), [len(p) for p in picked])
+    values = np.concatenate([cols.scores[m][p] for m, p in zip(metrics, picked)])
+    key = metric_code * n_ids + cols.item_code[rp]
+    order = np.lexsort((cols.order_code[rp], cols.run[rp], key))  # by outcome, then run, then option order
+    key, r_ord, values, r_run = key[order], cols.order_code[rp][order], values[order], cols.run[rp][order]
     keys, group, counts = np.unique(key, return_inverse=True, return_counts=True)
     n_out = len(keys)
     mean = np.bincount(group, weights=values, minlength=n_out) / counts
     ok = values >= 1
-    every = np.ones(len(values), dtype=bool)
-    o_metric, o_item = (keys // len(ids)), (keys % len(ids))
-    out.items = {"metric": metrics[o_metric].tolist(), "item_id": ids[o_item].tolist(), "value": mean.tolist(),
-                 "right_ab": _all_true(ok, group, r_order == "ab", n_out),
-                 "right_ba": _all_true(ok, group, r_order == "ba", n_out),
-                 "right_all": _all_true(ok, group, every, n_out), "parsed": item_parsed[o_item].tolist()}
-    out.answers = {"offsets": [0, *np.cumsum(counts).tolist()], "run_no": r_run.tolist(), "ord": r_order.tolist(),
-                   "value": values.tolist()}
+    ab, ba = (r_ord == (cols.orders.index(o) if o in cols.orders else -2) for o in ("ab", "ba"))
+    o_metric, o_item = keys // n_ids, keys % n_ids
+    out.items = {"metric": [metrics[k] for k in o_metric.tolist()], "item_id": ids[o_item].tolist(),
+                 "value": mean.tolist(), "right_ab": _all_true(ok, group, ab, n_out),
+                 "right_ba": _all_true(ok, group, ba, n_out),
+                 "right_all": _all_true(ok, group, np.ones(len(values), dtype=bool), n_out),
+                 "parsed": item_parsed[o_item].tolist()}
+    out.answers = {"offsets": np.concatenate([[0], np.cumsum(counts)]), "run_no": r_run,
+                   "ord": np.asarray(cols.orders, dtype=str)[r_ord] if cols.orders else np.zeros(0, dtype=str),
+                   "value": values}
     out.n_items = len(np.unique(o_item))
-    _nodes_and_flags(out, first, ids, o_metric, o_item, metrics)
+    first = {i: cols.items[i] for i in cols.ids}
+    _nodes_and_flags(out, first, ids, o_metric, o_item, np.asarray(metrics, dtype=str))
     return out
 
 

@@ -2,10 +2,11 @@
 annotators per criterion and per language across campaigns, quality checks, agreement of the automatic metrics with
 the human scores) beside the BHASA paper's human rows.
 
-A finished campaign's numbers were computed once by evaluator.human.results when it finished and are read from the
-store; an open campaign's are provisional, computed from the judgements so far (through services.campaigns). The
-paper's rows are reported numbers from other annotators and other items: shown in their own table, never ranked
-together with campaign results.
+Every figure is read from the store: evaluator.human.results computed it when the judgements were written
+(services.human_results). A finished campaign's numbers were computed when it finished; an open campaign's are
+provisional (the judgements so far), and its Kendall's tau has no interval until it finishes. The paper's rows are
+reported numbers from other annotators and other items: shown in their own table, never ranked together with
+campaign results.
 """
 from __future__ import annotations
 
@@ -14,15 +15,14 @@ import plotly.express as px
 import streamlit as st
 
 from pages._entry import ensure_app
-from pages._ui import empty_state, lang_label, md_escape, plot_frame, table
-from services.campaigns import language_alphas, results_tables
+from pages._ui import dashed, empty_state, lang_label, md_escape, plot_frame, table
 from store.cached import q
 
 ensure_app()
 
 
 def stored_tables(cid: str) -> dict[str, pd.DataFrame]:
-    """A finished campaign's stored results in the shape of `results_tables`."""
+    """A campaign's stored figures (final when finished, else provisional): systems, alpha, tau, quality."""
     means = q("campaign_results", campaign_id=cid, kind="mean").rename(columns={"value": "mean"})
     means["correct_of_n"] = [f"{int(c)} of {int(i)}" if pd.notna(c) else None
                              for c, i in zip(means["correct"], means["items"])]
@@ -30,7 +30,17 @@ def stored_tables(cid: str) -> dict[str, pd.DataFrame]:
     tau = q("campaign_results", campaign_id=cid, kind="tau").rename(columns={"criterion": "metric", "value": "tau"})
     return {"systems": means[["system", "criterion", "mean", "low", "high", "n", "items", "correct_of_n"]],
             "alpha": alpha[["criterion", "level", "alpha", "units"]],
-            "tau": tau[["metric", "level", "tau", "low", "high", "n"]]}
+            "tau": tau[["metric", "level", "tau", "low", "high", "n"]],
+            "quality": q("campaign_quality", campaign_id=cid)}
+
+
+FIGURES = ("mean", "low", "high", "alpha", "tau", "repeat_agreement")
+"""Number columns of the human tables: four decimals, a missing value (an interval not computed) shown as "—"."""
+
+
+def figures(df: pd.DataFrame, name: str) -> None:
+    """A human-evaluation table with its missing figures shown as "—" (not the word None)."""
+    table(df, name, display=dashed(df, {c: 4 for c in FIGURES if c in df.columns}))
 
 
 def systems_plot(means: pd.DataFrame) -> None:
@@ -44,13 +54,10 @@ def campaign_section(c: pd.Series) -> None:
     cid = c["campaign_id"]
     st.markdown(md_escape(f"{c['task']} · {lang_label(c['lang'])} · {c['protocol']} · {c['n_items']} items · "
                           f"k={c['k']} · seed {c['seed']} · {c['status']}"))
-    judged = q("campaign_judgements", campaign_id=cid)
-    if judged.empty:
+    if not c["judged"]:
         empty_state("No judgements yet.", "Annotators open their personal links on the Annotate page.")
         return
-    live = results_tables(judged, q("campaign_metric_scores", campaign_id=cid), c["protocol"])
-    stored = stored_tables(cid) if c["status"] == "finished" else None
-    tables = stored if stored is not None and not stored["systems"].empty else live  # ratings copied by V8: live
+    tables = stored_tables(cid)
     if c["status"] != "finished":
         st.warning("This campaign is open: the figures below are provisional (judgements so far) and it has no "
                    "leaderboard column until `python -m evaluator campaign finish`.", icon=":material/pending:")
@@ -58,27 +65,30 @@ def campaign_section(c: pd.Series) -> None:
     st.subheader("Per system")
     st.caption("Mean per criterion with 95% intervals (Wilson for yes/no criteria, Student t otherwise); quality-check "
                "repeats and the corrupted candidate excluded. correct_of_n: items a majority judged correct.")
-    table(means.assign(correct_of_n=means["correct_of_n"].fillna("—")), f"human_{cid}_systems")
+    figures(means, f"human_{cid}_systems")
     systems_plot(means)
     esa = means[means["criterion"] == "esa"]
     if not esa.empty:
         st.subheader("ESA score")
         st.caption("Error Span Annotation: after marking minor and major error spans, annotators score each "
                    "translation 0-100; mean per system with its Student t 95% interval, n = judgements.")
-        table(esa[["system", "mean", "low", "high", "n", "items"]], f"human_{cid}_esa")
+        figures(esa[["system", "mean", "low", "high", "n", "items"]], f"human_{cid}_esa")
     st.subheader("Agreement between annotators")
     st.caption("Krippendorff's alpha (krippendorff package) per criterion; 1 = perfect, 0 = chance, < 0 = systematic "
                "disagreement.")
-    table(tables["alpha"], f"human_{cid}_alpha")
+    figures(tables["alpha"], f"human_{cid}_alpha")
     st.subheader("Automatic metrics against the human scores")
     st.caption("Kendall's tau (scipy) of every automatic metric with the human headline criterion (mean over "
                "annotators), with bootstrap 95% intervals over items, at item and system level.")
+    if c["status"] != "finished":
+        st.caption("Provisional: tau so far, without its interval; the 1,000-draw bootstrap runs once, when the "
+                   "campaign finishes.")
     if tables["tau"].empty:
         st.caption("No automatic metric scores for the rated candidates.")
     else:
-        table(tables["tau"], f"human_{cid}_tau")
+        figures(tables["tau"], f"human_{cid}_tau")
     st.subheader("Quality checks per annotator")
-    table(live["quality"], f"human_{cid}_quality")
+    figures(tables["quality"], f"human_{cid}_quality")
 
 
 st.title("Human evaluation")
@@ -95,7 +105,7 @@ else:
     st.subheader("Agreement per language, across campaigns")
     st.caption("Krippendorff's alpha per protocol, language and criterion over every campaign's judgements (a unit "
                "is one candidate of one item of one campaign).")
-    table(language_alphas(q("all_judgements")), "human_alpha_by_language")
+    figures(q("language_alphas"), "human_alpha_by_language")
 
 st.subheader("BHASA paper: human evaluation (reported)")
 reported = q("human_reported")

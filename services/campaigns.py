@@ -16,15 +16,12 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-import pandas as pd
-
 from evaluator.human import campaign as planner
-from evaluator.human import protocols, results
+from evaluator.human import protocols
 from evaluator.human import spans as span_words
+from services import human_results
 from store import audit, campaigns, ratings
-from store.queries import human as human_queries
 from store.campaigns import Campaign, JudgementRefused
-from store.db import transaction
 from store.writer_lock import writer
 
 MAX_COMMENT = 2000
@@ -166,7 +163,8 @@ def submit_judgement(db_path: str | os.PathLike | None, token: str, seq: int, va
                 texts = campaigns.candidate_texts(con, who.campaign_id, a.item_id)
                 rows += _span_rows(c.protocol, a.cand_order, texts, spans)
             return campaigns.save_judgement(con, who.campaign_id, who.annotator, seq, rows,
-                                            actor=f"annotator:{who.annotator}")
+                                            actor=f"annotator:{who.annotator}",
+                                            then=lambda tx: human_results.recompute(tx, who.campaign_id))
         except (CampaignRefused, JudgementRefused) as e:
             actor = f"annotator:{who.annotator}" if who else "web:unknown-token"
             audit.record(con, actor, "reject", detail=f"judgement: {e}")
@@ -176,17 +174,13 @@ def submit_judgement(db_path: str | os.PathLike | None, token: str, seq: int, va
 def set_finished(db_path: str | os.PathLike | None, campaign_id: str, finished: bool = True,
                  actor: str = "cli", n_boot: int = 1000) -> None:
     """Finish a campaign (its results computed once by evaluator.human.results and stored with the status) or
-    reopen it (its stored results removed: the leaderboard's human column shows finished campaigns only)."""
+    reopen it (its final results removed, provisional ones stored: the leaderboard's human column shows finished
+    campaigns only)."""
     with writer(db_path) as con:
-        c = campaigns.campaign(con, campaign_id)
-        if not c:
+        if not campaigns.campaign(con, campaign_id):
             raise CampaignRefused(f"campaign_id: no campaign {campaign_id!r}")
-        stored = None
-        if finished:
-            judged = campaigns.judgements(con, campaign_id)
-            stored = results.stored_results(judged, human_queries.campaign_metric_scores(con, campaign_id=campaign_id),
-                                            c.protocol, seed=c.seed, n_boot=n_boot)
-        campaigns.set_status(con, campaign_id, "finished" if finished else "open", actor, stored)
+        campaigns.set_status(con, campaign_id, "finished" if finished else "open", actor,
+                             then=lambda tx: human_results.recompute(tx, campaign_id, n_boot=n_boot))
 
 
 EXPORT_FORMATS = ("csv", "jsonl", "parquet")
@@ -242,18 +236,6 @@ def next_item(con, token: str | None) -> ItemView | None:
                     candidates=tuple(texts[cid] for cid in a.cand_order))
 
 
-def results_tables(judged, metric_scores, protocol: str, n_boot: int = 300) -> dict:
-    """The Human evaluation page's tables, computed by evaluator.human.results: systems, alpha, tau, quality."""
-    return {"systems": results.system_means(judged, protocol), "alpha": results.alphas(judged, protocol),
-            "tau": results.metric_agreement(judged, metric_scores, protocol, n_boot=n_boot),
-            "quality": results.quality(judged, protocol)}
-
-
-def language_alphas(judged):
-    """Krippendorff's alpha per protocol, language and criterion across campaigns (evaluator.human.results)."""
-    return results.alphas_by_language(judged)
-
-
 def words_of(text: str, lang: str) -> list[tuple[int, int]]:
     """A candidate's words as character offsets, for picking ESA error spans (evaluator.human.spans)."""
     return span_words.segments(text, lang)
@@ -267,21 +249,15 @@ def picked_spans(words: list[tuple[int, int]], minor: list[int], major: list[int
 def import_ratings(db_path: str | os.PathLike | None, data: str | bytes | Path, file_name: str | None = None, *,
                    actor: str, rater: str | None = None, timeout: float = 60.0) -> ratings.RatingsSummary:
     """A ratings CSV (Cultural page) as judgements of the task and language's 'ratings' campaign: checked, under the
-    writer lock, all or nothing, audited (refusals too); the campaign's stored results are recomputed."""
+    writer lock, all or nothing, audited (refusals too); the campaign's stored results are recomputed in the same
+    transaction (services.human_results)."""
     with writer(db_path, timeout=timeout) as con:
         try:
-            summary = ratings.ingest_ratings(con, data, file_name, rater=rater, actor=actor)
+            summary = ratings.ingest_ratings(con, data, file_name, rater=rater, actor=actor,
+                                             then=human_results.recompute_all)
         except ratings.RatingsError as e:
             raw = data.read_bytes() if isinstance(data, Path) else data.encode() if isinstance(data, str) else data
             audit.record(con, actor, "reject", source_hash=hashlib.sha256(raw).hexdigest(), file_name=file_name,
                          detail=f"ratings: {e}")
             raise
-        stored = {cid: results.stored_results(campaigns.judgements(con, cid), _NO_METRICS, protocols.RATINGS)
-                  for cid in summary.campaigns}
-        with transaction(con):
-            for cid, frame in stored.items():
-                campaigns.put_results(con, cid, frame)
     return summary
-
-
-_NO_METRICS = pd.DataFrame(columns=["item_id", "system", "metric", "value"])

@@ -143,10 +143,11 @@ def build_default_db(con: duckdb.DuckDBPyConnection, data_dir: Path = DEMO_DIR) 
 
 def ensure_default_db(con: duckdb.DuckDBPyConnection) -> bool:
     """Mirror the registries into the store (roll up models stored before roll-ups were, pre-aggregate cells
-    stored before drill-downs were), and fill an empty
+    stored before drill-downs were, compute human-evaluation figures stored before V9), and fill an empty
     store (no models, no reported rows) with the demo content: from its Parquet snapshot when that matches the demo
     files and the schema, else built from scratch; True when it filled."""
     from services.drilldown import backfill_drilldowns
+    from services.human_results import refresh_stale
 
     with transaction(con):
         sync_registry(con)
@@ -155,6 +156,7 @@ def ensure_default_db(con: duckdb.DuckDBPyConnection) -> bool:
     if not has and not load_snapshot(con):
         build_default_db(con)
     backfill_drilldowns(con)  # stores and snapshots written before the drill-down tables (V7)
+    refresh_stale(con)  # human-evaluation figures of stores written before V9 (and V8's copied ratings)
     return not has
 
 

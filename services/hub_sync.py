@@ -37,13 +37,16 @@ def _push_pending(con, state: dict, config: hub.HubConfig) -> hub.SyncStatus | N
 
 
 def rollup_all(con) -> None:
-    """Re-derive every model's roll-ups from its aggregates (after an import replaced them)."""
+    """Re-derive every model's roll-ups from its aggregates and the stale human-evaluation figures (after an import
+    replaced or merged rows)."""
     from services.drilldown import backfill_drilldowns
+    from services.human_results import refresh_stale
 
     models = [r[0] for r in con.execute("SELECT DISTINCT model_id FROM aggregates").fetchall()]
     with transaction(con):
         refresh_rollups(con, models)
     backfill_drilldowns(con)  # an export written before the drill-down tables (V7)
+    refresh_stale(con)  # human-evaluation figures of pulled judgements (V9)
 
 
 def pull(state: dict) -> hub.SyncStatus:

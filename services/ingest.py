@@ -12,10 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import duckdb
-import numpy as np
 
-from evaluator.cell_columns import CellColumns, light_pairs
-from evaluator.drilldown import cell_drilldown
+from evaluator.cell_columns import CellColumns
+from evaluator.drilldown import columns_drilldown
 from evaluator.formats.base import FormatError
 from evaluator.formats.mapping import ItemIndex
 from evaluator.metrics import METRICS
@@ -23,6 +22,7 @@ from evaluator.ranking import rank_ranges
 from evaluator.registry import TASKS
 from evaluator.rollup import rollup_rows
 from evaluator.spec import Item, ItemResult, Prediction, TaskSpec
+from services.stored_columns import parse_items, stored_columns
 from store import writer
 from store.db import transaction
 from store.drilldown import save_drilldown
@@ -150,33 +150,11 @@ def score_all(preds: Sequence[Prediction], items: ItemIndex, file: str, *, unmat
     return pairs, errors, warnings
 
 
-def _stored_items(con: duckdb.DuckDBPyConnection, task: str, lang: str) -> dict[str, Item]:
-    """A cell's items as stored, each parsed once, by id."""
-    return {r["item_id"]: Item(task=task, lang=lang, item_id=r["item_id"], inputs=json.loads(r["inputs"] or "{}"),
-                               gold=json.loads(r["gold"]) if r["gold"] is not None else None,
-                               options=tuple(json.loads(r["options"])) if r["options"] else None,
-                               metadata=json.loads(r["metadata"] or "{}"), warnings=tuple(r["warnings"] or ()))
-            for r in writer.cell_items(con, task, lang)}
-
-
-def _stored_columns(con: duckdb.DuckDBPyConnection, model_id: str, task: TaskSpec, lang: str,
-                    prompt_lang: str) -> CellColumns:
-    """A cell's active rows as columns, read in one pass; items parsed once; the full (Item, ItemResult) pairs
-    are read only if a metric has no columnar form."""
-    metrics = sorted(set(task.metrics) | set(writer.cell_metrics(con, model_id, task.name, lang, prompt_lang)))
-    raw = writer.cell_columns(con, model_id, task.name, lang, prompt_lang, metrics)
-    return CellColumns(items=_stored_items(con, task.name, lang), item_id=raw["item_id"].tolist(),
-                       run=raw["run_no"].astype(np.int64), order=raw["ord"].tolist(),
-                       parsed=raw["parsed"].astype(bool), answer=raw["answer"].tolist(),
-                       scores={m: np.asarray(v, dtype=float) for m, v in raw["scores"].items()},
-                       pairs=lambda: _rebuild(con, model_id, task, lang, prompt_lang))
-
-
 def _rebuild(con: duckdb.DuckDBPyConnection, model_id: str, task: TaskSpec, lang: str,
              prompt_lang: str) -> list[tuple[Item, ItemResult]]:
     """(Item, ItemResult) pairs of a cell as stored, for aggregation over every active run: items parsed once per
     cell, predictions with their per-item scores read in one pass."""
-    items = _stored_items(con, task.name, lang)
+    items = parse_items(writer.items_of(con, [(task.name, lang)])).get((task.name, lang), {})
     pairs = []
     for r in writer.cell_predictions(con, model_id, task.name, lang, prompt_lang):
         item = items.get(r["item_id"])
@@ -214,23 +192,27 @@ def refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: Ite
     from those pairs as they are, without reading its rows back from the store."""
     from evaluator.aggregate import aggregate_cell
 
+    keys = sorted(set(cells))
+    columns: dict[tuple[str, str, str], CellColumns] = {}
+    for key in keys:
+        fresh, runs = (written or {}).get(key, (None, set()))
+        if fresh is not None and not writer.other_active_runs(con, model_id, *key, runs):
+            columns[key] = CellColumns.from_pairs(fresh)
+    rest = [k for k in keys if k not in columns]
+    if rest:
+        columns |= stored_columns(con, model_id, rest, lambda task: TASKS[task].metrics,
+                                  lambda key: lambda: _rebuild(con, model_id, TASKS[key[0]], *key[1:]))
     out, computed = [], {}
-    for task_name, lang, prompt_lang in sorted(set(cells)):
-        task = TASKS[task_name]
-        fresh, runs = (written or {}).get((task_name, lang, prompt_lang), (None, set()))
-        as_written = fresh is not None and not writer.other_active_runs(con, model_id, task_name, lang,
-                                                                        prompt_lang, runs)
-        cols = CellColumns.from_pairs(fresh) if as_written else _stored_columns(con, model_id, task, lang,
-                                                                                 prompt_lang)
-        scores = computed[(task_name, lang, prompt_lang)] = aggregate_cell(task, lang, columns=cols)
-        save_drilldown(con, model_id, task_name, lang, prompt_lang,
-                       cell_drilldown(fresh if as_written else light_pairs(cols)))
+    for task_name, lang, prompt_lang in keys:
+        cols = columns[(task_name, lang, prompt_lang)]
+        scores = computed[(task_name, lang, prompt_lang)] = aggregate_cell(TASKS[task_name], lang, columns=cols)
+        save_drilldown(con, model_id, task_name, lang, prompt_lang, columns_drilldown(cols))
         head = next((c for c in scores if c.is_headline), scores[0] if scores else None)
         if head is not None:
             out.append(CellSummary(task_name, lang, prompt_lang, head.metric, head.value, head.ci_low, head.ci_high,
                                    head.n, head.normalized, head.parse_fail_rate, head.status, head.note))
         else:
-            out.append(CellSummary(task_name, lang, prompt_lang, "-", None, None, None, len(cols.item_id), None, None,
+            out.append(CellSummary(task_name, lang, prompt_lang, "-", None, None, None, cols.n_rows, None, None,
                                    "not_scored", "no automatic metric (human-rated)"))
     writer.save_aggregates_batch(con, model_id, computed)
     refresh_rollups(con, [model_id])

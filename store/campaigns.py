@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import duckdb
 
@@ -148,8 +148,10 @@ def candidate_texts(con: duckdb.DuckDBPyConnection, campaign_id: str, item_id: s
 
 
 def save_judgement(con: duckdb.DuckDBPyConnection, campaign_id: str, annotator: str, seq: int,
-                   rows: list[tuple[str, str, float | None, str | None]], actor: str) -> int:
-    """Replace the caller's judgement of their `seq`-th item with `rows` (cand_id, criterion, value, note), audited.
+                   rows: list[tuple[str, str, float | None, str | None]], actor: str,
+                   then: Callable[[duckdb.DuckDBPyConnection], None] | None = None) -> int:
+    """Replace the caller's judgement of their `seq`-th item with `rows` (cand_id, criterion, value, note), audited;
+    `then(con)` runs in the same transaction (the wiring stores the figures computed from the judgements).
     Raises JudgementRefused (nothing written) for an unassigned item or a candidate the item does not show."""
     row = con.execute("SELECT item_id, cand_order FROM campaign_assignments WHERE campaign_id = ? AND annotator = ? "
                       "AND seq = ?", [campaign_id, annotator, seq]).fetchone()
@@ -169,6 +171,8 @@ def save_judgement(con: duckdb.DuckDBPyConnection, campaign_id: str, annotator: 
                         "note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                         [[campaign_id, annotator, seq, row[0], c, k, v, n] for c, k, v, n in rows])
         audit.record(con, actor, "judgement", detail=f"{campaign_id}: {annotator} item {seq}, {len(rows)} values")
+        if then is not None:
+            then(con)
     return len(rows)
 
 
@@ -176,14 +180,17 @@ RESULT_COLUMNS = ("kind", "system", "criterion", "level", "value", "low", "high"
 """Columns of a campaign's stored results (evaluator.human.results.stored_results), after campaign_id."""
 
 
-def set_status(con: duckdb.DuckDBPyConnection, campaign_id: str, status: str, actor: str, results=None) -> None:
+def set_status(con: duckdb.DuckDBPyConnection, campaign_id: str, status: str, actor: str, results=None,
+               then: Callable[[duckdb.DuckDBPyConnection], None] | None = None) -> None:
     """Open or finish a campaign, audited; a finished campaign's results (a frame with RESULT_COLUMNS) replace the
-    stored ones in the same transaction, and reopening removes them."""
+    stored ones in the same transaction, and reopening removes them; `then(con)` runs last in that transaction."""
     with transaction(con):
         con.execute("UPDATE campaigns SET status = ?, finished_at = CASE WHEN ? = 'finished' THEN current_timestamp "
                     "END WHERE campaign_id = ?", [status, status, campaign_id])
         put_results(con, campaign_id, results)
         audit.record(con, actor, f"campaign-{status}", detail=campaign_id)
+        if then is not None:
+            then(con)
 
 
 def put_results(con: duckdb.DuckDBPyConnection, campaign_id: str, results=None) -> None:

@@ -70,8 +70,10 @@ def save_drilldown(con: duckdb.DuckDBPyConnection, model_id: str, task: str, lan
     runs = con.execute(f"SELECT run_no, run_id FROM runs WHERE {where} AND NOT superseded", key).fetchall()
     counted = [[run_id, *drill.runs[run_no]] for run_no, run_id in runs if run_no in drill.runs]
     if counted:
-        con.execute("DELETE FROM run_counts WHERE list_contains(?, run_id)", [[r[0] for r in counted]])
-        con.executemany("INSERT INTO run_counts (run_id, answers, unparsed) VALUES (?, ?, ?)", counted)
+        ids, answers, unparsed = (list(c) for c in zip(*counted))
+        con.execute("DELETE FROM run_counts WHERE list_contains(?, run_id)", [ids])
+        con.execute("INSERT INTO run_counts (run_id, answers, unparsed) SELECT unnest(?), unnest(?), unnest(?)",
+                    [ids, answers, unparsed])
 
 
 def cells_without_drilldown(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str, str]]:

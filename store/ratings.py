@@ -19,6 +19,7 @@ import io
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Callable
 
 import duckdb
 
@@ -141,10 +142,12 @@ def _summary(file_name: str, rows: list[tuple]) -> RatingsSummary:
 
 
 def ingest_ratings(con: duckdb.DuckDBPyConnection, data: str | bytes | Path, file_name: str | None = None, *,
-                   rater: str | None = None, actor: str | None = None) -> RatingsSummary:
+                   rater: str | None = None, actor: str | None = None,
+                   then: Callable[[duckdb.DuckDBPyConnection, tuple[str, ...]], None] | None = None) -> RatingsSummary:
     """Validate and write a ratings CSV (path, bytes or text) in one transaction, as judgements of the task and
     language's 'ratings' campaign (store.campaigns.write_ratings); re-uploads replace scores. The caller holds the
-    writer lock (services.campaigns.import_ratings); with `actor` an audit row commits with the scores."""
+    writer lock (services.campaigns.import_ratings); with `actor` an audit row commits with the scores, and
+    `then(con, campaign ids)` runs in the same transaction (the wiring stores the figures computed from them)."""
     raw, text, file_name = _decode(data, file_name)
     rows = parse_ratings(con, text, file_name, rater)
     digest = hashlib.sha256(raw).hexdigest()
@@ -158,4 +161,6 @@ def ingest_ratings(con: duckdb.DuckDBPyConnection, data: str | bytes | Path, fil
         if actor:
             audit.record(con, actor, "ratings", source_hash=digest, file_name=file_name,
                          detail=f"{summary.n_rows} scores, raters {', '.join(sorted({r[4] for r in rows}))}")
+        if then is not None:
+            then(con, summary.campaigns)
     return summary

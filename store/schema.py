@@ -215,7 +215,7 @@ V7 = (
     """CREATE TABLE IF NOT EXISTS run_counts (
         run_id VARCHAR,
         answers INTEGER, unparsed INTEGER,
-        computed_at TIMESTAMP DEFAULT current_timestamp)   -- after every prediction row of the run (see runs_rows)""",
+        computed_at TIMESTAMP DEFAULT current_timestamp)   -- after every prediction row of the run (see below)""",
     """CREATE TABLE IF NOT EXISTS failed_flags (
         model_id VARCHAR, task VARCHAR, lang VARCHAR, prompt_lang VARCHAR,
         flag VARCHAR, item_id VARCHAR)         -- flagged items some answer got wrong on a 0/1 metric""",
@@ -263,14 +263,43 @@ V8 = (
 """Results of finished campaigns, computed once by evaluator.human.results when `campaign finish` runs and read by
 the leaderboard's human column and the Human evaluation page (issue 16)."""
 
+V9 = (
+    """CREATE TABLE IF NOT EXISTS campaign_provisional (
+        campaign_id VARCHAR,                   -- an OPEN campaign: its figures from the judgements so far
+        kind VARCHAR, system VARCHAR, criterion VARCHAR, level VARCHAR,   -- as campaign_results
+        value DOUBLE, low DOUBLE, high DOUBLE, -- tau: no interval (NULL) until the campaign finishes
+        n INTEGER, items INTEGER, correct INTEGER,
+        PRIMARY KEY (campaign_id, kind, system, criterion, level))""",
+    """CREATE TABLE IF NOT EXISTS campaign_quality (
+        campaign_id VARCHAR, annotator VARCHAR,
+        repeat_agreement DOUBLE,               -- share of repeated judgements equal to the first (NULL: no repeat)
+        repeats INTEGER,
+        caught_corrupted BOOLEAN,              -- NULL: the annotator did not judge the corrupted candidate
+        PRIMARY KEY (campaign_id, annotator))""",
+    """CREATE TABLE IF NOT EXISTS language_alphas (
+        protocol VARCHAR, lang VARCHAR, criterion VARCHAR,
+        campaigns INTEGER,                     -- campaigns whose judgements count
+        level VARCHAR, alpha DOUBLE, units INTEGER, annotators INTEGER,
+        PRIMARY KEY (protocol, lang, criterion))""",
+    """CREATE TABLE IF NOT EXISTS campaign_computed (
+        campaign_id VARCHAR PRIMARY KEY,       -- the judgements and status its stored figures were computed from:
+        status VARCHAR, judgements BIGINT, last_judged TIMESTAMP,   -- a difference means they are stale
+        computed_at TIMESTAMP DEFAULT current_timestamp)""",
+)
+"""Human-evaluation figures stored when judgements are written (issue 13): an open campaign's provisional results,
+quality checks per annotator, Krippendorff's alpha per protocol and language across campaigns, all computed by
+evaluator.human.results in the judgement's transaction (services.human_results), and what each campaign's figures
+were computed from, so a store upgraded to V9 or a Hub pull recomputes the stale ones once."""
+
 MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6),
-                                                       (7, V7), (8, V8))
+                                                       (7, V7), (8, V8), (9, V9))
 """(version, statements) in order; append a new version, never edit an applied one."""
 
 TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",
           "self_reported", "ingests", "uploads", "self_reported_cells", "ratings", "submissions", "rollups", "metrics",
           "campaigns", "campaign_candidates", "campaign_assignments", "judgements", "campaign_tokens",
-          "campaign_results", "drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags")
+          "campaign_results", "campaign_provisional", "campaign_quality", "language_alphas", "campaign_computed",
+          "drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags")
 """Tables whose row counts the integrity tests compare before and after a failed write (not `audit`, which records
 refusals too, nor the bookkeeping tables `schema_version` and `hub_sync`)."""
 

@@ -287,18 +287,10 @@ def already_ingested(con: duckdb.DuckDBPyConnection, source_hash: str, model_id:
                        [source_hash, model_id]).fetchone()[0] > 0
 
 
-def cell_items(con: duckdb.DuckDBPyConnection, task: str, lang: str) -> list[dict[str, Any]]:
-    """The stored items of a (task, lang): item_id, inputs, gold, options, metadata (JSON text) and warnings."""
-    cur = con.execute("SELECT item_id, inputs, gold, options, metadata, warnings FROM items "
-                      "WHERE task = ? AND lang = ?", [task, lang])
-    cols = [d[0] for d in cur.description]
-    return [dict(zip(cols, row)) for row in cur.fetchall()]
-
-
 def cell_predictions(con: duckdb.DuckDBPyConnection, model_id: str, task: str, lang: str,
                      prompt_lang: str) -> list[dict[str, Any]]:
     """Every active prediction of a cell with its run number and per-item scores (metric -> value), ordered by run,
-    item and order, in one pass (for re-aggregation; the items come from `cell_items`)."""
+    item and order, in one pass (for re-aggregation; the items come from `items_of`)."""
     cur = con.execute("""
         WITH active AS (SELECT run_id, run_no FROM runs
                         WHERE model_id = ? AND task = ? AND lang = ? AND prompt_lang = ? AND NOT superseded),
@@ -313,40 +305,43 @@ def cell_predictions(con: duckdb.DuckDBPyConnection, model_id: str, task: str, l
     return [dict(zip(cols, row)) for row in cur.fetchall()]
 
 
-def cell_metrics(con: duckdb.DuckDBPyConnection, model_id: str, task: str, lang: str,
-                 prompt_lang: str) -> list[str]:
-    """The metrics with stored item scores in a cell's active runs."""
+def cells_metrics(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Sequence[str]]) -> list[str]:
+    """The metrics with stored item scores in the active runs of these (task, lang, prompt_lang) cells."""
     return [r[0] for r in con.execute(
         "SELECT DISTINCT s.metric FROM scores s JOIN runs r ON r.run_id = s.run_id WHERE r.model_id = ? "
-        "AND r.task = ? AND r.lang = ? AND r.prompt_lang = ? AND NOT r.superseded ORDER BY 1",
-        [model_id, task, lang, prompt_lang]).fetchall()]
+        "AND list_contains(?, [r.task, r.lang, r.prompt_lang]) AND NOT r.superseded ORDER BY 1",
+        [model_id, [list(c) for c in cells]]).fetchall()]
 
 
-def cell_columns(con: duckdb.DuckDBPyConnection, model_id: str, task: str, lang: str, prompt_lang: str,
-                 metrics: Sequence[str]) -> dict[str, Any]:
-    """Every active prediction of a cell as numpy columns in store order (run, item id, order): run_no, item_id,
-    ord, parsed, answer and one column per metric of `metrics` (its stored item score, NaN where none); rows whose
-    item is not stored are left out. One pass: the scores pivoted by one GROUP BY."""
+def cells_columns(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Sequence[str]],
+                  metrics: Sequence[str]) -> Any:
+    """Every active prediction of these (task, lang, prompt_lang) cells as one Arrow table sorted by cell (its
+    position in `cells`), run, item id and order: cell, run_no, item_id, ord, parsed, answer and m0, m1, ... (the
+    stored item score of metrics[k], NaN where none); rows whose item is not stored are left out. One query: the
+    scores pivoted by one GROUP BY."""
     pivot = "".join(f", max(s.value) FILTER (WHERE s.metric = ?) AS m{k}" for k in range(len(metrics)))
     picked = "".join(f", coalesce(sc.m{k}, 'NaN'::DOUBLE) AS m{k}" for k in range(len(metrics)))
-    cur = con.execute(f"""
-        WITH active AS (SELECT run_id, run_no FROM runs
-                        WHERE model_id = ? AND task = ? AND lang = ? AND prompt_lang = ? AND NOT superseded),
+    keys = [list(c) for c in cells]
+    return con.sql(f"""
+        WITH active AS (SELECT run_id, run_no, task, lang,
+                               CAST(list_position(?, [task, lang, prompt_lang]) - 1 AS INTEGER) AS cell
+                        FROM runs WHERE model_id = ? AND NOT superseded
+                          AND list_contains(?, [task, lang, prompt_lang])),
              sc AS (SELECT s.run_id, s.item_id, s.ord{pivot} FROM scores s JOIN active USING (run_id) GROUP BY ALL)
-        SELECT a.run_no, p.item_id, p.ord, p.parsed, p.answer{picked}
+        SELECT a.cell, a.run_no, p.item_id, p.ord, p.parsed, p.answer{picked}
         FROM active a JOIN predictions p ON p.run_id = a.run_id
         LEFT JOIN sc ON sc.run_id = p.run_id AND sc.item_id = p.item_id AND sc.ord = p.ord
-        WHERE p.item_id IN (SELECT item_id FROM items WHERE task = ? AND lang = ?)
-        ORDER BY a.run_no, p.item_id, p.ord""", [model_id, task, lang, prompt_lang, *metrics, task, lang])
-    out = cur.fetchnumpy()
-    return {**{k: out[k] for k in ("run_no", "item_id", "ord", "parsed", "answer")},
-            "scores": {m: out[f"m{k}"] for k, m in enumerate(metrics)}}
+        SEMI JOIN items i ON i.task = a.task AND i.lang = a.lang AND i.item_id = p.item_id
+        ORDER BY a.cell, a.run_no, p.item_id, p.ord""", params=[keys, model_id, keys, *metrics]).to_arrow_table()
 
 
-def stored_keys(con: duckdb.DuckDBPyConnection, run_id: str) -> set[tuple[str, str]]:
-    """(item_id, order) pairs already stored for a run, so a resumed run asks only what is missing."""
-    return {(r[0], r[1]) for r in con.execute("SELECT item_id, ord FROM predictions WHERE run_id = ?",
-                                               [run_id]).fetchall()}
+def items_of(con: duckdb.DuckDBPyConnection, cells: Sequence[Sequence[str]]) -> list[dict[str, Any]]:
+    """The stored items of these (task, lang): task, lang, item_id, inputs, gold, options, metadata (JSON text) and
+    warnings."""
+    cur = con.execute("SELECT task, lang, item_id, inputs, gold, options, metadata, warnings FROM items "
+                      "WHERE list_contains(?, [task, lang])", [[list(c) for c in cells]])
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, row)) for row in cur.fetchall()]
 
 
 def other_active_runs(con: duckdb.DuckDBPyConnection, model_id: str, task: str, lang: str, prompt_lang: str,

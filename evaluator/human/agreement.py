@@ -68,6 +68,9 @@ def _tau(x: Sequence[float], y: Sequence[float]) -> float:
 
 
 def _bootstrap(items: list[str], statistic, seed: int, n_boot: int) -> tuple[float, float]:
+    """Percentile 95% interval over `n_boot` resamples of the items; NaN for n_boot = 0 (point estimate only)."""
+    if n_boot <= 0:
+        return float("nan"), float("nan")
     rng = random.Random(seed)
     draws = [statistic([rng.choice(items) for _ in items]) for _ in range(n_boot)]
     draws = [d for d in draws if not math.isnan(d)]

@@ -81,7 +81,7 @@ def quality(j: pd.DataFrame, protocol: str) -> pd.DataFrame:
 def metric_agreement(j: pd.DataFrame, metrics: pd.DataFrame, protocol: str, seed: int = 0,
                      n_boot: int = 1000) -> pd.DataFrame:
     """Kendall's tau of every automatic metric with the human headline criterion (mean over annotators), at item
-    level and system level, with bootstrap 95% intervals over items."""
+    level and system level, with bootstrap 95% intervals over items (NaN intervals for n_boot = 0)."""
     head = protocols.headline_of(protocol)
     rows = []
     if head is None or metrics.empty:
@@ -121,8 +121,9 @@ RESULT_COLUMNS = ("kind", "system", "criterion", "level", "value", "low", "high"
 
 def stored_results(j: pd.DataFrame, metrics: pd.DataFrame, protocol: str, seed: int = 0,
                    n_boot: int = 1000) -> pd.DataFrame:
-    """A finished campaign's results in one long frame: per-system means (kind mean), alpha per criterion (kind
-    alpha) and Kendall's tau of every automatic metric (kind tau), each with its 95% interval and n."""
+    """A campaign's results in one long frame: per-system means (kind mean), alpha per criterion (kind alpha) and
+    Kendall's tau of every automatic metric (kind tau), each with its 95% interval and n. An open campaign's
+    provisional results use n_boot = 0: tau without its bootstrap interval, which is computed when it finishes."""
     rows = []
     for r in system_means(j, protocol).itertuples():
         correct = int(str(r.correct_of_n).split(" of ")[0]) if isinstance(r.correct_of_n, str) else None

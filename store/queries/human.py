@@ -1,10 +1,11 @@
-"""Human evaluation queries: campaigns, their judgements (systems unblinded, for results only), the automatic
-metric scores of the rated candidates, and the BHASA paper's human rows (reported, never ranked)."""
+"""Human evaluation queries: campaigns, their stored figures (a finished campaign's results, an open one's
+provisional ones, quality checks per annotator, alpha per language: all computed by the wiring when judgements are
+written), the automatic metric scores of the rated candidates, and the BHASA paper's human rows (reported, never
+ranked)."""
 from __future__ import annotations
 
 import pandas as pd
 
-from store import campaigns
 from store.queries import query
 
 
@@ -19,12 +20,6 @@ def human_campaigns(con, *, status: str | None = None) -> pd.DataFrame:
                    AS judged
         FROM campaigns c WHERE ? IS NULL OR c.status = ? ORDER BY c.created_at, c.campaign_id""",
                        [status, status]).df()
-
-
-@query
-def campaign_judgements(con, *, campaign_id: str) -> pd.DataFrame:
-    """Every judgement of a campaign with its system (store.campaigns.JUDGEMENT_COLUMNS)."""
-    return campaigns.judgements(con, campaign_id)
 
 
 @query
@@ -65,13 +60,33 @@ def human_board_cells(con, *, prompt_lang: str = "en", family: str | None = None
 
 @query
 def campaign_results(con, *, campaign_id: str, kind: str) -> pd.DataFrame:
-    """A finished campaign's stored results of one kind (mean | alpha | tau), as computed when it finished."""
+    """A campaign's stored results of one kind (mean | alpha | tau): a finished campaign's as computed when it
+    finished (campaign_results), an open one's provisional figures (campaign_provisional) as computed at its
+    latest judgement; `provisional` says which."""
     return con.execute("""
-        SELECT system, criterion, level, value, low, high, n, items, correct FROM campaign_results
-        WHERE campaign_id = ? AND kind = ? ORDER BY system, criterion, level""", [campaign_id, kind]).df()
+        SELECT system, criterion, level, value, low, high, n, items, correct, false AS provisional
+        FROM campaign_results r JOIN campaigns c USING (campaign_id)
+        WHERE campaign_id = ? AND kind = ? AND c.status = 'finished'
+        UNION ALL
+        SELECT system, criterion, level, value, low, high, n, items, correct, true AS provisional
+        FROM campaign_provisional p JOIN campaigns c USING (campaign_id)
+        WHERE campaign_id = ? AND kind = ? AND c.status <> 'finished'
+        ORDER BY system, criterion, level""", [campaign_id, kind, campaign_id, kind]).df()
 
 
 @query
-def all_judgements(con) -> pd.DataFrame:
-    """Every judgement of every campaign (for agreement per language across campaigns)."""
-    return campaigns.judgements(con, None)
+def campaign_quality(con, *, campaign_id: str) -> pd.DataFrame:
+    """annotator, repeat_agreement, repeats, caught_corrupted: the stored quality checks of a campaign."""
+    return con.execute("""
+        SELECT annotator, repeat_agreement, repeats, caught_corrupted FROM campaign_quality
+        WHERE campaign_id = ? ORDER BY annotator""", [campaign_id]).df()
+
+
+@query
+def language_alphas(con) -> pd.DataFrame:
+    """protocol, lang, campaigns, criterion, level, alpha, units, annotators: the stored Krippendorff's alpha per
+    protocol, language and criterion across campaigns."""
+    return con.execute("""
+        SELECT protocol, lang, campaigns, criterion, level, alpha, units, annotators FROM language_alphas
+        ORDER BY protocol, lang, criterion""").df()
+

@@ -1,6 +1,7 @@
 """Campaign results (evaluator.human.results) on hand-made judgements, and the Human evaluation page (AppTest)."""
 from __future__ import annotations
 
+import duckdb
 import krippendorff
 import numpy as np
 import pandas as pd
@@ -10,8 +11,9 @@ from scipy import stats
 from evaluator.human import results
 from services import campaigns as svc
 from store import campaigns, db
+from store.queries import human as human_queries
 from tests.helpers.fixtures_store import app_test, pages_on
-from tests.helpers.human_fixture import MODELS, human_store
+from tests.helpers.human_fixture import MODELS, human_store, human_tables, schema_before_v7
 
 
 def _j(rows):
@@ -97,11 +99,11 @@ def finished(tmp_path_factory):
 def test_human_page_shows_results_beside_reported_rows(finished):
     at = app_test("human", campaign="mt")
     assert not at.exception
-    frames = [d.value for d in at.dataframe]
-    systems = next(f for f in frames if "correct_of_n" in f.columns)
+    tables = human_tables(at)
+    systems = tables["systems"]
     assert set(systems["system"]) == {f"{m}|native" for m in MODELS} | {"reference"}
-    assert any("alpha" in f.columns for f in frames) and any("tau" in f.columns for f in frames)
-    reported = next(f for f in frames if "source" in f.columns)
+    assert "alpha" in tables["alpha"].columns and "tau" in tables["tau"].columns
+    reported = tables["reported"]
     assert reported["value"].tolist() == [15.7] and "mean" not in reported.columns  # its own table, not ranked
 
 
@@ -133,6 +135,113 @@ def test_finished_campaign_page_reads_stored_results(finished):
     assert dict(stored).keys() >= {"mean", "alpha", "tau"}
     at = app_test("human", campaign="mt")
     assert not at.exception and not any("provisional" in w.value for w in at.warning)
-    frames = [d.value for d in at.dataframe]
-    by_lang = next(f for f in frames if "campaigns" in f.columns)
+    by_lang = human_tables(at)["by_language"]
     assert by_lang[["protocol", "lang"]].drop_duplicates().values.tolist() == [["mt", "th"]]
+
+
+RATED = ("item,model,rater,task,lang,adequacy\n"
+         + "".join(f"translation-en-xx-{n},{m},{r},translation-en-xx,th,{(n * 3 + len(r) * 2 + k) % 5 + 1}\n"
+                   for n in range(3) for k, m in enumerate(MODELS) for r in ("ra", "rbb")))
+
+
+def _judge(path, cid: str, tokens: dict[str, str], upto: int | None = None) -> None:
+    """Every annotator judges their items (the first `upto` of them), values varying by annotator and position."""
+    con = db.connect(path)
+    mine = {name: campaigns.assignments(con, cid, name) for name in tokens}
+    con.close()
+    for a_no, (name, token) in enumerate(tokens.items()):
+        for a in mine[name][:upto]:
+            n = len(a.cand_order)
+            if cid != "sum":
+                values = {p: {"correct": float((a.seq + p + a_no) % 3 > 0), "esa": float(10 * p + 7 * a_no + a.seq)}
+                          for p in range(n)}
+            else:
+                values = {p: {"relevance": 1 + (p + a_no + a.seq) % 5, "fluency": 1 + (2 * p + a_no) % 5,
+                              "coherence": 1 + (p * a.seq) % 5, "faithfulness": float((p + a_no) % 2)}
+                          for p in range(n)}
+            svc.submit_judgement(path, token, a.seq, values)
+
+
+@pytest.fixture(scope="module")
+def three_kinds(tmp_path_factory):
+    """A finished MT campaign, an open summarisation campaign judged half-way, an imported ratings campaign, and a
+    second (open) Thai MT campaign, so that alpha per language spans two campaigns."""
+    path = tmp_path_factory.mktemp("human_numbers") / "h.duckdb"
+    human_store(path)
+    systems = [(m, "native") for m in MODELS]
+    mt = svc.create_campaign(path, campaign_id="mt2", task="translation-en-xx", lang="th", systems=systems,
+                             annotators=["ann", "bo", "cy"], n_items=4, k=3, seed=5, n_repeats=1)
+    _judge(path, "mt2", mt)
+    svc.set_finished(path, "mt2")
+    summ = svc.create_campaign(path, campaign_id="sum", task="abssum", lang="ta", systems=systems,
+                               annotators=["dee", "eli"], n_items=4, k=2, seed=3, n_repeats=1)
+    _judge(path, "sum", summ, upto=3)
+    mt3 = svc.create_campaign(path, campaign_id="mt3", task="translation-en-xx", lang="th", systems=systems,
+                              annotators=["ann", "fay"], n_items=3, k=2, seed=9, n_repeats=0)
+    _judge(path, "mt3", mt3, upto=2)
+    svc.import_ratings(path, RATED, "rated.csv", actor="test")
+    with pages_on(path):
+        yield path
+
+
+def _same(shown: pd.DataFrame, want: pd.DataFrame, keys: list[str]) -> None:
+    """The page's table equals the evaluator's frame (same columns, rows in key order, NaN where NaN: the page
+    draws a missing figure as "—", which its grid holds as -inf so that the column still sorts as numbers)."""
+    got = shown[list(want.columns)].replace(-np.inf, np.nan).sort_values(keys).reset_index(drop=True)
+    want = want.sort_values(keys).reset_index(drop=True)
+    assert len(got) == len(want) and len(got)
+    pd.testing.assert_frame_equal(got.astype(object).where(got.notna(), None),
+                                  want.astype(object).where(want.notna(), None), check_dtype=False, atol=1e-12)
+
+
+@pytest.mark.parametrize("cid", ["mt2", "sum", "ratings-translation-en-xx-th"])
+def test_human_page_numbers_are_the_evaluators(three_kinds, cid):
+    con = db.connect(three_kinds)
+    c = campaigns.campaign(con, cid)
+    j = campaigns.judgements(con, cid)
+    everything = campaigns.judgements(con, None)
+    metrics = human_queries.campaign_metric_scores(con, campaign_id=cid)
+    con.close()
+    at = app_test("human", campaign=cid)
+    assert not at.exception
+    assert any("provisional" in w.value for w in at.warning) == (c.status == "open")
+    tables = human_tables(at)
+    means = results.system_means(j, c.protocol)
+    _same(tables["systems"], means.assign(correct_of_n=means["correct_of_n"].fillna("—")), ["system", "criterion"])
+    _same(tables["alpha"], results.alphas(j, c.protocol)[["criterion", "level", "alpha", "units"]], ["criterion"])
+    _same(tables["quality"], results.quality(j, c.protocol), ["annotator"])
+    _same(tables["by_language"], results.alphas_by_language(everything), ["protocol", "lang", "criterion"])
+    if c.protocol == "ratings":
+        assert "tau" not in tables and metrics.empty
+        return
+    final = results.metric_agreement(j, metrics, c.protocol, seed=c.seed, n_boot=1000)
+    if c.status == "finished":
+        _same(tables["tau"], final, ["metric", "level"])
+    else:  # provisional: the same tau, its interval waits for `campaign finish`
+        _same(tables["tau"], final.assign(low=float("nan"), high=float("nan")), ["metric", "level"])
+        assert tables["tau"]["low"].eq(-np.inf).all()  # drawn as "—"
+
+
+def test_ratings_copied_by_v8_get_their_figures_at_start(tmp_path):
+    from services.startup import prepare_store
+
+    path = tmp_path / "old.duckdb"
+    con = duckdb.connect(str(path))
+    schema_before_v7(con)
+    con.execute("INSERT INTO models (model_id, origin) VALUES ('m/a', 'evaluated')")
+    con.executemany("INSERT INTO ratings (task, lang, item_id, model_id, rater, criterion, value) VALUES "
+                    "('cultural-representation', 'ta', ?, ?, ?, 'acc', ?)",
+                    [("0", "m/a", "r1", 2), ("0", "m/b", "r1", 4), ("1", "m/a", "r1", 5), ("0", "m/a", "r2", 3),
+                     ("0", "m/b", "r2", 5)])
+    con.close()
+    con = db.connect(path)  # V7-V9 applied: V8 copies the ratings as a campaign, V9 has no figures for it yet
+    assert con.execute("SELECT count(*) FROM campaign_results").fetchone()[0] == 0
+    prepare_store(con, path, drain=False)
+    j = campaigns.judgements(con, "ratings-cultural-representation-ta")
+    con.close()
+    with pages_on(path):
+        at = app_test("human", campaign="ratings-cultural-representation-ta")
+    assert not at.exception
+    tables = human_tables(at)
+    _same(tables["systems"], results.system_means(j, "ratings").assign(correct_of_n="—"), ["system", "criterion"])
+    _same(tables["alpha"], results.alphas(j, "ratings")[["criterion", "level", "alpha", "units"]], ["criterion"])

@@ -1,0 +1,253 @@
+"""Label-count metrics of a cell from its columns: macro-F1, balanced accuracy, the SEA-HELM view, order
+consistency (`MetricSpec.counted`), each run's value and the percentile bootstrap of the mean over runs.
+
+Every run's per-item counts (true positives, predictions, golds per label; consistent pairs and pairs) are summed
+over each resample's drawn items for all runs at once: one product of the resample multiplicity matrix with the
+count columns (counts are integers, so the sums are exact in any order and in float32 while they stay below 2^24;
+columns that are zero everywhere, and gold counts that every run shares, are summed once or not at all). The
+metric is then finished from the sums with the same functions and the same label sets per run as the row-by-row
+path (`metrics.classification.*_from_counts`), in row blocks that stay in cache, and the runs are averaged in the
+same order, so every value is bit-identical to `aggregate._bootstrap`.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from evaluator.cell_columns import CellColumns, Layout
+from evaluator.metrics.base import MetricSpec, multiplicity, resample_sums
+from evaluator.metrics.choice import FLIP
+from evaluator.metrics.classification import NULL, _norm, nba_from_bacc
+from evaluator.spec import TaskSpec
+
+BLOCK = 16_384
+"""Rows (resample × run) finished per block: small enough for the temporaries to stay in cache."""
+_weights32: tuple = (None, None)
+
+
+def _labels(cols: CellColumns, lay: Layout, null: bool) -> tuple[np.ndarray, np.ndarray, int]:
+    """Label codes per row (answer, -1 when unparsed and `null` is off; gold as the model saw it: flipped for
+    order "ba"), codes in sorted label order, and the number of labels."""
+    ba = cols.is_ba()
+    a_vals = [_norm(a) for a in cols.answers]
+    golds = []
+    for item_id in lay.ids:
+        gold = cols.items[item_id].gold
+        flipped = FLIP[gold.upper()] if isinstance(gold, str) and gold.upper() in FLIP else gold
+        golds += [_norm(gold), _norm(flipped)]
+    used = np.unique(cols.answer_code[cols.parsed & (cols.answer_code >= 0)])
+    labels = sorted({a_vals[k] for k in used.tolist()} | set(golds) | ({NULL} if null else set()))
+    pos = {lab: k for k, lab in enumerate(labels)}
+    a_map = np.array([pos.get(v, -1) for v in a_vals] + [pos[NULL] if null else -1], dtype=np.int64)
+    ans = a_map[np.where(cols.parsed, cols.answer_code, -1)]  # -1 indexes the last entry: NULL or -1
+    gold_code = np.array([pos[g] for g in golds], dtype=np.int64).reshape(-1, 2)[lay.code, ba.astype(np.int64)]
+    return ans, gold_code, len(labels)
+
+
+class LabelCounts:
+    """Per run and item the (tp, predictions, golds) per label over the cell's sorted labels, the labels each run
+    has (gold ∪ parsed answers), and each run's gold labels in the order they first appear."""
+
+    def __init__(self, cols: CellColumns, lay: Layout, null: bool):
+        a, g, width = _labels(cols, lay, null)
+        n, n_runs = len(lay.ids), len(lay.runs)
+        cell = (lay.run_code * n + lay.code) * width
+        size = n_runs * n * width
+        has = a >= 0
+        hit = has & (a == g)
+        self.width = width
+        self.parts = [np.bincount(cell[hit] + a[hit], minlength=size).reshape(n_runs, n, width),
+                      np.bincount(cell[has] + a[has], minlength=size).reshape(n_runs, n, width),
+                      np.bincount(cell + g, minlength=size).reshape(n_runs, n, width)]
+        totals = [p.sum(axis=1) for p in self.parts]  # (runs × labels), exact integers
+        self.totals = totals
+        self.present = (totals[1] + totals[2]) > 0
+        key = lay.run_code * width + g
+        distinct, first = np.unique(key, return_index=True)
+        seen = distinct[np.lexsort((first, distinct // width))]
+        self.gold_first = [[] for _ in range(n_runs)]
+        for k in seen.tolist():
+            self.gold_first[k // width].append(k % width)
+
+
+def order_counts(cols: CellColumns, lay: Layout) -> np.ndarray:
+    """(runs × items × 2): (consistent pairs, pairs) of items asked in both orders (as `order_consistency`)."""
+    n, n_runs = len(lay.ids), len(lay.runs)
+    ba = cols.is_ba()
+    slot = (lay.run_code * n + lay.code) * 2 + ba
+    if len(np.unique(slot)) < len(slot):  # an order asked twice in a run: pair the k-th rows row by row
+        return _order_counts_rows(cols, lay)
+    upper = [a.upper() for a in cols.answers]
+    flip = [FLIP.get(u, u) for u in upper]
+    vals = sorted(set(upper) | set(flip))
+    pos = {v: k for k, v in enumerate(vals)}
+    own_map = np.array([pos[u] for u in upper] + [-1], dtype=np.int64)
+    flip_map = np.array([pos[f] for f in flip] + [-1], dtype=np.int64)
+    code = np.where(cols.parsed, cols.answer_code, -1)
+    grid_own = np.full(n_runs * n * 2, -2, dtype=np.int64)  # -2: not asked, -1: unparsed
+    grid_flip = np.full(n_runs * n * 2, -2, dtype=np.int64)
+    grid_own[slot], grid_flip[slot] = own_map[code], flip_map[code]
+    ab_ans, ba_flip = grid_own[0::2], grid_flip[1::2]
+    paired = (ab_ans != -2) & (ba_flip != -2)
+    ok = paired & (ab_ans >= 0) & (ab_ans == ba_flip)
+    return np.stack([ok.astype(float), paired.astype(float)], axis=1).reshape(n_runs, n, 2)
+
+
+def _order_counts_rows(cols: CellColumns, lay: Layout) -> np.ndarray:
+    answers, order = cols.answer, cols.order
+    out = np.zeros((len(lay.runs), len(lay.ids), 2))
+    for k in range(len(lay.runs)):
+        ab: dict[int, list] = {}
+        ba: dict[int, list] = {}
+        for r in np.flatnonzero(lay.run_code == k).tolist():
+            a = answers[r] if cols.parsed[r] else None
+            (ba if order[r] == "ba" else ab).setdefault(int(lay.code[r]), []).append(a)
+        for i, firsts in ab.items():
+            pairs = list(zip(firsts, ba.get(i, [])))
+            ok = sum(1 for x, y in pairs if x is not None and y is not None
+                     and x.upper() == FLIP.get(y.upper(), y.upper()))
+            if pairs:
+                out[k, i] = (ok / len(pairs) * len(pairs), len(pairs))
+    return out
+
+
+def _weights(draws: np.ndarray, small: bool) -> np.ndarray | None:
+    """The resample multiplicity matrix (`metrics.base.multiplicity`, None when too large to keep), as float32
+    when `small`."""
+    global _weights32
+    w64 = multiplicity(draws)
+    if w64 is None or not small:
+        return w64
+    if _weights32[0] is not draws:
+        _weights32 = (draws, w64.astype(np.float32))
+    return _weights32[1]
+
+
+def resampled(counts: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """(runs × items × k) counts summed over each resample's drawn items: (resamples × runs × k). A part the same in
+    every run is summed once; all-zero columns are not summed."""
+    n_runs, n, k = counts.shape
+    shared = n_runs > 1 and bool((counts == counts[:1]).all())
+    cols = (counts[:1] if shared else counts).transpose(1, 0, 2).reshape(n, -1)
+    out = np.zeros((draws.shape[0], cols.shape[1]))
+    nonzero = cols.any(axis=0)
+    if nonzero.any():
+        x = cols[:, nonzero]
+        exact32 = bool((x == np.rint(x)).all()) and float(np.abs(x).max()) * n < 2 ** 24
+        w = _weights(draws, exact32)
+        out[:, nonzero] = resample_sums(x, draws) if w is None else w @ x.astype(w.dtype)
+    out = out.reshape(draws.shape[0], -1, k)
+    return np.broadcast_to(out, (draws.shape[0], n_runs, k)) if shared else out
+
+
+def row_sum(cols: list[np.ndarray]) -> np.ndarray:
+    """`x.sum(axis=1)` of the matrix whose columns are `cols`, bit-identical: numpy adds up to 7 columns in order
+    (more are summed pairwise by numpy itself)."""
+    if not 0 < len(cols) <= 7:
+        return np.stack(cols, axis=1).sum(axis=1) if cols else np.zeros(0)
+    total = cols[0] + 0
+    for c in cols[1:]:
+        total += c
+    return total
+
+
+def finish(kind: str, sums: list[list[np.ndarray]], chance: float | None) -> np.ndarray:
+    """The metric from summed counts given label by label (one value per row): the arithmetic of
+    `metrics.classification.macro_f1_from_counts`, `balanced_accuracy_from_counts` and `nba_from_bacc`, or
+    consistent pairs over pairs for order consistency."""
+    if kind == "order":
+        ok, n = sums[0]
+        return np.where(n > 0, ok / np.maximum(n, 1), np.nan)
+    tp, pred_n, gold_n = sums
+    if kind == "f1":
+        denom = [p + g for p, g in zip(pred_n, gold_n)]
+        scores = [np.where(d > 0, 2 * t / np.maximum(d, 1), 0.0) for t, d in zip(tp, denom)]
+        seen = [d > 0 for d in denom]
+    else:
+        scores = [np.where(g > 0, t / np.maximum(g, 1), 0.0) for t, g in zip(tp, gold_n)]
+        seen = [g > 0 for g in gold_n]
+    value = row_sum(scores) / np.maximum(row_sum([s.astype(np.int64) for s in seen]), 1)
+    value = np.where(row_sum(gold_n) > 0, value, np.nan)
+    return value if kind in ("f1", "recall") else nba_from_bacc(value, chance)
+
+
+def _pick(n: int, wanted: np.ndarray) -> slice | np.ndarray:
+    """`wanted` (sorted positions among n) as a slice when it is all of them, else as it is."""
+    return slice(None) if len(wanted) == n else wanted
+
+
+def _finished(kind: str, parts: list[np.ndarray], chance: float | None, runs: Any = slice(None),
+              keep: Any = slice(None)) -> np.ndarray:
+    """`finish` over (resamples × runs × labels) sums (the `runs` and `keep` labels of them), in blocks of
+    resamples whose rows stay in cache: (resamples × picked runs)."""
+    n_boot = parts[0].shape[0]
+    n_runs = len(range(parts[0].shape[1])[runs]) if isinstance(runs, slice) else len(runs)
+    labels = range(parts[0].shape[2])[keep] if isinstance(keep, slice) else keep.tolist()
+    step = max(1, BLOCK // max(n_runs, 1))
+    out = np.empty((n_boot, n_runs))
+    for start in range(0, n_boot, step):
+        block = [[np.ascontiguousarray(p[start:start + step, runs, j]).reshape(-1) for j in labels] for p in parts]
+        out[start:start + step] = finish(kind, block, chance).reshape(-1, n_runs)
+    return out
+
+
+def _label_stats(kind: str, counts: LabelCounts, sums: list[np.ndarray], chance: float | None) -> np.ndarray:
+    """(runs × resamples) metric values, each run over its own labels; runs with the same labels together."""
+    n_runs, width = counts.present.shape
+    stacked = np.empty((n_runs, sums[0].shape[0]))
+    groups: dict[bytes, list[int]] = {}
+    for k, row in enumerate(counts.present):
+        groups.setdefault(row.tobytes(), []).append(k)
+    for runs in groups.values():
+        keep = np.flatnonzero(counts.present[runs[0]])
+        picked = _pick(n_runs, np.asarray(runs))
+        stacked[picked] = _finished(kind, sums, chance, picked, _pick(width, keep)).T
+    return stacked
+
+
+def run_value(kind: str, counts: LabelCounts | np.ndarray, k: int, chance: float | None) -> float:
+    """The metric of run k from its summed counts, with Python floats in the order the row-by-row functions add
+    them (sorted labels for F1; gold labels as they first appear for balanced accuracy)."""
+    if kind == "order":
+        ok, n = counts[k].sum(axis=0).tolist()
+        return ok / n if n else float("nan")
+    tp, pred_n, gold_n = (t[k].tolist() for t in counts.totals)
+    if not sum(gold_n):
+        return float("nan")
+    if kind == "f1":
+        f1s = [2 * t / (p + g) for t, p, g in zip(tp, pred_n, gold_n) if p + g]
+        return sum(f1s) / len(f1s)
+    bacc = sum(tp[j] / gold_n[j] for j in counts.gold_first[k]) / len(counts.gold_first[k])
+    if kind == "recall":
+        return bacc
+    return max((bacc - chance) / (1 - chance), 0.0) if chance < 1 else 0.0
+
+
+def _cached(lay: Layout, key: Any, make) -> Any:
+    if key not in lay.cache:
+        lay.cache[key] = make()
+    return lay.cache[key]
+
+
+def counted_metric(spec: MetricSpec, task: TaskSpec, lang: str, cols: CellColumns, lay: Layout,
+                   draws: np.ndarray) -> tuple[float, np.ndarray] | None:
+    """(value, bootstrap statistics without NaN) of a label-count metric, or None when it has no columnar form."""
+    chance = task.chance_level(lang)
+    kind = spec.counted
+    if kind == "order":
+        counts = _cached(lay, "order", lambda: order_counts(cols, lay))
+        sums = _cached(lay, ("order", id(draws)), lambda: resampled(counts, draws))
+        stacked = np.ascontiguousarray(_finished(kind, [sums], chance).T)
+    elif kind in ("f1", "recall") or (kind == "recall_over_chance" and chance):
+        counts = _cached(lay, ("labels", spec.null_label), lambda: LabelCounts(cols, lay, spec.null_label))
+        sums = _cached(lay, ("labels", spec.null_label, id(draws)),
+                       lambda: [resampled(p.astype(float), draws) for p in counts.parts])
+        stacked = _label_stats(kind, counts, sums, chance)
+    else:
+        return None
+    values = [v for v in (run_value(kind, counts, k, chance) for k in range(len(lay.runs))) if not np.isnan(v)]
+    value = float(np.mean(values)) if values else float("nan")
+    counted = (~np.isnan(stacked)).sum(axis=0)
+    stats = np.where(counted > 0, np.nansum(stacked, axis=0) / np.maximum(counted, 1), np.nan)
+    return value, stats[~np.isnan(stats)]
