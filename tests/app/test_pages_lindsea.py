@@ -3,14 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.fixtures_store import (CELLS, app_test, cell_items, fixture_db, is_right, is_unparsed, pages_on,
-                                         frame_with as _frame)
-
-
-@pytest.fixture(scope="module")
-def db():
-    with pages_on(fixture_db()) as path:
-        yield path
+from tests.helpers.fixtures_store import (CELLS, app_test, cell_items, is_right, is_unparsed, frame_with as _frame)
 
 
 def _expected_by_category(model: str, lang: str, prompt_lang: str, phenomenon: str) -> dict[str, tuple[float, int]]:
