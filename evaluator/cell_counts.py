@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from evaluator.cell_columns import CellColumns, Layout
+from evaluator.cell_columns import CellColumns, Layout, first_rows
 from evaluator.metrics.base import MetricSpec, multiplicity, resample_sums
 from evaluator.metrics.choice import FLIP
 from evaluator.metrics.classification import NULL, _norm, nba_from_bacc
@@ -63,12 +63,9 @@ class LabelCounts:
         totals = [p.sum(axis=1) for p in self.parts]  # (runs × labels), exact integers
         self.totals = totals
         self.present = (totals[1] + totals[2]) > 0
-        key = lay.run_code * width + g
-        distinct, first = np.unique(key, return_index=True)
-        seen = distinct[np.lexsort((first, distinct // width))]
-        self.gold_first = [[] for _ in range(n_runs)]
-        for k in seen.tolist():
-            self.gold_first[k // width].append(k % width)
+        first = first_rows(lay.run_code * width + g, n_runs * width).reshape(n_runs, width)
+        self.gold_first = [[j for j in np.argsort(row, kind="stable").tolist() if row[j] < len(g)]
+                           for row in first]
 
 
 def order_counts(cols: CellColumns, lay: Layout) -> np.ndarray:
@@ -76,7 +73,7 @@ def order_counts(cols: CellColumns, lay: Layout) -> np.ndarray:
     n, n_runs = len(lay.ids), len(lay.runs)
     ba = cols.is_ba()
     slot = (lay.run_code * n + lay.code) * 2 + ba
-    if len(np.unique(slot)) < len(slot):  # an order asked twice in a run: pair the k-th rows row by row
+    if len(slot) and np.bincount(slot).max() > 1:  # an order asked twice in a run: pair the k-th rows row by row
         return _order_counts_rows(cols, lay)
     upper = [a.upper() for a in cols.answers]
     flip = [FLIP.get(u, u) for u in upper]
