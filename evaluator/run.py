@@ -12,11 +12,13 @@ flight, one group handed over), and a restart asks only for those. The sink is d
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
+import gc
 import math
 import sys
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Iterable, Mapping, Protocol, Sequence
+from typing import Any, Awaitable, Callable, Iterable, Iterator, Mapping, Protocol, Sequence
 
 from evaluator import prompts
 from evaluator.clients import ClientError, Completion, LogprobsUnsupported, OptionScore
@@ -52,8 +54,8 @@ class Sink(Protocol):
         """Whatever every commit needs first (e.g. the registry's rows); runs on the writer thread beside the first
         requests, before the first `save_many`."""
 
-    def stored(self, cell: "Cell") -> set[tuple[str, str]]:
-        """(item_id, order) pairs already stored for this cell and run."""
+    def stored_many(self, cells: Sequence["Cell"]) -> Mapping[tuple, set[tuple[str, str]]]:
+        """(item_id, order) pairs already stored, by cell key (`Cell.key`), for every cell of the plan at once."""
 
     def save_many(self, rows: Sequence[tuple["Cell", Mapping[str, Any], Item, ItemResult]]) -> None:
         """Persist scored results (cell, run settings, item, result) in one transaction, committed on return."""
@@ -171,7 +173,8 @@ def uses_logprobs(task: TaskSpec, opts: RunSpec) -> bool:
 
 def plan(opts: RunSpec, count: Callable[[str], int] | None = None
          ) -> tuple[list[CellStatus], dict[tuple, list[Job]]]:
-    """Every cell with its jobs; cells without a prompt or data get an error and no jobs."""
+    """Every cell with its jobs; cells without a prompt or data get an error and no jobs. A prompt is rendered once
+    per (item, prompt language, order) and shared by the cell's runs."""
     statuses, jobs = [], {}
     for task, lang in select(opts.tasks, opts.langs):
         try:
@@ -181,25 +184,27 @@ def plan(opts: RunSpec, count: Callable[[str], int] | None = None
             items, err = [], f"no data: {exc}"
         trimmed = [(item, *trim_item(task, item, count)) for item in items]
         for prompt_lang in opts.prompt_langs:
+            rendered, no_prompt = _render_all(task, trimmed, prompt_lang, opts.data_dir)
             for run_no in range(1, opts.runs + 1):
                 cell = Cell(task, lang, prompt_lang, run_no)
-                status = CellStatus(cell, error=err)
+                status = CellStatus(cell, error=err or no_prompt)
                 statuses.append(status)
-                cell_jobs: list[Job] = []
-                for item, short, cut in trimmed:
-                    for order in (("ab", "ba") if task.both_orders else ("ab",)):
-                        try:
-                            rendered = prompts.render(task, short, prompt_lang, order, data_dir=opts.data_dir)
-                        except prompts.NoNativePrompt as exc:
-                            status.error = f"no prompt: {exc}"
-                            break
-                        cell_jobs.append(Job(cell, item, order, rendered, cut))
-                    if status.error:
-                        cell_jobs = []
-                        break
-                jobs[cell.key] = cell_jobs
-                status.total = len(cell_jobs)
+                jobs[cell.key] = [Job(cell, item, order, r, cut) for item, order, r, cut in rendered]
+                status.total = len(jobs[cell.key])
     return statuses, jobs
+
+
+def _render_all(task: TaskSpec, trimmed: Sequence[tuple[Item, Item, dict | None]], prompt_lang: str, data_dir: Any
+                ) -> tuple[list[tuple[Item, str, prompts.Rendered, dict | None]], str | None]:
+    """(item, order, prompt, what was cut) for every item and option order, or ([], the reason) without a prompt."""
+    out = []
+    for item, short, cut in trimmed:
+        for order in (("ab", "ba") if task.both_orders else ("ab",)):
+            try:
+                out.append((item, order, prompts.render(task, short, prompt_lang, order, data_dir=data_dir), cut))
+            except prompts.NoNativePrompt as exc:
+                return [], f"no prompt: {exc}"
+    return out, None
 
 
 async def ask(backend: Backend, job: Job, opts: RunSpec) -> tuple[Prediction, dict]:
@@ -232,71 +237,113 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
     run's settings (base URL, backend kind, model file).
     """
     statuses, jobs = plan(opts, count_tokens)
-    by_key = {s.cell.key: s for s in statuses}
     settings = {s.cell.key: settings_for(s.cell, opts, tokenizer if count_tokens else APPROX_TOKENIZER, endpoint)
                 for s in statuses}
-    runs_of: dict[tuple, list[CellStatus]] = {}  # (task, lang, prompt language) -> the statuses of its runs
-    for s in statuses:
-        runs_of.setdefault(s.cell.key[:3], []).append(s)
-    remaining: dict[tuple, int] = {}
+    with responsive_loop():
+        ledger = Ledger(statuses)
+        writer = ledger.writer = AnswerWriter(sink, settings, group or group_size(opts.concurrency), ledger.committed)
+        asked_for = [s.cell for s in statuses if jobs.get(s.cell.key)]
+        stored = {} if opts.rerun or not asked_for else await writer.call(sink.stored_many, asked_for)
+        todo = ledger.to_ask(jobs, stored)
+        bars = _progress(statuses, progress)
+        writer.start(sink.prepare)
+        ledger.start()
 
-    def settle(key: tuple) -> None:
-        """A job of a cell is done (stored or failed); once every run of its aggregate cell is done, refresh it."""
-        remaining[key[:3]] -= 1
-        if remaining[key[:3]] == 0 and any(s.asked for s in runs_of[key[:3]]):
-            writer.refresh_later(runs_of[key[:3]])
+        async def one(job: Job) -> None:
+            status = ledger.by_key[job.cell.key]
+            if status.error:  # the cell failed for good (e.g. no log-probabilities): skip the rest quietly
+                status.failed += 1
+                ledger.settle(job.cell.key)
+                return
+            try:
+                pred, extras = await ask(backend, job, opts)
+            except LogprobsUnsupported as exc:
+                status.error, status.failed = f"log-probabilities unavailable: {exc}", status.failed + 1
+                ledger.settle(job.cell.key)
+            except ClientError as exc:
+                status.failed += 1
+                status.error = status.error or str(exc)
+                ledger.settle(job.cell.key)
+            else:
+                await writer.put(job, pred, extras)  # the slot is free once the writer has the answer
+            if job.cell.task.name in bars:
+                bars[job.cell.task.name].update(1)
 
-    def committed(done: Sequence[Job]) -> None:
-        for job in done:
-            by_key[job.cell.key].asked += 1
-            settle(job.cell.key)
-
-    writer = AnswerWriter(sink, settings, group or group_size(opts.concurrency), committed)
-    todo: list[Job] = []
-    for s in statuses:
-        cell_jobs = jobs.get(s.cell.key, [])
-        if cell_jobs and not opts.rerun:
-            done = await writer.call(sink.stored, s.cell)
-            kept = [j for j in cell_jobs if (j.item.item_id, j.order) not in done]
-            s.resumed = len(cell_jobs) - len(kept)
-            cell_jobs = kept
-        todo.extend(cell_jobs)
-    bars = _progress(statuses, progress)
-    writer.start(sink.prepare)
-    for agg, runs in runs_of.items():
-        remaining[agg] = sum(s.total - s.resumed for s in runs)
-        if remaining[agg] == 0 and any(s.resumed for s in runs):  # resumed in full: aggregates may predate a kill
-            writer.refresh_later(runs)
-
-    async def one(job: Job) -> None:
-        status = by_key[job.cell.key]
-        if status.error:  # the cell failed for good (e.g. no log-probabilities): skip the rest quietly
-            status.failed += 1
-            settle(job.cell.key)
-            return
         try:
-            pred, extras = await ask(backend, job, opts)
-        except LogprobsUnsupported as exc:
-            status.error, status.failed = f"log-probabilities unavailable: {exc}", status.failed + 1
-            settle(job.cell.key)
-        except ClientError as exc:
-            status.failed += 1
-            status.error = status.error or str(exc)
-            settle(job.cell.key)
-        else:
-            await writer.put(job, pred, extras)  # the slot is free once the writer has the answer
-        if job.cell.task.name in bars:
-            bars[job.cell.task.name].update(1)
-
-    try:
-        await bounded(todo, one, opts.concurrency)
-        await writer.drain()
-        await writer.refreshed()
-    finally:
-        for bar in bars.values():
-            bar.close()
-        writer.close()
+            await bounded(todo, one, opts.concurrency)
+            await writer.drain()
+            await writer.refreshed()
+        finally:
+            for bar in bars.values():
+                bar.close()
+            writer.close()
     return statuses
+
+
+class Ledger:
+    """What is left of each (task, lang, prompt language) cell: once every job of all its runs is stored or failed,
+    the cell goes to the writer for an aggregate refresh (`AnswerWriter.refresh_later`)."""
+
+    def __init__(self, statuses: Sequence[CellStatus]):
+        self.by_key = {s.cell.key: s for s in statuses}
+        self.runs_of: dict[tuple, list[CellStatus]] = {}  # (task, lang, prompt language) -> its runs' statuses
+        for s in statuses:
+            self.runs_of.setdefault(s.cell.key[:3], []).append(s)
+        self.remaining: dict[tuple, int] = {}
+        self.writer: AnswerWriter | None = None
+
+    def to_ask(self, jobs: Mapping[tuple, list[Job]], stored: Mapping[tuple, set]) -> list[Job]:
+        """The jobs not stored yet, in plan order (cell by cell, so cells finish one after another); counts what
+        was resumed."""
+        todo: list[Job] = []
+        for key, s in self.by_key.items():
+            cell_jobs = jobs.get(key, [])
+            if done := stored.get(key):
+                kept = [j for j in cell_jobs if (j.item.item_id, j.order) not in done]
+                s.resumed = len(cell_jobs) - len(kept)
+                cell_jobs = kept
+            todo.extend(cell_jobs)
+        return todo
+
+    def start(self) -> None:
+        """Count each cell's jobs; a cell resumed in full is refreshed now (its aggregates may predate a kill)."""
+        for agg, runs in self.runs_of.items():
+            self.remaining[agg] = sum(s.total - s.resumed for s in runs)
+            if self.remaining[agg] == 0 and any(s.resumed for s in runs):
+                self.writer.refresh_later(runs)
+
+    def settle(self, key: tuple) -> None:
+        """A job of a cell is done (stored or failed); once every run of its aggregate cell is done, refresh it."""
+        self.remaining[key[:3]] -= 1
+        if self.remaining[key[:3]] == 0 and any(s.asked for s in self.runs_of[key[:3]]):
+            self.writer.refresh_later(self.runs_of[key[:3]])
+
+    def committed(self, done: Sequence[Job]) -> None:
+        """A group of answers is committed."""
+        for job in done:
+            self.by_key[job.cell.key].asked += 1
+            self.settle(job.cell.key)
+
+
+SWITCH_INTERVAL_S = 0.0005
+"""The interpreter's thread switch interval during a run (Python's default is 5 ms). The event loop gives up the
+GIL at every socket call; while the writer or refresher thread runs Python code (scoring, building rows), the loop
+waits up to this long to get it back, once per call: at the default that delays the requests by milliseconds."""
+
+
+@contextlib.contextmanager
+def responsive_loop() -> Iterator[None]:
+    """During a run: a short thread switch interval (`SWITCH_INTERVAL_S`), and the objects alive at its start
+    frozen out of the cyclic garbage collector (`gc.freeze`), whose full collections over every imported module's
+    objects otherwise stop the event loop for 50-90 ms a few times a run. Both are restored at its end."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(min(interval, SWITCH_INTERVAL_S))
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        sys.setswitchinterval(interval)
 
 
 def _progress(statuses: Sequence[CellStatus], enabled: bool) -> dict:

@@ -18,10 +18,11 @@ if TYPE_CHECKING:
 GROUP_WAIT_S = 0.2
 """A group of answers is committed at the latest this long after its first answer arrived."""
 
-REFRESH_EVERY_S = 2.0
-"""Aggregate refreshes start at most this often during a run, the first one this long after the run started;
-cells finished in between share the next one (each call recomputes the model's roll-ups and ranks once), and the
-run's end refreshes what is left at once."""
+REFRESH_PAUSE = 1.0
+"""A finished cell's aggregates are refreshed at once, unless the last refresh ended less than this many times its
+own duration ago: then the cells finished meanwhile wait and share the next call (each call recomputes the model's
+roll-ups and ranks once). So refreshing takes at most half the time however many small cells finish, the run's
+last cell is refreshed right after its last commit, and a run's tail is that one cell plus the roll-ups."""
 
 
 def group_size(concurrency: int) -> int:
@@ -46,7 +47,10 @@ class AnswerWriter:
         self.sink, self.settings, self.size, self.on_commit = sink, settings, max(1, size), on_commit
         self.thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="tanaw-writer")
         self.refresher = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="tanaw-refresh")
-        self._queue: asyncio.Queue = asyncio.Queue()
+        self._pending: list[tuple[Job, Prediction, dict]] = []
+        self._first_at = 0.0  # when the first of `_pending` arrived
+        self._arrived = asyncio.Event()  # set on a group's first answer, when it is full, and on `drain`
+        self._draining = False
         self._room = asyncio.Semaphore(self.size)
         self._task: asyncio.Task | None = None
         self.error: BaseException | None = None
@@ -54,7 +58,6 @@ class AnswerWriter:
         self._wake = asyncio.Event()
         self._refreshing: asyncio.Task | None = None
         self._closing = False
-        self._started = asyncio.get_running_loop().time()
 
     def _commit(self, batch: Sequence[tuple[Job, Prediction, dict]]) -> None:
         rows = []
@@ -75,27 +78,33 @@ class AnswerWriter:
         if self.error is not None:
             self._room.release()
             raise self.error
-        self._queue.put_nowait((job, pred, extras, asyncio.get_running_loop().time()))
+        self._pending.append((job, pred, extras))
+        if len(self._pending) == 1:
+            self._first_at = asyncio.get_running_loop().time()
+            self._arrived.set()
+        elif len(self._pending) >= self.size:
+            self._arrived.set()
 
     async def _next_group(self) -> list | None:
-        """The next group: the first answer waited for, then more until `size` or the first one's deadline."""
-        first = await self._queue.get()
-        if first is None:
-            return None
-        group = [first]
+        """The next group: once answers wait, when they fill a group, `GROUP_WAIT_S` after the first of them, or
+        at `drain`; None once drained. (Answers are not woken for one by one: only a group's first, a full group and
+        the clock wake the writer.)"""
         loop = asyncio.get_running_loop()
-        deadline = first[3] + GROUP_WAIT_S
-        while len(group) < self.size:
+        while True:
+            ready = self._pending and (self._draining or len(self._pending) >= self.size
+                                       or loop.time() >= self._first_at + GROUP_WAIT_S)
+            if ready:
+                group, self._pending = self._pending, []  # never more than `size`: `_room` holds the rest back
+                return group
+            if self._draining and not self._pending:
+                return None
+            self._arrived.clear()
+            timer = loop.call_at(self._first_at + GROUP_WAIT_S, self._arrived.set) if self._pending else None
             try:
-                item = self._queue.get_nowait() if self._queue.qsize() else await asyncio.wait_for(
-                    self._queue.get(), max(0.0, deadline - loop.time()))
-            except TimeoutError:
-                break
-            if item is None:  # closing: commit what is here, then stop
-                self._queue.put_nowait(None)
-                break
-            group.append(item)
-        return group
+                await self._arrived.wait()
+            finally:
+                if timer is not None:
+                    timer.cancel()
 
     async def _loop(self, prepared: asyncio.Future) -> None:
         loop = asyncio.get_running_loop()
@@ -107,7 +116,7 @@ class AnswerWriter:
             return
         while (group := await self._next_group()) is not None:
             try:
-                await loop.run_in_executor(self.thread, self._commit, [g[:3] for g in group])
+                await loop.run_in_executor(self.thread, self._commit, group)
             except BaseException as exc:  # every later put and `drain` raise it
                 self.error = exc
                 for _ in group:
@@ -115,12 +124,13 @@ class AnswerWriter:
                 return
             for _ in group:
                 self._room.release()
-            self.on_commit([g[0] for g in group])
+            self.on_commit([job for job, _, _ in group])
 
     async def drain(self) -> None:
         """Commit every answer handed over, stop the writer and raise what a commit raised."""
         if self._task is not None:
-            self._queue.put_nowait(None)
+            self._draining = True
+            self._arrived.set()
             await self._task
         if self.error is not None:
             raise self.error
@@ -130,8 +140,8 @@ class AnswerWriter:
         return await asyncio.get_running_loop().run_in_executor(self.thread, fn, *args)
 
     def refresh_later(self, statuses: Sequence["CellStatus"]) -> None:
-        """Queue a finished cell (the statuses of its runs) for an aggregate refresh. Cells finished while a refresh
-        runs are recomputed together in the next one (one sink call), off the writer thread."""
+        """Queue a finished cell (the statuses of its runs) for an aggregate refresh, off the writer thread: at once
+        when the refresher is idle and has rested (`REFRESH_PAUSE`), else together with the other cells waiting."""
         self._ready.append(list(statuses))
         self._wake.set()
         if self._refreshing is None:
@@ -139,16 +149,16 @@ class AnswerWriter:
 
     async def _refresh_loop(self) -> None:
         loop = asyncio.get_running_loop()
-        last = self._started  # the first refresh comes REFRESH_EVERY_S into the run at the earliest
+        due = loop.time()
         while True:  # the state is checked before every wait (no await in between), so no wake-up is missed
-            due = last + REFRESH_EVERY_S
             if self._ready and (self._closing or loop.time() >= due):
                 batch, self._ready = self._ready, []
-                last = loop.time()
+                began = loop.time()
                 scores = await loop.run_in_executor(self.refresher, self.sink.refresh, [b[0].cell for b in batch])
                 for statuses, score in zip(batch, scores):
                     for status in statuses:
                         status.score = score
+                due = loop.time() + REFRESH_PAUSE * (loop.time() - began)
                 continue
             if self._closing:
                 return

@@ -15,7 +15,7 @@ import plotly.express as px
 import streamlit as st
 
 from pages._entry import ensure_app
-from pages._ui import empty_state, lang_label, md_escape, plot_frame, table
+from pages._ui import dashed, empty_state, lang_label, md_escape, plot_frame, table
 from store.cached import q
 
 ensure_app()
@@ -32,6 +32,15 @@ def stored_tables(cid: str) -> dict[str, pd.DataFrame]:
             "alpha": alpha[["criterion", "level", "alpha", "units"]],
             "tau": tau[["metric", "level", "tau", "low", "high", "n"]],
             "quality": q("campaign_quality", campaign_id=cid)}
+
+
+FIGURES = ("mean", "low", "high", "alpha", "tau", "repeat_agreement")
+"""Number columns of the human tables: four decimals, a missing value (an interval not computed) shown as "—"."""
+
+
+def figures(df: pd.DataFrame, name: str) -> None:
+    """A human-evaluation table with its missing figures shown as "—" (not the word None)."""
+    table(df, name, display=dashed(df, {c: 4 for c in FIGURES if c in df.columns}))
 
 
 def systems_plot(means: pd.DataFrame) -> None:
@@ -56,18 +65,18 @@ def campaign_section(c: pd.Series) -> None:
     st.subheader("Per system")
     st.caption("Mean per criterion with 95% intervals (Wilson for yes/no criteria, Student t otherwise); quality-check "
                "repeats and the corrupted candidate excluded. correct_of_n: items a majority judged correct.")
-    table(means.assign(correct_of_n=means["correct_of_n"].fillna("—")), f"human_{cid}_systems")
+    figures(means, f"human_{cid}_systems")
     systems_plot(means)
     esa = means[means["criterion"] == "esa"]
     if not esa.empty:
         st.subheader("ESA score")
         st.caption("Error Span Annotation: after marking minor and major error spans, annotators score each "
                    "translation 0-100; mean per system with its Student t 95% interval, n = judgements.")
-        table(esa[["system", "mean", "low", "high", "n", "items"]], f"human_{cid}_esa")
+        figures(esa[["system", "mean", "low", "high", "n", "items"]], f"human_{cid}_esa")
     st.subheader("Agreement between annotators")
     st.caption("Krippendorff's alpha (krippendorff package) per criterion; 1 = perfect, 0 = chance, < 0 = systematic "
                "disagreement.")
-    table(tables["alpha"], f"human_{cid}_alpha")
+    figures(tables["alpha"], f"human_{cid}_alpha")
     st.subheader("Automatic metrics against the human scores")
     st.caption("Kendall's tau (scipy) of every automatic metric with the human headline criterion (mean over "
                "annotators), with bootstrap 95% intervals over items, at item and system level.")
@@ -77,9 +86,9 @@ def campaign_section(c: pd.Series) -> None:
     if tables["tau"].empty:
         st.caption("No automatic metric scores for the rated candidates.")
     else:
-        table(tables["tau"], f"human_{cid}_tau")
+        figures(tables["tau"], f"human_{cid}_tau")
     st.subheader("Quality checks per annotator")
-    table(tables["quality"], f"human_{cid}_quality")
+    figures(tables["quality"], f"human_{cid}_quality")
 
 
 st.title("Human evaluation")
@@ -96,7 +105,7 @@ else:
     st.subheader("Agreement per language, across campaigns")
     st.caption("Krippendorff's alpha per protocol, language and criterion over every campaign's judgements (a unit "
                "is one candidate of one item of one campaign).")
-    table(q("language_alphas"), "human_alpha_by_language")
+    figures(q("language_alphas"), "human_alpha_by_language")
 
 st.subheader("BHASA paper: human evaluation (reported)")
 reported = q("human_reported")

@@ -8,7 +8,7 @@ import streamlit as st
 from evaluator.registry import family_langs
 from pages._entry import ensure_app
 from pages._filters import filtered_models, model_filters
-from pages._ui import (LANG_NAMES, PROMPT_NAMES, answer_text, empty_state, lang_label, mark, md_code, md_escape,
+from pages._ui import (LANG_NAMES, PROMPT_NAMES, answer_text, dashed, empty_state, lang_label, mark, md_code, md_escape,
                        plot_frame, plot_text, score_text, table, word_diff)
 from services.explore import q
 
@@ -91,7 +91,7 @@ items = q("lindsea_items", model=model, lang=lang, prompt_lang=prompt_lang, **le
 wrong = items[~items["right_all"].fillna(False)]
 st.write(f"{len(items)} items under **{md_escape(node)}** with the {PROMPT_NAMES[prompt_lang].lower()}: "
          f"{len(wrong)} answered wrongly in at least one option order (listed first).")
-table(items, f"lindsea_{model}_{lang}_items",
+table(items, f"lindsea_{model}_{lang}_items", display=dashed(items, {}),  # empty text cells as "—", not None
       columns={"right_ab": st.column_config.CheckboxColumn("right (A=correct)"),
                "right_ba": st.column_config.CheckboxColumn("right (swapped)"),
                "right_all": st.column_config.CheckboxColumn("right in all orders")}, height=300)

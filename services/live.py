@@ -94,9 +94,10 @@ class StoreSink:
         """The registry's rows, written once before the first answers (on the writer thread)."""
         prepare_live(self.con, self._known)
 
-    def stored(self, cell: Cell) -> set[tuple[str, str]]:
-        """(item_id, order) already stored for the cell's run."""
-        return writer.stored_keys(self.con, self._run_id(cell))
+    def stored_many(self, cells: Sequence[Cell]) -> dict[tuple, set[tuple[str, str]]]:
+        """`stored` for every cell of a plan in one query: cell key -> (item_id, order) already stored."""
+        ids = {self._run_id(c): c.key for c in cells}
+        return {ids[rid]: keys for rid, keys in live.stored_keys(self.con, list(ids)).items()}
 
     def save_many(self, rows: Sequence[tuple[Cell, Mapping[str, Any], Item, ItemResult]]) -> None:
         """Store scored answers (cell, settings, item, result) in one transaction (committed on return)."""

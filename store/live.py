@@ -58,6 +58,19 @@ def append(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Sequence[A
         con.unregister(view)
 
 
+def stored_keys(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> dict[str, set[tuple[str, str]]]:
+    """(item_id, order) pairs already stored per run, for every run of a plan in one query (a resumed run asks only
+    what is missing); runs without rows are absent."""
+    out: dict[str, set[tuple[str, str]]] = {}
+    if not run_ids:
+        return out
+    marks = ", ".join("?" * len(run_ids))
+    for rid, item_id, order in con.execute(f"SELECT run_id, item_id, ord FROM predictions WHERE run_id IN ({marks})",
+                                           list(run_ids)).fetchall():
+        out.setdefault(rid, set()).add((item_id, order))
+    return out
+
+
 def json_text(value: Any) -> str | None:
     """A value as stored in a JSON column (the same spelling as `store.writer`'s bulk writes)."""
     return None if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)

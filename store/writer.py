@@ -378,12 +378,6 @@ def items_of(con: duckdb.DuckDBPyConnection, cells: Sequence[Sequence[str]]) -> 
     return [dict(zip(cols, row)) for row in cur.fetchall()]
 
 
-def stored_keys(con: duckdb.DuckDBPyConnection, run_id: str) -> set[tuple[str, str]]:
-    """(item_id, order) pairs already stored for a run, so a resumed run asks only what is missing."""
-    return {(r[0], r[1]) for r in con.execute("SELECT item_id, ord FROM predictions WHERE run_id = ?",
-                                               [run_id]).fetchall()}
-
-
 def other_active_runs(con: duckdb.DuckDBPyConnection, model_id: str, task: str, lang: str, prompt_lang: str,
                       run_ids: Iterable[str]) -> int:
     """Active (not superseded) runs of a cell other than `run_ids`, whose rows an aggregate must also read."""

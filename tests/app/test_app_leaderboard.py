@@ -2,25 +2,15 @@
 import json
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from services.demo import DEMO_MODEL, ensure_default_db
-from store.db import connect
+from services.demo import DEMO_MODEL
 from tests.conftest import REPO
+from tests.helpers.demo_pages import leaderboard_at as _run
 
 DEMO = REPO / "data" / "demo"
 
 MAJ, RND = "Baseline · majority class (demo)", "Baseline · random choice, seed 0 (demo)"
 GEMMA = DEMO_MODEL["model_id"]
-
-
-@pytest.fixture(scope="module")
-def demo_db(tmp_path_factory):
-    path = tmp_path_factory.mktemp("demo") / "tanaw.duckdb"
-    con = connect(path)
-    assert ensure_default_db(con)  # what a first start does (the snapshot equals a fresh build: test_demo_snapshot)
-    con.close()
-    return path
 
 
 def _gemma_mcq_accuracy(prompt_lang: str) -> float:
@@ -32,16 +22,6 @@ def _gemma_mcq_accuracy(prompt_lang: str) -> float:
     right = [items[r["item_id"]]["options"][r["option_logprobs"].index(max(r["option_logprobs"]))]
              == items[r["item_id"]]["answer"] for r in rows]
     return 100 * sum(right) / len(right)
-
-
-def _run(demo_db, monkeypatch, **params) -> AppTest:
-    monkeypatch.setenv("TANAW_DB", str(demo_db))
-    at = AppTest.from_file(str(REPO / "pages" / "leaderboard.py"), default_timeout=120)
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def test_bhasa_normalized_english(demo_db, monkeypatch):

@@ -1,32 +1,10 @@
 """Leaderboard: the SEA-HELM view column beside the paper's metric, and the different-gold warning on the
 reported PACUTE hierarchical MCQ rows (Streamlit AppTest on the embedded default database)."""
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from services.demo import build_default_db
-from store.db import connect
-from tests.conftest import REPO
+from tests.helpers.demo_pages import leaderboard_at as _run
 
 MAJ = "Baseline · majority class (demo)"
-
-
-@pytest.fixture(scope="module")
-def demo_db(tmp_path_factory):
-    path = tmp_path_factory.mktemp("demo") / "tanaw.duckdb"
-    con = connect(path)
-    build_default_db(con)
-    con.close()
-    return path
-
-
-def _run(demo_db, monkeypatch, **params) -> AppTest:
-    monkeypatch.setenv("TANAW_DB", str(demo_db))
-    at = AppTest.from_file(str(REPO / "pages" / "leaderboard.py"), default_timeout=120)
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def test_seahelm_view_column_beside_the_papers_metric(demo_db, monkeypatch):

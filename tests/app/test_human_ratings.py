@@ -11,8 +11,9 @@ import pytest
 from services import campaigns as svc
 from services.ratings import save_ratings
 from store import campaigns, db
-from store.schema import MIGRATIONS, ensure_schema
+from store.schema import ensure_schema
 from tests.helpers.fixtures_store import app_test, fixture_db, pages_on
+from tests.helpers.human_fixture import human_tables, schema_before_v7
 
 CSV = ("item,model,rater,lang,accuracy,sensitivity\n"
        "0,Gemma-2B,r1,ta,2,3\n0,Gemma-2B,r2,ta,4,\n0,Closed-XL,r1,ta,5,5\n0,Closed-XL,r2,ta,3,4\n1,Closed-XL,r2,ta,3,4\n")
@@ -69,10 +70,9 @@ def test_human_page_lists_the_ratings_campaign(rated):
     with pages_on(rated):
         at = app_test("human", campaign="ratings-cultural-representation-ta")
     assert not at.exception
-    frames = [d.value for d in at.dataframe]
-    systems = next(f for f in frames if "correct_of_n" in f.columns)
-    assert set(systems["system"]) == {"Gemma-2B", "Closed-XL"}
-    assert any("alpha" in f.columns and "accuracy" in set(f["criterion"]) for f in frames)
+    tables = human_tables(at)
+    assert set(tables["systems"]["system"]) == {"Gemma-2B", "Closed-XL"}
+    assert "accuracy" in set(tables["alpha"]["criterion"])
 
 
 def test_campaign_ids_starting_with_ratings_are_reserved(rated):
@@ -83,11 +83,7 @@ def test_campaign_ids_starting_with_ratings_are_reserved(rated):
 
 def test_migration_v8_copies_ratings_stored_before_it():
     con = duckdb.connect(":memory:")
-    for version, statements in MIGRATIONS:
-        if version <= 6:
-            for stmt in statements:
-                con.execute(stmt)
-            con.execute("INSERT INTO schema_version (version) VALUES (?)", [version])
+    schema_before_v7(con)
     con.executemany("INSERT INTO ratings (task, lang, item_id, model_id, rater, criterion, value) VALUES "
                     "('cultural-representation', 'ta', ?, ?, ?, ?, ?)",
                     [("0", "m/a", "r1", "acc", 2), ("0", "m/b", "r1", "acc", 4), ("1", "m/a", "r1", "acc", 5),

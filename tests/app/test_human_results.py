@@ -13,7 +13,7 @@ from services import campaigns as svc
 from store import campaigns, db
 from store.queries import human as human_queries
 from tests.helpers.fixtures_store import app_test, pages_on
-from tests.helpers.human_fixture import MODELS, human_store
+from tests.helpers.human_fixture import MODELS, human_store, human_tables, schema_before_v7
 
 
 def _j(rows):
@@ -99,11 +99,11 @@ def finished(tmp_path_factory):
 def test_human_page_shows_results_beside_reported_rows(finished):
     at = app_test("human", campaign="mt")
     assert not at.exception
-    frames = [d.value for d in at.dataframe]
-    systems = next(f for f in frames if "correct_of_n" in f.columns)
+    tables = human_tables(at)
+    systems = tables["systems"]
     assert set(systems["system"]) == {f"{m}|native" for m in MODELS} | {"reference"}
-    assert any("alpha" in f.columns for f in frames) and any("tau" in f.columns for f in frames)
-    reported = next(f for f in frames if "source" in f.columns)
+    assert "alpha" in tables["alpha"].columns and "tau" in tables["tau"].columns
+    reported = tables["reported"]
     assert reported["value"].tolist() == [15.7] and "mean" not in reported.columns  # its own table, not ranked
 
 
@@ -135,8 +135,7 @@ def test_finished_campaign_page_reads_stored_results(finished):
     assert dict(stored).keys() >= {"mean", "alpha", "tau"}
     at = app_test("human", campaign="mt")
     assert not at.exception and not any("provisional" in w.value for w in at.warning)
-    frames = [d.value for d in at.dataframe]
-    by_lang = next(f for f in frames if "campaigns" in f.columns)
+    by_lang = human_tables(at)["by_language"]
     assert by_lang[["protocol", "lang"]].drop_duplicates().values.tolist() == [["mt", "th"]]
 
 
@@ -186,8 +185,9 @@ def three_kinds(tmp_path_factory):
 
 
 def _same(shown: pd.DataFrame, want: pd.DataFrame, keys: list[str]) -> None:
-    """The page's table equals the evaluator's frame (same columns, rows in key order, NaN where NaN)."""
-    got = shown[list(want.columns)].sort_values(keys).reset_index(drop=True)
+    """The page's table equals the evaluator's frame (same columns, rows in key order, NaN where NaN: the page
+    draws a missing figure as "—", which its grid holds as -inf so that the column still sorts as numbers)."""
+    got = shown[list(want.columns)].replace(-np.inf, np.nan).sort_values(keys).reset_index(drop=True)
     want = want.sort_values(keys).reset_index(drop=True)
     assert len(got) == len(want) and len(got)
     pd.testing.assert_frame_equal(got.astype(object).where(got.notna(), None),
@@ -205,38 +205,29 @@ def test_human_page_numbers_are_the_evaluators(three_kinds, cid):
     at = app_test("human", campaign=cid)
     assert not at.exception
     assert any("provisional" in w.value for w in at.warning) == (c.status == "open")
-    frames = [d.value for d in at.dataframe]
+    tables = human_tables(at)
     means = results.system_means(j, c.protocol)
-    _same(next(f for f in frames if "correct_of_n" in f.columns),
-          means.assign(correct_of_n=means["correct_of_n"].fillna("—")), ["system", "criterion"])
-    _same(next(f for f in frames if "units" in f.columns and "campaigns" not in f.columns),
-          results.alphas(j, c.protocol)[["criterion", "level", "alpha", "units"]], ["criterion"])
-    _same(next(f for f in frames if "caught_corrupted" in f.columns), results.quality(j, c.protocol), ["annotator"])
-    _same(next(f for f in frames if "campaigns" in f.columns), results.alphas_by_language(everything),
-          ["protocol", "lang", "criterion"])
-    tau = [f for f in frames if "tau" in f.columns]
+    _same(tables["systems"], means.assign(correct_of_n=means["correct_of_n"].fillna("—")), ["system", "criterion"])
+    _same(tables["alpha"], results.alphas(j, c.protocol)[["criterion", "level", "alpha", "units"]], ["criterion"])
+    _same(tables["quality"], results.quality(j, c.protocol), ["annotator"])
+    _same(tables["by_language"], results.alphas_by_language(everything), ["protocol", "lang", "criterion"])
     if c.protocol == "ratings":
-        assert not tau and metrics.empty
+        assert "tau" not in tables and metrics.empty
         return
     final = results.metric_agreement(j, metrics, c.protocol, seed=c.seed, n_boot=1000)
     if c.status == "finished":
-        _same(tau[0], final, ["metric", "level"])
+        _same(tables["tau"], final, ["metric", "level"])
     else:  # provisional: the same tau, its interval waits for `campaign finish`
-        _same(tau[0], final.assign(low=float("nan"), high=float("nan")), ["metric", "level"])
-        assert tau[0]["low"].isna().all()
+        _same(tables["tau"], final.assign(low=float("nan"), high=float("nan")), ["metric", "level"])
+        assert tables["tau"]["low"].eq(-np.inf).all()  # drawn as "—"
 
 
 def test_ratings_copied_by_v8_get_their_figures_at_start(tmp_path):
     from services.startup import prepare_store
-    from store.schema import MIGRATIONS
 
     path = tmp_path / "old.duckdb"
     con = duckdb.connect(str(path))
-    for version, statements in MIGRATIONS:
-        if version <= 6:
-            for stmt in statements:
-                con.execute(stmt)
-            con.execute("INSERT INTO schema_version (version) VALUES (?)", [version])
+    schema_before_v7(con)
     con.execute("INSERT INTO models (model_id, origin) VALUES ('m/a', 'evaluated')")
     con.executemany("INSERT INTO ratings (task, lang, item_id, model_id, rater, criterion, value) VALUES "
                     "('cultural-representation', 'ta', ?, ?, ?, 'acc', ?)",
@@ -251,9 +242,6 @@ def test_ratings_copied_by_v8_get_their_figures_at_start(tmp_path):
     with pages_on(path):
         at = app_test("human", campaign="ratings-cultural-representation-ta")
     assert not at.exception
-    frames = [d.value for d in at.dataframe]
-    means = results.system_means(j, "ratings")
-    _same(next(f for f in frames if "correct_of_n" in f.columns), means.assign(correct_of_n="—"),
-          ["system", "criterion"])
-    _same(next(f for f in frames if "units" in f.columns and "campaigns" not in f.columns),
-          results.alphas(j, "ratings")[["criterion", "level", "alpha", "units"]], ["criterion"])
+    tables = human_tables(at)
+    _same(tables["systems"], results.system_means(j, "ratings").assign(correct_of_n="—"), ["system", "criterion"])
+    _same(tables["alpha"], results.alphas(j, "ratings")[["criterion", "level", "alpha", "units"]], ["criterion"])

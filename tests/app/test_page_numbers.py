@@ -13,13 +13,7 @@ from evaluator.metrics import METRICS
 from evaluator.ranking import rank_ranges
 from evaluator.registry import TASKS
 from evaluator.rollup import rollup
-from tests.helpers.fixtures_store import cell_pairs, MODELS, app_test, fixture_db, pages_on, predictions
-
-
-@pytest.fixture(scope="module")
-def db():
-    with pages_on(fixture_db()) as path:
-        yield path
+from tests.helpers.fixtures_store import cell_pairs, MODELS, app_test, predictions
 
 
 pairs = cell_pairs

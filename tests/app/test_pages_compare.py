@@ -1,18 +1,11 @@
 """Compare page on the fixture store: deep link to a filtered item, slices, outputs as text, next failing item."""
 from __future__ import annotations
 
-import pytest
 
 from tests.helpers import fixture_data
-from tests.helpers.fixtures_store import CELLS, app_test, cell_items, fixture_db, is_right, is_unparsed, pages_on
+from tests.helpers.fixtures_store import CELLS, app_test, cell_items, is_right, is_unparsed
 
 A, B = "SeaLion-9B-it|en", "Gemma-2B|en"
-
-
-@pytest.fixture(scope="module")
-def db():
-    with pages_on(fixture_db()) as path:
-        yield path
 
 
 def _right(model: str, i: int, item) -> bool:

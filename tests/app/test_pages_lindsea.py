@@ -3,14 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.fixtures_store import (CELLS, app_test, cell_items, fixture_db, is_right, is_unparsed, pages_on,
-                                         frame_with as _frame)
-
-
-@pytest.fixture(scope="module")
-def db():
-    with pages_on(fixture_db()) as path:
-        yield path
+from tests.helpers.fixtures_store import (CELLS, app_test, cell_items, is_right, is_unparsed, frame_with as _frame)
 
 
 def _expected_by_category(model: str, lang: str, prompt_lang: str, phenomenon: str) -> dict[str, tuple[float, int]]:
@@ -81,3 +74,16 @@ def test_tamil_and_empty_language(db):
     cells = _frame(at, "branch", "task").set_index(["task", "prompt_lang"])
     assert cells.loc[("lindsea-mp", "native"), "value"] == pytest.approx(70.0)
     assert cells.loc[("lindsea-mp", "native"), "n"] == 30
+
+
+def test_items_show_empty_text_cells_as_a_dash_and_keep_the_checkboxes(db):
+    # items without a minimal pair (pragmatics, coreference) have no sentence pair: drawn as the word "None" before
+    at = app_test("lindsea", model="Gemma-2B", lang="id", prompt="en")
+    assert not at.exception
+    items = _frame(at, "task", "item_id")
+    single = items[items["task"] != "lindsea-mp"]
+    assert len(single) and (single["correct_sentence"] == "—").all() and (single["wrong_sentence"] == "—").all()
+    assert items.loc[items["task"] == "lindsea-mp", "correct_sentence"].ne("—").all()
+    assert not items.isin(["None"]).any().any()
+    for col in ("right_ab", "right_ba", "right_all"):  # checkbox columns stay true / false / missing
+        assert items[col].map(lambda v: v is True or v is False or v is None or v != v).all()

@@ -3,13 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.fixtures_store import frame_with as _frame, app_test, fixture_db, pages_on
-
-
-@pytest.fixture(scope="module")
-def db():
-    with pages_on(fixture_db()) as path:
-        yield path
+from tests.helpers.fixtures_store import frame_with as _frame, app_test
 
 
 def test_cells_rank_range_and_field_median(db):

@@ -3,13 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.fixtures_store import frame_with as _frame, app_test, fixture_db, pages_on
-
-
-@pytest.fixture(scope="module")
-def db():
-    with pages_on(fixture_db()) as path:
-        yield path
+from tests.helpers.fixtures_store import frame_with as _frame, app_test
 
 
 def test_levels_and_diagnostic_mcq(db):

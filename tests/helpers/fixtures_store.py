@@ -12,6 +12,8 @@ import os
 from pathlib import Path
 from typing import Iterator
 
+import pytest
+
 from evaluator.datasets import load_items
 from evaluator.registry import TASKS, get_task
 from evaluator.scoring import gold_for, score_prediction
@@ -192,6 +194,14 @@ def pages_on(path: Path) -> Iterator[Path]:
             os.environ["TANAW_DB"] = old
         cached.connection.clear()  # the next test module opens its own store
         cached.q.clear()
+
+
+@pytest.fixture(scope="module", name="db")
+def pages_fixture_db() -> Iterator[Path]:
+    """Fixture `db` (offered to the app tests by tests/app/conftest.py): the fixture store as the app's store for
+    one test module."""
+    with pages_on(fixture_db()) as path:
+        yield path
 
 
 def app_test(page: str, **params):

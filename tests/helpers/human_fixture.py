@@ -34,3 +34,31 @@ def human_store(path) -> None:
                 con.execute("INSERT INTO scores VALUES (?, ?, 'ab', ?, ?)",
                             [run, f"{task}-{n}", "chrf" if task != "abssum" else "rougeL", 40.0 + 10 * m_no + n])
     con.close()
+
+
+TABLE_MARKS = (("systems", "correct_of_n"), ("by_language", "campaigns"), ("alpha", "units"), ("tau", "tau"),
+               ("quality", "caught_corrupted"), ("reported", "source"))
+"""Each Human evaluation page table by a column only it has (checked in this order)."""
+
+
+def human_tables(at) -> dict:
+    """The tables a run AppTest of the Human evaluation page shows, by what they hold: systems, by_language, alpha,
+    tau, quality, reported (the ESA table is left out; a table the page did not draw is absent)."""
+    out: dict = {}
+    for d in at.dataframe:
+        name = next((n for n, col in TABLE_MARKS if col in d.value.columns), None)
+        if name:
+            out.setdefault(name, d.value)
+    return out
+
+
+def schema_before_v7(con) -> None:
+    """Apply migrations 1-6 only to an empty DuckDB connection: a store as written before V7 (and V8's copy of the
+    ratings), for the migration tests."""
+    from store.schema import MIGRATIONS
+
+    for version, statements in MIGRATIONS:
+        if version <= 6:
+            for stmt in statements:
+                con.execute(stmt)
+            con.execute("INSERT INTO schema_version (version) VALUES (?)", [version])

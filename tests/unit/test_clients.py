@@ -125,3 +125,21 @@ def test_several_servers_share_the_load_and_a_failing_replica_is_retried_elsewhe
     assert a.statuses[200] + b.statuses[200] == 64  # every question answered once
     assert a.statuses[200] >= 16 and b.statuses[200] >= 16  # both replicas served a real share
     assert b.statuses[500] == 3
+
+
+def test_bodies_read_and_written_with_orjson_as_the_stdlib_would():
+    import json
+
+    from evaluator.openai_http import _decode, _encode
+
+    payload = {"model": "m", "messages": [{"role": "user", "content": "ภาษาไทย தமிழ் \u2028 \"q\""}], "top_p": 1.0,
+               "max_tokens": 8, "extra": {"seed": 7, "stop": ["\n"]}}
+    assert json.loads(_encode(payload)) == payload
+    assert json.loads(_encode({"seed": 2 ** 70})) == {"seed": 2 ** 70}  # beyond orjson: the stdlib writes it
+    answer = b'{"choices": [{"message": {"content": "A"}, "logprobs": {"token_logprobs": [-Infinity, NaN]}}]}'
+    lps = _decode(answer)["choices"][0]["logprobs"]["token_logprobs"]  # literals orjson refuses: the stdlib reads them
+    assert lps[0] == float("-inf") and lps[1] != lps[1]
+    assert _decode('{"a": "ท"}'.encode()) == {"a": "ท"}
+    for bad in (b"<html>", b"\xff\xfe{", b""):
+        with pytest.raises(ValueError):
+            _decode(bad)

@@ -27,8 +27,13 @@ class ListSink:
     def prepare(self):
         self.prepared = True
 
-    def stored(self, cell):
-        return {(k[4], k[5]) for k in self.rows if k[:4] == cell.key}
+    def stored_many(self, cells):
+        keys = {c.key for c in cells}
+        out = {}
+        for k in self.rows:
+            if k[:4] in keys:
+                out.setdefault(k[:4], set()).add((k[4], k[5]))
+        return out
 
     def save_many(self, rows):
         for cell, settings, item, result in rows:

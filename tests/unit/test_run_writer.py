@@ -124,18 +124,19 @@ def test_group_size_is_four_times_c_and_at_least_eight(concurrency, size):
     assert group_size(concurrency) == size
 
 
-def test_every_queued_refresh_runs_before_refreshed_returns_and_cells_finished_meanwhile_share_one_call(
+def test_a_finished_cell_is_refreshed_at_once_cells_finished_meanwhile_share_the_next_call_and_closing_waits_for_none(
         monkeypatch):
     import evaluator.run_writer
     from evaluator.registry import get_task
     from evaluator.run import Cell, CellStatus
     from evaluator.run_writer import AnswerWriter
 
-    calls = []
+    calls, entered, gate = [], threading.Event(), threading.Event()
 
     class Sink:
         def refresh(self, cells):
-            time.sleep(0.1)
+            entered.set()
+            gate.wait(30)
             calls.append([c.lang for c in cells])
             return [50.0] * len(cells)
 
@@ -143,23 +144,31 @@ def test_every_queued_refresh_runs_before_refreshed_returns_and_cells_finished_m
     a, b, c, e = (CellStatus(Cell(task, lang, prompt)) for lang, prompt in (("id", "en"), ("vi", "en"), ("th", "en"),
                                                                               ("id", "native")))
 
+    async def until(event: threading.Event) -> None:
+        for _ in range(1000):
+            if event.is_set():
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError("the refresh did not start")
+
     async def main():
+        monkeypatch.setattr(evaluator.run_writer, "REFRESH_PAUSE", 1e6)  # after a refresh, only closing starts one
         writer = AnswerWriter(Sink(), {}, 8, lambda done: None)
         try:
-            writer.refresh_later([a])  # the run's first 2 s: not refreshed yet
-            await asyncio.sleep(0.15)
-            assert calls == []
-            monkeypatch.setattr(evaluator.run_writer, "REFRESH_EVERY_S", 0.0)
-            writer.refresh_later([b])  # the clock allows one now: a and b together
-            await asyncio.sleep(0.03)  # that refresh is running: c and e wait for the next call, together
+            writer.refresh_later([a])  # nothing refreshed before: at once
+            await until(entered)
+            writer.refresh_later([b])  # a's refresh is running: b and c wait for the next call, together
             writer.refresh_later([c])
+            gate.set()
+            await asyncio.sleep(0.2)
+            assert calls == [["id"]] and b.score is None  # resting after a's refresh
             writer.refresh_later([e])
-            await asyncio.wait_for(writer.refreshed(), 10)
+            await asyncio.wait_for(writer.refreshed(), 10)  # the run's end: what waits is refreshed at once
         finally:
             writer.close()
 
     asyncio.run(main())
-    assert calls == [["id", "vi"], ["th", "id"]] and a.score == b.score == c.score == e.score == 50.0
+    assert calls == [["id"], ["vi", "th", "id"]] and a.score == b.score == c.score == e.score == 50.0
 
     calls.clear()  # queued and closed at once (the wake-up the closing sets must not be lost)
     d = CellStatus(Cell(task, "ta", "en"))
