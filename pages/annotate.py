@@ -29,6 +29,8 @@ if view.seq is None:
     st.success("All your items are judged, or the campaign is closed. Thank you!", icon=":material/check_circle:")
     st.stop()
 
+st.caption("Keys: Tab moves between fields, the arrow keys change a choice, Ctrl+Enter saves from a comment box or "
+           "a checkbox (a focused choice keeps Ctrl+Enter to itself).")
 PROTO = protocols.PROTOCOLS[view.protocol]
 with st.container(border=True):
     st.markdown("**Source**")
@@ -86,7 +88,8 @@ with st.form(f"item{view.seq}"):
             values[pos], comments[pos], marked[pos] = (_mt_inputs if view.protocol == "mt" else _summary_inputs)(
                 pos, text)
     sent = st.form_submit_button("Save and next", type="primary", shortcut="ctrl+enter",
-                                 help="Ctrl+Enter saves; every candidate needs its required judgements.")
+                                 help="Ctrl+Enter saves from a comment box or a checkbox; every candidate needs its required "
+                                 "judgements.")
 
 if sent:
     try:

@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -43,23 +44,31 @@ def wait_healthy(url: str, timeout: float = 60.0, proc: subprocess.Popen | None 
 
 @contextlib.contextmanager
 def serve_app(db_path: str | os.PathLike, port: int | None = None, env: dict | None = None) -> Iterator[str]:
-    """Run `streamlit run app.py` on `db_path` (TANAW_DB) and yield its base URL; stopped on exit."""
+    """Run `streamlit run app.py` on `db_path` (TANAW_DB) and yield its base URL; stopped (and waited for) on exit.
+    The server's output goes to a temporary file, never to an unread pipe that a chatty server could fill and
+    block on; a server that never becomes healthy is reported with that output."""
     port = port or free_port()
     full_env = {**os.environ, "TANAW_DB": str(db_path), "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
                 **(env or {})}
     cmd = [sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"), "--server.headless", "true",
            "--server.port", str(port), "--server.address", "127.0.0.1"]
-    proc = subprocess.Popen(cmd, cwd=REPO, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(url, proc=proc)
-        yield url
-    finally:
-        proc.terminate()
+    with tempfile.TemporaryFile("w+") as log:
+        proc = subprocess.Popen(cmd, cwd=REPO, env=full_env, stdout=log, stderr=subprocess.STDOUT, text=True)
         try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+            try:
+                wait_healthy(url, proc=proc)
+            except (RuntimeError, TimeoutError) as e:
+                log.seek(0)
+                raise RuntimeError(f"{e}; server output: {log.read()[-3000:]}") from None
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=10)  # the store file is free once this returns
 
 
 def chromium_available() -> bool:
@@ -85,11 +94,28 @@ def chromium_page(width: int = 1280, height: int = 900) -> Iterator[object]:
             browser.close()
 
 
+SCRIPT_DONE = """() => { const app = document.querySelector('[data-testid="stApp"]');
+    return !!app && app.getAttribute('data-test-connection-state') === 'CONNECTED'
+        && app.getAttribute('data-test-script-state') === 'notRunning'
+        && !document.querySelector('[data-stale="true"], [data-testid="stSkeleton"]'); }"""
+"""Streamlit's own end-of-run signal (its e2e suite waits on the same attributes): connected, the script run
+finished ("initial" -> "running" -> "notRunning"; a run ending in st.rerun() stays "running"), no element left
+stale from the previous run and no skeleton still waiting for its element."""
+
+
+def wait_for_run(page, timeout_ms: int = 60000) -> None:
+    """Wait until Streamlit has finished the current script run and rendered all of its output. After a click that
+    starts a run, first wait for something that run draws: the attribute still says notRunning until the server
+    has answered the click."""
+    page.wait_for_function(SCRIPT_DONE, timeout=timeout_ms)
+
+
 def wait_for_app(page, timeout_ms: int = 30000) -> None:
     """Wait until Streamlit has finished running the script (no 'Running' indicator, app view present)."""
     page.wait_for_selector('[data-testid="stAppViewContainer"]', timeout=timeout_ms)
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout_ms)
+    wait_for_run(page, timeout_ms)
     page.wait_for_timeout(500)
 
 
