@@ -135,6 +135,10 @@ class ItemIndex:
 def locate(row: Row, cell: Cell) -> tuple[str | None, str]:
     """(our item id, how) for a row, or (None, why not)."""
     pred = row.prediction
+    if row.own_id and not row.texts and not row.fields:  # only its id to go by (native rows): what follows finds
+        item = cell.items.get(pred.item_id)              # no text support, contradiction or candidate then
+        return (item.item_id, "id") if item is not None else (
+            None, f"id {pred.item_id!r}: no id or input text matches one of our items")
     by_id = cell.items.get(pred.item_id) if row.own_id else None
     row_hashes = _identifying(row.fields)
     support = cell.support(row) if row.texts else Counter()
