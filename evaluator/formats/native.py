@@ -24,10 +24,13 @@ def _well_formed(obj: Any, line: int) -> Prediction | None:
     if not isinstance(obj, dict) or not obj.keys() <= ALLOWED or obj.get("option_logprobs") is not None:
         return None
     try:
-        name, lang, item_id, prompt_lang, output = (obj[k] for k in REQUIRED)
+        name, lang, item_id, prompt_lang, output = obj["task"], obj["lang"], obj["item_id"], obj["prompt_lang"], \
+            obj["prediction"]
     except KeyError:
         return None
-    if not all(isinstance(v, str) and v.strip() for v in (name, lang, item_id, prompt_lang)):
+    if not (isinstance(name, str) and isinstance(lang, str) and isinstance(item_id, str)
+            and isinstance(prompt_lang, str) and name.strip() and lang.strip() and item_id.strip()
+            and prompt_lang.strip()):
         return None
     task = TASKS.get(name) or TASKS.get(ALIASES.get(name, ""))
     run, order = obj.get("run", 1), obj.get("order", "ab")
