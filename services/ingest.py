@@ -189,15 +189,12 @@ def _scored(seen: dict[tuple, ItemResult], item: Item, pred: Prediction) -> Item
 
 def _in_memory(pairs: Sequence[tuple[Item, ItemResult]]) -> dict[tuple[str, str, str], list]:
     """Scored pairs per (task, lang, prompt_lang) as the store keeps them: one row per (run, item, order), the
-    last one winning, in the order the store reads them back (run, item id, order)."""
-    rows: dict[tuple, tuple[Item, ItemResult]] = {}
+    last one winning, in the order the store reads them back (run, item id, order); cells sorted."""
+    cells: dict[tuple[str, str, str], dict[tuple, tuple[Item, ItemResult]]] = defaultdict(dict)
     for item, res in pairs:
         p = res.prediction
-        rows[(p.task, p.lang, p.prompt_lang, p.run, p.item_id, p.order)] = (item, res)
-    cells: dict[tuple[str, str, str], list] = defaultdict(list)
-    for key in sorted(rows):
-        cells[key[:3]].append(rows[key])
-    return cells
+        cells[(p.task, p.lang, p.prompt_lang)][(p.run, p.item_id, p.order)] = (item, res)
+    return {cell: [rows[key] for key in sorted(rows)] for cell, rows in sorted(cells.items())}
 
 
 def refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: Iterable[tuple[str, str, str]], *,
