@@ -200,8 +200,8 @@ def map_rows(parsed: ParsedRows, index: ItemIndex) -> list[Prediction]:
         order = pred.order
         if row.label and get_task(pred.task).both_orders and item.gold in ("A", "B") and row.label != item.gold:
             order = "ba"  # the file presented the options swapped (its gold letter is the other one)
-        same = (pred.item_id, pred.prompt_lang, pred.line, pred.order) == (item_id, prompt_lang, row.line, order)
-        changes = {} if same else {k: v for k, v in (("item_id", item_id), ("prompt_lang", prompt_lang),
+        unchanged = (pred.item_id, pred.prompt_lang, pred.line, pred.order) == (item_id, prompt_lang, row.line, order)
+        changes = {} if unchanged else {k: v for k, v in (("item_id", item_id), ("prompt_lang", prompt_lang),
                                                       ("line", row.line), ("order", order)) if getattr(pred, k) != v}
         if changes:  # most rows already carry our id, prompt language, line and order: no copy for them
             pred = dataclasses.replace(pred, **changes)
