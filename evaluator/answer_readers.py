@@ -77,13 +77,21 @@ def task_letters(task: TaskSpec, lang: str, item: Item | None) -> tuple[str, ...
 
 
 def _lone_letters(text: str, letters: tuple[str, ...], lang: str) -> tuple[set[str], set[str]]:
-    """(letters standing alone, those of them negated: "Bukan A")."""
+    """(letters standing alone, those of them negated: "Bukan A"); short texts (they repeat) are cached."""
+    said, negated = (_lone_letters_short if len(text) <= 512 else _lone_letters_text)(text, letters, lang)
+    return set(said), set(negated)
+
+
+def _lone_letters_text(text: str, letters: tuple[str, ...], lang: str) -> tuple[frozenset[str], frozenset[str]]:
     said, negated = set(), set()
     folded = text.casefold()
     for m in re.finditer(r"(?<![\w'’])([A-Z])(?![\w'’])", text):
         if m.group(1) in letters:
             (negated if negator_of(folded, m.start(), m.end(), lang) else said).add(m.group(1))
-    return said, negated - said
+    return frozenset(said), frozenset(negated - said)
+
+
+_lone_letters_short = functools.lru_cache(maxsize=8192)(_lone_letters_text)
 
 
 def _lower_letter(line: str, letters: tuple[str, ...], lang: str) -> str | None:

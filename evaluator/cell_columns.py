@@ -93,10 +93,29 @@ class CellColumns:
                            for m in metrics}, pairs=lambda: list(pairs))
 
 
-def _first_seen(codes: np.ndarray) -> np.ndarray:
-    """The distinct codes in the order they first appear."""
-    distinct, first = np.unique(codes, return_index=True)
-    return distinct[np.argsort(first, kind="stable")]
+def first_rows(codes: np.ndarray, n: int) -> np.ndarray:
+    """The first row of each code 0..n-1 (len(codes) where a code does not occur)."""
+    first = np.full(n, len(codes), dtype=np.int64)
+    np.minimum.at(first, codes, np.arange(len(codes), dtype=np.int64))
+    return first
+
+
+def _first_seen(codes: np.ndarray, n: int) -> np.ndarray:
+    """The codes that occur, in the order they first appear."""
+    first = first_rows(codes, n)
+    seen = np.flatnonzero(first < len(codes))
+    return seen[np.argsort(first[seen], kind="stable")]
+
+
+def sorted_distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct values sorted, position of each entry's value among them), in one pass when already sorted."""
+    if len(values) and bool((values[1:] >= values[:-1]).all()):
+        change = np.empty(len(values), dtype=bool)
+        change[0] = True
+        np.not_equal(values[1:], values[:-1], out=change[1:])
+        return values[change], np.cumsum(change) - 1
+    distinct, inverse = np.unique(values, return_inverse=True)
+    return distinct, inverse.reshape(-1)
 
 
 @dataclass
@@ -118,12 +137,12 @@ class Layout:
 
     @classmethod
     def of(cls, cols: CellColumns) -> "Layout":
-        first = [cols.ids[c] for c in _first_seen(cols.item_code).tolist()]
-        distinct, first_row, inverse = np.unique(cols.run, return_index=True, return_inverse=True)
-        by_first = np.argsort(first_row, kind="stable")
+        first = [cols.ids[c] for c in _first_seen(cols.item_code, len(cols.ids)).tolist()]
+        distinct, inverse = sorted_distinct(cols.run)
+        by_first = _first_seen(inverse, len(distinct))
         rank = np.empty(len(distinct), dtype=np.int64)
         rank[by_first] = np.arange(len(distinct))
-        return cls(first, cols.ids, cols.item_code, distinct[by_first].tolist(), rank[inverse.reshape(-1)])
+        return cls(first, cols.ids, cols.item_code, distinct[by_first].tolist(), rank[inverse])
 
 
 def item_scores(spec: Any, cols: CellColumns) -> np.ndarray | None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from evaluator.cell_columns import CellColumns, Layout
+from evaluator.cell_columns import CellColumns, Layout, first_rows
 from evaluator.metrics.base import MetricSpec, multiplicity, resample_sums
 from evaluator.metrics.choice import FLIP
 from evaluator.metrics.classification import NULL, _norm, nba_from_bacc
@@ -63,12 +63,9 @@ class LabelCounts:
         totals = [p.sum(axis=1) for p in self.parts]  # (runs × labels), exact integers
         self.totals = totals
         self.present = (totals[1] + totals[2]) > 0
-        key = lay.run_code * width + g
-        distinct, first = np.unique(key, return_index=True)
-        seen = distinct[np.lexsort((first, distinct // width))]
-        self.gold_first = [[] for _ in range(n_runs)]
-        for k in seen.tolist():
-            self.gold_first[k // width].append(k % width)
+        first = first_rows(lay.run_code * width + g, n_runs * width).reshape(n_runs, width)
+        self.gold_first = [[j for j in np.argsort(row, kind="stable").tolist() if row[j] < len(g)]
+                           for row in first]
 
 
 def order_counts(cols: CellColumns, lay: Layout) -> np.ndarray:
@@ -76,7 +73,7 @@ def order_counts(cols: CellColumns, lay: Layout) -> np.ndarray:
     n, n_runs = len(lay.ids), len(lay.runs)
     ba = cols.is_ba()
     slot = (lay.run_code * n + lay.code) * 2 + ba
-    if len(np.unique(slot)) < len(slot):  # an order asked twice in a run: pair the k-th rows row by row
+    if len(slot) and np.bincount(slot).max() > 1:  # an order asked twice in a run: pair the k-th rows row by row
         return _order_counts_rows(cols, lay)
     upper = [a.upper() for a in cols.answers]
     flip = [FLIP.get(u, u) for u in upper]
@@ -124,21 +121,33 @@ def _weights(draws: np.ndarray, small: bool) -> np.ndarray | None:
     return _weights32[1]
 
 
-def resampled(counts: np.ndarray, draws: np.ndarray) -> np.ndarray:
-    """(runs × items × k) counts summed over each resample's drawn items: (resamples × runs × k). A part the same in
-    every run is summed once; all-zero columns are not summed."""
-    n_runs, n, k = counts.shape
-    shared = n_runs > 1 and bool((counts == counts[:1]).all())
-    cols = (counts[:1] if shared else counts).transpose(1, 0, 2).reshape(n, -1)
-    out = np.zeros((draws.shape[0], cols.shape[1]))
-    nonzero = cols.any(axis=0)
-    if nonzero.any():
-        x = cols[:, nonzero]
-        exact32 = bool((x == np.rint(x)).all()) and float(np.abs(x).max()) * n < 2 ** 24
+class Resampled:
+    """(runs × items × labels) counts summed over each resample's drawn items, kept label by label as (resamples ×
+    runs) blocks: a part the same in every run is summed once, a label without any count not at all."""
+
+    def __init__(self, counts: np.ndarray, draws: np.ndarray):
+        n_runs, n, _ = counts.shape
+        self.n_boot, self.n_runs = draws.shape[0], n_runs
+        self.shared = n_runs > 1 and bool((counts == counts[:1]).all())
+        src = counts[:1] if self.shared else counts
+        self.live = src.any(axis=(0, 1))
+        self.pos = np.cumsum(self.live) - 1
+        x = src[:, :, self.live].transpose(1, 2, 0).reshape(n, -1)  # items × (labels, runs)
+        exact32 = bool((x == np.rint(x)).all()) and float(np.abs(x).max(initial=0)) * n < 2 ** 24
         w = _weights(draws, exact32)
-        out[:, nonzero] = resample_sums(x, draws) if w is None else w @ x.astype(w.dtype)
-    out = out.reshape(draws.shape[0], -1, k)
-    return np.broadcast_to(out, (draws.shape[0], n_runs, k)) if shared else out
+        sums = resample_sums(x, draws) if w is None else w @ x.astype(w.dtype)
+        self.sums = sums.reshape(self.n_boot, int(self.live.sum()), src.shape[0])
+
+    def block(self, start: int, stop: int, runs: Any, label: int) -> np.ndarray:
+        """The sums of `label` for resamples start:stop and the picked runs, resample by resample, as float64."""
+        rows = min(stop, self.n_boot) - start
+        n_runs = len(range(self.n_runs)[runs]) if isinstance(runs, slice) else len(runs)
+        if not self.live[label]:
+            return np.zeros(rows * n_runs)
+        part = self.sums[start:stop, self.pos[label], :]
+        if self.shared:
+            return np.repeat(part.astype(np.float64), n_runs, axis=1).reshape(-1)
+        return np.ascontiguousarray(part[:, runs], dtype=np.float64).reshape(-1)
 
 
 def row_sum(cols: list[np.ndarray]) -> np.ndarray:
@@ -157,7 +166,7 @@ def finish(kind: str, sums: list[list[np.ndarray]], chance: float | None) -> np.
     `metrics.classification.macro_f1_from_counts`, `balanced_accuracy_from_counts` and `nba_from_bacc`, or
     consistent pairs over pairs for order consistency."""
     if kind == "order":
-        ok, n = sums[0]
+        (ok,), (n,) = sums
         return np.where(n > 0, ok / np.maximum(n, 1), np.nan)
     tp, pred_n, gold_n = sums
     if kind == "f1":
@@ -177,25 +186,25 @@ def _pick(n: int, wanted: np.ndarray) -> slice | np.ndarray:
     return slice(None) if len(wanted) == n else wanted
 
 
-def _finished(kind: str, parts: list[np.ndarray], chance: float | None, runs: Any = slice(None),
+def _finished(kind: str, parts: list[Resampled], chance: float | None, runs: Any = slice(None),
               keep: Any = slice(None)) -> np.ndarray:
-    """`finish` over (resamples × runs × labels) sums (the `runs` and `keep` labels of them), in blocks of
-    resamples whose rows stay in cache: (resamples × picked runs)."""
-    n_boot = parts[0].shape[0]
-    n_runs = len(range(parts[0].shape[1])[runs]) if isinstance(runs, slice) else len(runs)
-    labels = range(parts[0].shape[2])[keep] if isinstance(keep, slice) else keep.tolist()
+    """`finish` over the resampled sums (the `runs` and `keep` labels of them), in blocks of resamples whose rows
+    stay in cache: (resamples × picked runs)."""
+    n_boot = parts[0].n_boot
+    n_runs = len(range(parts[0].n_runs)[runs]) if isinstance(runs, slice) else len(runs)
+    labels = [range(len(p.live))[keep] if isinstance(keep, slice) else keep.tolist() for p in parts]
     step = max(1, BLOCK // max(n_runs, 1))
     out = np.empty((n_boot, n_runs))
     for start in range(0, n_boot, step):
-        block = [[np.ascontiguousarray(p[start:start + step, runs, j]).reshape(-1) for j in labels] for p in parts]
+        block = [[p.block(start, start + step, runs, j) for j in js] for p, js in zip(parts, labels)]
         out[start:start + step] = finish(kind, block, chance).reshape(-1, n_runs)
     return out
 
 
-def _label_stats(kind: str, counts: LabelCounts, sums: list[np.ndarray], chance: float | None) -> np.ndarray:
+def _label_stats(kind: str, counts: LabelCounts, sums: list[Resampled], chance: float | None) -> np.ndarray:
     """(runs × resamples) metric values, each run over its own labels; runs with the same labels together."""
     n_runs, width = counts.present.shape
-    stacked = np.empty((n_runs, sums[0].shape[0]))
+    stacked = np.empty((n_runs, sums[0].n_boot))
     groups: dict[bytes, list[int]] = {}
     for k, row in enumerate(counts.present):
         groups.setdefault(row.tobytes(), []).append(k)
@@ -237,12 +246,12 @@ def counted_metric(spec: MetricSpec, task: TaskSpec, lang: str, cols: CellColumn
     kind = spec.counted
     if kind == "order":
         counts = _cached(lay, "order", lambda: order_counts(cols, lay))
-        sums = _cached(lay, ("order", id(draws)), lambda: resampled(counts, draws))
-        stacked = np.ascontiguousarray(_finished(kind, [sums], chance).T)
+        sums = _cached(lay, ("order", id(draws)), lambda: [Resampled(counts[:, :, j:j + 1], draws) for j in (0, 1)])
+        stacked = np.ascontiguousarray(_finished(kind, sums, chance).T)
     elif kind in ("f1", "recall") or (kind == "recall_over_chance" and chance):
         counts = _cached(lay, ("labels", spec.null_label), lambda: LabelCounts(cols, lay, spec.null_label))
         sums = _cached(lay, ("labels", spec.null_label, id(draws)),
-                       lambda: [resampled(p.astype(float), draws) for p in counts.parts])
+                       lambda: [Resampled(p, draws) for p in counts.parts])
         stacked = _label_stats(kind, counts, sums, chance)
     else:
         return None

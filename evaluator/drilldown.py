@@ -22,7 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from evaluator.cell_columns import CellColumns
+from evaluator.cell_columns import CellColumns, sorted_distinct
 from evaluator.metrics import METRICS
 from evaluator.spec import Item, ItemResult
 
@@ -91,7 +91,7 @@ def columns_drilldown(cols: CellColumns) -> CellDrilldown:
     """The drill-down pre-aggregates of one cell from its rows as columns (one row per stored answer)."""
     out = CellDrilldown()
     parsed = cols.parsed
-    runs, run_rows = np.unique(cols.run, return_inverse=True)
+    runs, run_rows = sorted_distinct(cols.run)
     answers = np.bincount(run_rows, minlength=len(runs))
     unparsed = np.bincount(run_rows, weights=~parsed, minlength=len(runs)).astype(np.int64)
     out.runs = {int(r): (int(a), int(u)) for r, a, u in zip(runs.tolist(), answers.tolist(), unparsed.tolist())}
@@ -109,7 +109,8 @@ def columns_drilldown(cols: CellColumns) -> CellDrilldown:
     key = metric_code * n_ids + cols.item_code[rp]
     order = np.lexsort((cols.order_code[rp], cols.run[rp], key))  # by outcome, then run, then option order
     key, r_ord, values, r_run = key[order], cols.order_code[rp][order], values[order], cols.run[rp][order]
-    keys, group, counts = np.unique(key, return_inverse=True, return_counts=True)
+    keys, group = sorted_distinct(key)
+    counts = np.bincount(group, minlength=len(keys))
     n_out = len(keys)
     mean = np.bincount(group, weights=values, minlength=n_out) / counts
     ok = values >= 1

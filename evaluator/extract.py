@@ -10,6 +10,7 @@ failure.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -73,14 +74,28 @@ def _fail(reasoning: str | None, why: str, **extras: Any) -> Extraction:
     return Extraction(None, False, reasoning, {"failure": why, **extras})
 
 
-def _prepare(raw: str | None, normalise: bool = True) -> tuple[list[str], str, str | None, str | None]:
+SHORT_OUTPUT = 512
+"""Outputs up to this many characters have their regions remembered (the same short answers repeat across
+items and runs); longer ones are read each time."""
+
+
+def _prepare(raw: str | None, normalise: bool = True) -> tuple[tuple[str, ...], str, str | None, str | None]:
     """(answer regions, how they were found, reasoning, failure) of an output; the failure is set when the
-    reasoning never closed and nothing precedes it."""
+    reasoning never closed and nothing precedes it. A pure function of its arguments: short outputs are cached."""
+    if raw is not None and len(raw) <= SHORT_OUTPUT:
+        return _prepare_short(raw, normalise)
+    return _prepare_text(raw, normalise)
+
+
+def _prepare_text(raw: str | None, normalise: bool) -> tuple[tuple[str, ...], str, str | None, str | None]:
     text, reasoning, unclosed = split_reasoning_state(nfc(raw) if normalise else raw)
     if unclosed and not text.strip():
-        return [], "unclosed_reasoning", reasoning, "reasoning block never closed: no final answer"
+        return (), "unclosed_reasoning", reasoning, "reasoning block never closed: no final answer"
     regions, via = answer_regions(text)
-    return regions, via, reasoning, None
+    return tuple(regions), via, reasoning, None
+
+
+_prepare_short = functools.lru_cache(maxsize=8192)(_prepare_text)
 
 
 Reader = Callable[[str], "tuple[object, str, str]"]

@@ -6,7 +6,7 @@ import streamlit as st
 from evaluator.registry import task_langs
 from pages._entry import ensure_app
 from pages._filters import filtered_models, model_filters
-from pages._ui import empty_state, lang_label, md_escape, table
+from pages._ui import dashed, empty_state, lang_label, md_escape, table
 from services import ratings as ratings_flow
 from services.write import WriterBusy
 from store import access
@@ -59,11 +59,12 @@ if summary.empty:
                 "Upload a CSV with columns item, model, rater, one numeric column per criterion (e.g. accuracy, "
                 "fluency, sensitivity) and optionally lang.")
 else:
-    st.caption("Mean per model and criterion over all rated probes; n = ratings. Uploaded ratings are a campaign "
+    st.caption("Mean per model and criterion over all rated probes with its 95% interval (Student t), as stored "
+               "when the ratings were written. Uploaded ratings are a campaign "
                f"(ratings-cultural-representation-{md_escape(lang)}): agreement between raters is on the Human "
                "evaluation page.")
-    table(summary, f"cultural_ratings_{lang}", columns={
-        "mean": st.column_config.NumberColumn(format="%.2f"), "sd": st.column_config.NumberColumn(format="%.2f")})
+    table(summary, f"cultural_ratings_{lang}",
+          display=dashed(summary, {"mean": 2, "low": 2, "high": 2}))
     this = q("cultural_item_ratings", lang=lang, item_id=item_id)
     if not this.empty:
         st.markdown(f"Ratings of probe {md_escape(item_id)}")

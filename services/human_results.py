@@ -35,7 +35,8 @@ def recompute(con: duckdb.DuckDBPyConnection, campaign_id: str, *, n_boot: int =
     c = campaigns.campaign(con, campaign_id)
     if c is None:
         return
-    judged = campaigns.judgements(con, campaign_id)
+    group = stored.language_judgements(con, c.protocol, c.lang)  # this campaign's and its language's others'
+    judged = group[group["campaign_id"] == campaign_id].reset_index(drop=True)
     metrics = (NO_METRICS if c.protocol == protocols.RATINGS
                else human_queries.campaign_metric_scores(con, campaign_id=campaign_id))
     seed = c.seed or 0
@@ -48,8 +49,7 @@ def recompute(con: duckdb.DuckDBPyConnection, campaign_id: str, *, n_boot: int =
         stored.put_provisional(con, campaign_id, results.stored_results(judged, metrics, c.protocol, seed=seed,
                                                                         n_boot=PROVISIONAL_BOOT))
     stored.put_quality(con, campaign_id, results.quality(judged, c.protocol))
-    alphas = results.alphas_by_language(stored.language_judgements(con, c.protocol, c.lang))
-    stored.put_language_alphas(con, c.protocol, c.lang, alphas)
+    stored.put_language_alphas(con, c.protocol, c.lang, results.alphas_by_language(group))
     stored.mark_computed(con, campaign_id)
 
 

@@ -25,7 +25,7 @@ from evaluator.spec import Item, ItemResult, Prediction, TaskSpec
 from services.stored_columns import parse_items, stored_columns
 from store import writer
 from store.db import transaction
-from store.drilldown import save_drilldown
+from store.drilldown import save_drilldowns
 
 
 class IngestError(ValueError):
@@ -202,11 +202,11 @@ def refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: Ite
     if rest:
         columns |= stored_columns(con, model_id, rest, lambda task: TASKS[task].metrics,
                                   lambda key: lambda: _rebuild(con, model_id, TASKS[key[0]], *key[1:]))
-    out, computed = [], {}
+    out, computed, drills = [], {}, {}
     for task_name, lang, prompt_lang in keys:
         cols = columns[(task_name, lang, prompt_lang)]
         scores = computed[(task_name, lang, prompt_lang)] = aggregate_cell(TASKS[task_name], lang, columns=cols)
-        save_drilldown(con, model_id, task_name, lang, prompt_lang, columns_drilldown(cols))
+        drills[(task_name, lang, prompt_lang)] = columns_drilldown(cols)
         head = next((c for c in scores if c.is_headline), scores[0] if scores else None)
         if head is not None:
             out.append(CellSummary(task_name, lang, prompt_lang, head.metric, head.value, head.ci_low, head.ci_high,
@@ -214,6 +214,7 @@ def refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: Ite
         else:
             out.append(CellSummary(task_name, lang, prompt_lang, "-", None, None, None, cols.n_rows, None, None,
                                    "not_scored", "no automatic metric (human-rated)"))
+    save_drilldowns(con, model_id, drills)
     writer.save_aggregates_batch(con, model_id, computed)
     refresh_rollups(con, [model_id])
     return out

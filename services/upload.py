@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from evaluator.bulk import paused_gc
 from evaluator.formats.base import FormatError
 from evaluator.formats.limits import DEFAULT_LIMITS, MB  # noqa: F401  (the Upload page's size caption)
 from evaluator.formats import read as _read
@@ -98,7 +99,7 @@ def ingest_upload(db_path: str | Path | None, upload: Upload, *, model: Mapping[
         return _reject(db_path, upload, model_id, actor, upload.errors or
                        [FormatError(upload.name, None, None, "nothing to import")], timeout)
     try:
-        with store_writer(db_path, timeout=timeout) as con:
+        with store_writer(db_path, timeout=timeout) as con, paused_gc():
             if audit.is_ingested(con, upload.sha256):
                 audit.record(con, actor, "noop", source_hash=upload.sha256, model_id=model_id, file_name=upload.name)
                 return Outcome("noop", model_id, upload.sha256, warnings=upload.warnings)

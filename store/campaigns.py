@@ -220,16 +220,19 @@ JUDGEMENT_COLUMNS = ("campaign_id", "task", "lang", "protocol", "annotator", "se
                      "system", "criterion", "value", "note", "created_at")
 
 
-def judgements(con: duckdb.DuckDBPyConnection, campaign_id: str | None = None):
-    """Every judgement with its (unblinded) system, as a pandas frame with JUDGEMENT_COLUMNS; for the operator."""
+def judgements(con: duckdb.DuckDBPyConnection, campaign_id: str | None = None, *, protocol: str | None = None,
+               lang: str | None = None):
+    """Every judgement with its (unblinded) system, as a pandas frame with JUDGEMENT_COLUMNS; for the operator.
+    Of one campaign, else of every campaign (of one protocol and language when given)."""
     return con.execute(
         "SELECT j.campaign_id, c.task, c.lang, c.protocol, j.annotator, j.seq, j.item_id, a.is_repeat, j.cand_id, "
         "k.system, j.criterion, j.value, j.note, j.created_at FROM judgements j "
         "JOIN campaigns c USING (campaign_id) "
         "JOIN campaign_assignments a ON a.campaign_id = j.campaign_id AND a.annotator = j.annotator AND a.seq = j.seq "
         "JOIN campaign_candidates k ON k.campaign_id = j.campaign_id AND k.item_id = j.item_id AND k.cand_id = j.cand_id "
-        "WHERE ? IS NULL OR j.campaign_id = ? ORDER BY j.campaign_id, j.annotator, j.seq, j.cand_id, j.criterion",
-        [campaign_id, campaign_id]).df()
+        "WHERE (? IS NULL OR j.campaign_id = ?) AND (? IS NULL OR c.protocol = ?) AND (? IS NULL OR c.lang = ?) "
+        "ORDER BY j.campaign_id, j.annotator, j.seq, j.cand_id, j.criterion",
+        [campaign_id, campaign_id, protocol, protocol, lang, lang]).df()
 
 
 RATINGS = "ratings"

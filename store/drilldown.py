@@ -2,7 +2,7 @@
 transaction, and the lookups that find cells written before them."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 import duckdb
 import pyarrow as pa
@@ -50,25 +50,48 @@ def _outcomes(cell_no: int, key: list[str], drill: Any) -> pa.Table:
 
 def save_drilldown(con: duckdb.DuckDBPyConnection, model_id: str, task: str, lang: str, prompt_lang: str,
                    drill: Any) -> None:
-    """Replace the pre-aggregates of one cell with a duck-typed `evaluator.drilldown.CellDrilldown`; its item
-    outcomes get the next cell number, so they are stored together after the table's other rows."""
-    key = [model_id, task, lang, prompt_lang]
-    where = "model_id = ? AND task = ? AND lang = ? AND prompt_lang = ?"
-    for (old,) in con.execute(f"SELECT cell_no FROM drill_cells WHERE {where}", key).fetchall():
-        con.execute("DELETE FROM item_outcomes WHERE cell_no = ?", [old])
+    """Replace the pre-aggregates of one cell with a duck-typed `evaluator.drilldown.CellDrilldown`."""
+    save_drilldowns(con, model_id, {(task, lang, prompt_lang): drill})
+
+
+def save_drilldowns(con: duckdb.DuckDBPyConnection, model_id: str, drills: Mapping[tuple[str, str, str], Any]) -> None:
+    """Replace the pre-aggregates of a model's (task, lang, prompt_lang) cells with duck-typed
+    `evaluator.drilldown.CellDrilldown`s, one statement per table for all of them; each cell's item outcomes get
+    the next cell number (in the order given), so they are stored together after the table's other rows."""
+    if not drills:
+        return
+    keys = [[model_id, *cell] for cell in drills]
+    in_cells = "list_contains(?, [model_id, task, lang, prompt_lang])"
+    con.execute(f"DELETE FROM item_outcomes WHERE cell_no IN (SELECT cell_no FROM drill_cells WHERE {in_cells})",
+                [keys])
     for table in ("drill_cells", *CELL_TABLES):
-        con.execute(f"DELETE FROM {table} WHERE {where}", key)
-    cell_no = con.execute("SELECT coalesce(max(cell_no), 0) + 1 FROM drill_cells").fetchone()[0]
+        con.execute(f"DELETE FROM {table} WHERE {in_cells}", [keys])
+    first = con.execute("SELECT coalesce(max(cell_no), 0) + 1 FROM drill_cells").fetchone()[0]
+    numbers = list(range(first, first + len(keys)))
     con.execute("INSERT INTO drill_cells (cell_no, model_id, task, lang, prompt_lang, answers, unparsed, items) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [cell_no, *key, drill.n_answers, drill.n_unparsed, drill.n_items])
-    base = dict(zip(("model_id", "task", "lang", "prompt_lang"), key))
-    _append(con, "drill_nodes", pa.Table.from_pylist([{"cell_no": cell_no, **base, **n} for n in drill.nodes],
-                                                     schema=NODE_SCHEMA))
-    _append(con, "item_outcomes", _outcomes(cell_no, key, drill))
-    if drill.flags:
-        con.executemany("INSERT INTO failed_flags VALUES (?, ?, ?, ?, ?, ?)", [[*key, f, i] for f, i in drill.flags])
-    runs = con.execute(f"SELECT run_no, run_id FROM runs WHERE {where} AND NOT superseded", key).fetchall()
-    counted = [[run_id, *drill.runs[run_no]] for run_no, run_id in runs if run_no in drill.runs]
+                "SELECT unnest(?), ?, unnest(?), unnest(?), unnest(?), unnest(?), unnest(?), unnest(?)",
+                [numbers, model_id, *([k[i] for k in keys] for i in (1, 2, 3)),
+                 *([getattr(d, f) for d in drills.values()] for f in ("n_answers", "n_unparsed", "n_items"))])
+    names = ("model_id", "task", "lang", "prompt_lang")
+    _append(con, "drill_nodes", pa.Table.from_pylist(
+        [{"cell_no": no, **dict(zip(names, key)), **n} for no, key, d in zip(numbers, keys, drills.values())
+         for n in d.nodes], schema=NODE_SCHEMA))
+    _append(con, "item_outcomes", pa.concat_tables([_outcomes(no, key, d) for no, key, d in
+                                                    zip(numbers, keys, drills.values())]))
+    flags = [[*key, str(f), str(i)] for key, d in zip(keys, drills.values()) for f, i in d.flags]
+    if flags:
+        con.execute("INSERT INTO failed_flags SELECT unnest(?), unnest(?), unnest(?), unnest(?), unnest(?), "
+                    "unnest(?)", [[row[c] for row in flags] for c in range(6)])
+    _save_run_counts(con, model_id, keys, drills)
+
+
+def _save_run_counts(con: duckdb.DuckDBPyConnection, model_id: str, keys: list[list[str]],
+                     drills: Mapping[tuple[str, str, str], Any]) -> None:
+    """Each current run's answers and unparsed answers, from its cell's drill-down."""
+    runs = con.execute("SELECT task, lang, prompt_lang, run_no, run_id FROM runs WHERE NOT superseded AND "
+                       "list_contains(?, [model_id, task, lang, prompt_lang])", [keys]).fetchall()
+    counted = [[run_id, *drills[(t, lg, pl)].runs[run_no]] for t, lg, pl, run_no, run_id in runs
+               if run_no in drills[(t, lg, pl)].runs]
     if counted:
         ids, answers, unparsed = (list(c) for c in zip(*counted))
         con.execute("DELETE FROM run_counts WHERE list_contains(?, run_id)", [ids])

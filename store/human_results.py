@@ -53,8 +53,7 @@ def put_language_alphas(con: duckdb.DuckDBPyConnection, protocol: str, lang: str
 
 def language_judgements(con: duckdb.DuckDBPyConnection, protocol: str, lang: str) -> pd.DataFrame:
     """Every judgement of the campaigns of one protocol and language (store.campaigns.JUDGEMENT_COLUMNS)."""
-    j = judgements(con, None)
-    return j[(j["protocol"] == protocol) & (j["lang"] == lang)]
+    return judgements(con, None, protocol=protocol, lang=lang)
 
 
 _FINGERPRINT = """

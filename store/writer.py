@@ -201,38 +201,72 @@ def upsert_runs(con: duckdb.DuckDBPyConnection, runs: Sequence[Mapping[str, Any]
         con.unregister(view)
 
 
-PREDICTION_CASTS = {"option_logprobs": "DOUBLE[]", "extras": "JSON", "tokens_in": "INTEGER", "tokens_out": "INTEGER",
-                    "latency_s": "DOUBLE", "prompt": "VARCHAR", "output": "VARCHAR", "answer": "VARCHAR",
-                    "reasoning": "VARCHAR", "finish_reason": "VARCHAR", "ord": "VARCHAR", "item_id": "VARCHAR",
-                    "run_id": "VARCHAR", "parsed": "BOOLEAN"}
+
+def _extras_json(extras: Mapping[str, Any] | None, memo: dict) -> str | None:
+    """`_json` of an answer's extras; equal small extras (they repeat: {"via": ...}) are encoded once."""
+    if not extras:
+        return None
+    try:
+        key = tuple(extras.items())
+        hit = memo.get(key)
+    except TypeError:  # unhashable values (lists of spans): encoded each time
+        return _json(dict(extras))
+    if hit is None:
+        hit = memo[key] = _json(dict(extras))
+    return hit
+
+
+def _append_arrow(con: duckdb.DuckDBPyConnection, table: str, data: Any, casts: Mapping[str, str]) -> None:
+    """INSERT OR REPLACE the rows of an Arrow table (columns named as the table's) in one statement."""
+    if not data.num_rows:
+        return
+    view = f"_tanaw_{table}_arrow"
+    con.register(view, data)
+    try:
+        cols = data.schema.names
+        select = ", ".join(f"CAST({c} AS {casts[c]}) AS {c}" if c in casts else c for c in cols)
+        con.execute(f"INSERT OR REPLACE INTO {table} ({', '.join(cols)}) SELECT {select} FROM {view}")
+    finally:
+        con.unregister(view)
 
 
 def save_results_batch(con: duckdb.DuckDBPyConnection, runs: Sequence[tuple[str, Sequence[Any]]]) -> None:
     """`save_results` for every run of an upload at once: one append per table (predictions, scores,
-    self-reported item scores), built column by column; `runs` holds (run_id, duck-typed ItemResults)."""
-    pred_cols = ("run_id", "item_id", "ord", "prompt", "output", "answer", "parsed", "reasoning", "tokens_in",
-                 "tokens_out", "latency_s", "finish_reason", "option_logprobs", "extras")
-    preds: dict[str, list] = {c: [] for c in pred_cols}
-    scores: dict[str, list] = {c: [] for c in ("run_id", "item_id", "ord", "metric", "value")}
-    self_rep: dict[str, list] = {c: [] for c in ("run_id", "item_id", "metric", "value")}
-    for run_id, results in runs:
-        for r in results:
-            p = r.prediction
-            for c, v in zip(pred_cols, (run_id, p.item_id, p.order, p.prompt, p.output, r.answer, bool(r.parsed),
-                                        r.reasoning, p.tokens_in, p.tokens_out, p.latency_s, p.finish_reason,
-                                        list(p.option_logprobs) if p.option_logprobs is not None else None,
-                                        _json(dict(r.extras)) if r.extras else None)):
-                preds[c].append(v)
-            for m, v in r.scores.items():
-                for c, x in zip(("run_id", "item_id", "ord", "metric", "value"), (run_id, p.item_id, p.order, m,
-                                                                                  float(v))):
-                    scores[c].append(x)
-            for m, v in (p.self_reported or {}).items():
-                for c, x in zip(("run_id", "item_id", "metric", "value"), (run_id, p.item_id, m, float(v))):
-                    self_rep[c].append(x)
-    _insert_df(con, "predictions", pd.DataFrame(preds), PREDICTION_CASTS)
-    _insert_df(con, "scores", pd.DataFrame(scores), {"value": "DOUBLE"})
-    _insert_df(con, "self_reported", pd.DataFrame(self_rep), {"value": "DOUBLE"})
+    self-reported item scores), built column by column as Arrow arrays; `runs` holds (run_id, duck-typed
+    ItemResults)."""
+    import pyarrow as pa
+
+    rows = [(run_id, r, r.prediction) for run_id, results in runs for r in results]
+    memo: dict = {}
+    preds = pa.table({
+        "run_id": pa.array([x[0] for x in rows], pa.string()),
+        "item_id": pa.array([p.item_id for _, _, p in rows], pa.string()),
+        "ord": pa.array([p.order for _, _, p in rows], pa.string()),
+        "prompt": pa.array([p.prompt for _, _, p in rows], pa.string()),
+        "output": pa.array([p.output for _, _, p in rows], pa.string()),
+        "answer": pa.array([r.answer for _, r, _ in rows], pa.string()),
+        "parsed": pa.array([bool(r.parsed) for _, r, _ in rows], pa.bool_()),
+        "reasoning": pa.array([r.reasoning for _, r, _ in rows], pa.string()),
+        "tokens_in": pa.array([p.tokens_in for _, _, p in rows], pa.int64()),
+        "tokens_out": pa.array([p.tokens_out for _, _, p in rows], pa.int64()),
+        "latency_s": pa.array([p.latency_s for _, _, p in rows], pa.float64()),
+        "finish_reason": pa.array([p.finish_reason for _, _, p in rows], pa.string()),
+        "option_logprobs": pa.array([list(p.option_logprobs) if p.option_logprobs is not None else None
+                                     for _, _, p in rows], pa.list_(pa.float64())),
+        "extras": pa.array([_extras_json(r.extras, memo) for _, r, _ in rows], pa.string())})
+    _append_arrow(con, "predictions", preds, {"extras": "JSON", "tokens_in": "INTEGER", "tokens_out": "INTEGER"})
+    scored = [(run_id, p, m, v) for run_id, r, p in rows for m, v in r.scores.items()]
+    _append_arrow(con, "scores", pa.table({
+        "run_id": pa.array([x[0] for x in scored], pa.string()),
+        "item_id": pa.array([x[1].item_id for x in scored], pa.string()),
+        "ord": pa.array([x[1].order for x in scored], pa.string()),
+        "metric": pa.array([x[2] for x in scored], pa.string()),
+        "value": pa.array([float(x[3]) for x in scored], pa.float64())}), {})
+    own = [(run_id, p.item_id, m, float(v)) for run_id, _, p in rows for m, v in (p.self_reported or {}).items()]
+    _append_arrow(con, "self_reported", pa.table({
+        c: pa.array([x[k] for x in own], t) for k, (c, t) in enumerate(
+            (("run_id", pa.string()), ("item_id", pa.string()), ("metric", pa.string()), ("value", pa.float64())))}),
+        {})
 
 
 def save_aggregates_batch(con: duckdb.DuckDBPyConnection, model_id: str,

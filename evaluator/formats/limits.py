@@ -72,6 +72,10 @@ def _finite_float(s: str) -> float:
     return f
 
 
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+"""One strict decoder for every line (`json.loads` with these hooks would build a new one per call)."""
+
+
 def as_float(v: Any) -> float | None:
     """`v` as a finite float, or None when it is not a number or cannot be represented (NaN, ±inf, 400 digits)."""
     if isinstance(v, bool) or not isinstance(v, (int, float)):
@@ -112,7 +116,9 @@ def _depth(obj: Any, limit: int) -> int:
 def loads(text: str | bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
     """Parse one JSON value strictly: NaN/Infinity, huge numbers and over-deep nesting raise ValueError."""
     try:
-        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        if isinstance(text, (bytes, bytearray)):  # as `json.loads` reads bytes
+            text = text.decode(json.detect_encoding(text), "surrogatepass")
+        value = _DECODER.decode(text)
     except RecursionError:
         raise ValueError(f"JSON nested deeper than {limits.max_depth} levels") from None
     brackets = text.count("[") + text.count("{") if isinstance(text, str) else text.count(b"[") + text.count(b"{")

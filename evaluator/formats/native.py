@@ -15,6 +15,7 @@ from evaluator.spec import Prediction
 
 REQUIRED = ("task", "lang", "item_id", "prompt_lang", "prediction")
 OPTIONAL = ("run", "option_logprobs", "order", "reasoning", "prompt", "scores")
+ALLOWED = frozenset(REQUIRED + OPTIONAL)
 
 
 def _check(obj: Any, file: str, line: int) -> tuple[Prediction | None, list[FormatError]]:
@@ -29,7 +30,7 @@ def _check(obj: Any, file: str, line: int) -> tuple[Prediction | None, list[Form
     for k in REQUIRED:
         if k not in obj:
             err(k, "missing")
-    unknown = set(obj) - set(REQUIRED) - set(OPTIONAL)
+    unknown = obj.keys() - ALLOWED
     if unknown:
         err(sorted(unknown)[0], "unknown field" + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""))
     if errs:

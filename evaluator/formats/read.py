@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evaluator import incidents
+from evaluator.bulk import paused_gc
 from evaluator.formats import archive, detect, lm_eval, pacute_bench, seahelm
 from evaluator.formats.limits import DEFAULT_LIMITS, MB, FormatError, Limits, check_size, cpu_error, over_budget
 from evaluator.formats.mapping import ItemIndex, map_rows
@@ -156,6 +157,12 @@ def read_upload(source: bytes | memoryview | str | Path, name: str | None = None
                 limits: Limits = DEFAULT_LIMITS, index: ItemIndex | None = None,
                 data_dir: str | Path | None = None) -> Upload:
     """Read bytes, a file path or a folder path as an upload; never raises on bad content."""
+    with paused_gc():
+        return _read_upload(source, name, fmt=fmt, limits=limits, index=index, data_dir=data_dir)
+
+
+def _read_upload(source: bytes | memoryview | str | Path, name: str | None, *, fmt: str, limits: Limits,
+                 index: ItemIndex | None, data_dir: str | Path | None) -> Upload:
     index = index or ItemIndex(data_dir)
     if limits.deadline is None:
         limits = dataclasses.replace(limits, deadline=time.process_time() + limits.max_cpu_seconds)

@@ -1,5 +1,5 @@
-"""Cultural probe queries: items, each model's responses side by side, and human-rating summaries (the judgements
-of the 'ratings' campaigns a ratings CSV is written to: store.campaigns.RATINGS_SQL)."""
+"""Cultural probe queries: items, each model's responses side by side, and human ratings (the judgements of the
+'ratings' campaigns a ratings CSV is written to: store.campaigns.RATINGS_SQL, and their stored results)."""
 from __future__ import annotations
 
 import pandas as pd
@@ -34,14 +34,14 @@ def cultural_responses(con, *, lang: str, item_id: str, models: tuple[str, ...])
 
 
 @query
-def cultural_rating_summary(con, *, lang: str | None = None) -> pd.DataFrame:
-    """Human ratings per model and criterion: mean, sd, min, max, ratings, raters, items."""
-    return con.execute(f"""
-        SELECT model_id, criterion, avg(value) AS mean, stddev_samp(value) AS sd, min(value) AS min,
-               max(value) AS max, count(*) AS ratings, count(DISTINCT rater) AS raters,
-               count(DISTINCT lang || '/' || item_id) AS items
-        FROM ({campaigns.RATINGS_SQL}) WHERE task = ? AND (? IS NULL OR lang = ?)
-        GROUP BY ALL ORDER BY model_id, criterion""", [TASK, lang, lang]).df()
+def cultural_rating_summary(con, *, lang: str) -> pd.DataFrame:
+    """Human ratings per model and criterion as stored for the language's ratings campaign (computed by
+    evaluator.human.results when the ratings were written): mean with its 95% interval, ratings, items."""
+    return con.execute("""
+        SELECT r.system AS model_id, r.criterion, r.value AS mean, r.low, r.high, r.n AS ratings, r.items
+        FROM campaign_results r JOIN campaigns c USING (campaign_id)
+        WHERE c.protocol = 'ratings' AND c.task = ? AND c.lang = ? AND r.kind = 'mean'
+        ORDER BY model_id, criterion""", [TASK, lang]).df()
 
 
 @query

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from services.campaigns import import_ratings
 from store import db as store_db, ratings
 from store.schema import row_counts
 from tests.helpers.fixtures_store import UNSAFE_OUTPUT, app_test, fixture_db, pages_on
@@ -13,12 +14,10 @@ def rated_db(tmp_path_factory):
     """A copy of the fixture store with two raters' scores for two Tamil probes."""
     path = tmp_path_factory.mktemp("cultural") / "rated.duckdb"
     path.write_bytes(fixture_db().read_bytes())
-    con = store_db.connect(path)
     csv = ("item,model,rater,lang,accuracy,sensitivity\n"
            "0,Gemma-2B,r1,ta,2,3\n0,Gemma-2B,r2,ta,4,\n0,Closed-XL,r1,ta,5,5\n1,Closed-XL,r2,ta,3,4\n")
-    summary = ratings.ingest_ratings(con, csv, "ratings.csv")
+    summary = import_ratings(path, csv, "ratings.csv", actor="test")  # the app's write path: figures stored too
     assert (summary.n_rows, summary.n_items, summary.n_models, summary.n_raters) == (7, 2, 2, 2)
-    con.close()
     with pages_on(path):
         yield path
 
@@ -52,6 +51,23 @@ def test_ratings_summary(rated_db):
     per_item = next(d.value for d in at.dataframe
                     if list(d.value.columns) == ["model_id", "rater", "criterion", "value"])
     assert len(per_item) == 5
+
+
+def test_ratings_summary_is_the_evaluators(rated_db):
+    # the stored results of the ratings campaign, as evaluator.human.results computes them from its judgements
+    from evaluator.human import results
+    from store import campaigns
+
+    con = store_db.connect(rated_db)
+    want = results.system_means(campaigns.judgements(con, "ratings-cultural-representation-ta"), "ratings")
+    con.close()
+    at = app_test("cultural", lang="ta", item="0", models=["Gemma-2B"])
+    got = next(d.value for d in at.dataframe if "criterion" in d.value.columns and "mean" in d.value.columns)
+    got = got.replace(float("-inf"), float("nan")).set_index(["model_id", "criterion"]).sort_index()
+    want = want.set_index(["system", "criterion"]).sort_index()
+    assert list(got.index) == list(want.index)
+    for col, theirs in (("mean", "mean"), ("low", "low"), ("high", "high"), ("ratings", "n"), ("items", "items")):
+        assert got[col].tolist() == pytest.approx(want[theirs].tolist(), nan_ok=True), col
 
 
 @pytest.mark.parametrize("csv, where", [

@@ -10,6 +10,7 @@ from evaluator.__main__ import main
 from services import campaigns as svc
 from services import hub_sync
 from store import campaigns, db
+from store.human_results import stale_campaigns
 from store.parquet import checksum
 from tests.helpers.hub_standin import HubStandin
 from tests.helpers.human_fixture import MODELS, human_store
@@ -70,6 +71,9 @@ def test_campaigns_and_judgements_push_and_pull(standin, tmp_path, monkeypatch):
         assert b.execute("SELECT count(*) FROM campaign_tokens").fetchone()[0] == 0  # hashes stay home
         spans = b.execute("SELECT DISTINCT note FROM judgements WHERE criterion = 'spans'").fetchall()
         assert spans == [('[{"start": 0, "end": 2, "severity": "major"}]',)]
+        for table in ("campaign_quality", "language_alphas"):  # derived (V9): equal after the pull's recompute
+            assert checksum(b, table) == checksum(a, table) and checksum(a, table)[0] > 0, table
+        assert stale_campaigns(b) == []
     finally:
         a.close()
         b.close()

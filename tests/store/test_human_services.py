@@ -168,3 +168,31 @@ def test_spans_only_for_translation_and_written_under_the_holder(tmp_path):
     with pytest.raises(svc.CampaignRefused, match="only translation campaigns"):
         svc.submit_judgement(path, tokens["ann"], 0, full, spans={0: [{"start": 0, "end": 1, "severity": "minor"}]})
     assert svc.submit_judgement(path, tokens["ann"], 0, full, spans={0: []}) == 4 * n  # no spans: nothing extra
+
+
+def test_figures_commit_with_the_judgement_and_stale_ones_are_recomputed_once(mt):
+    from evaluator.human import results
+    from services.human_results import refresh_stale
+    from store.human_results import stale_campaigns
+
+    path, tokens = mt
+    svc.submit_judgement(path, tokens["ann"], 0, _full(_n(path, "ann", 0)))
+    con = db.connect(path)
+    try:
+        assert stale_campaigns(con) == []  # computed in the judgement's transaction
+        quality = con.execute("SELECT annotator, repeats FROM campaign_quality").fetchall()
+        assert quality == [("ann", 0)]
+        # a judgement written around the wiring (as a merge from the Hub would bring it) leaves the figures stale
+        seq = campaigns.assignments(con, "mt-th", "bo")[0]
+        campaigns.save_judgement(con, "mt-th", "bo", 0, [(c, "correct", 0.0, None) for c in seq.cand_order],
+                                 actor="test")
+        assert stale_campaigns(con) == ["mt-th"]
+        assert refresh_stale(con) == ["mt-th"] and stale_campaigns(con) == [] and refresh_stale(con) == []
+        j = campaigns.judgements(con, "mt-th")
+        got = con.execute("SELECT system, criterion, value, n FROM campaign_provisional WHERE kind = 'mean' "
+                          "ORDER BY ALL").fetchall()
+        want = results.system_means(j, "mt").sort_values(["system", "criterion"])
+        assert got == [(r.system, r.criterion, pytest.approx(r.mean), r.n) for r in want.itertuples()]
+        assert con.execute("SELECT count(*) FROM campaign_quality").fetchone()[0] == 2
+    finally:
+        con.close()

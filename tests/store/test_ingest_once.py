@@ -54,13 +54,15 @@ def test_one_append_per_table_for_a_whole_upload_of_several_runs_and_cells(monke
     preds = [p for p in predictions("Gemma-2B") if p.task in ("sentiment", "lindsea-mp")]
     preds += [type(p)(**{**p.__dict__, "run": 2}) for p in preds]  # two runs of every cell
     appends: list[str] = []
-    insert_df = writer._insert_df
 
-    def counted(con_, table, df, casts, **kw):
-        appends.append(table)
-        return insert_df(con_, table, df, casts, **kw)
+    def counting(append):
+        def counted(con_, table, data, casts, **kw):
+            appends.append(table)
+            return append(con_, table, data, casts, **kw)
+        return counted
 
-    monkeypatch.setattr(writer, "_insert_df", counted)
+    for name in ("_insert_df", "_append_arrow"):  # pandas frames and Arrow tables
+        monkeypatch.setattr(writer, name, counting(getattr(writer, name)))
     summary = ingest.ingest_predictions(con, preds, model={"model_id": "m"}, source={"file": "f.jsonl"},
                                         data_dir=DATA_DIR)
     assert len(summary.run_ids) >= 2 * len(summary.cells) >= 4
