@@ -13,7 +13,8 @@ each C, in ONE run against ONE stand-in (tests/helpers/standin_server.py in its 
                      a separate venv given as --lmeval-venv): num_concurrent=C, max_retries=3, no tokenizer, one
                      chat completion per request, its own aiohttp loop.
 Each is timed after a warm-up (C requests; for the full run, one item per cell into another store), the full run
-from planning to the last refresh; `tail s` is its time after the last commit (the final aggregate refresh). Each
+from planning to the last refresh; `start s` is its time to the first request (plan, "already stored" lookup,
+prompts) and `tail s` its time after the last commit (the last cell's aggregate refresh and the roll-ups). Each
 line carries the load average; the machine line names CPU and cores.
 
     python benchmarks/bench_throughput.py --lmeval-venv /tmp/lmeval-venv [--latency 0.2] [--requests 1000]
@@ -102,38 +103,45 @@ async def sdk_loop(url: str, concurrency: int, n: int) -> tuple[int, float, floa
         return n, time.perf_counter() - t0, time.process_time() - c0
 
 
-async def full_run(url: str, concurrency: int, n: int, db: Path) -> tuple[int, float, float, float]:
-    """(answers stored, seconds, CPU seconds, seconds after the last commit) for the whole runner into a fresh store,
-    timed after a warm-up run of one item per cell into another store (as the client loops' warm-up round: imports,
-    first connections). The last figure is the run's tail: the final aggregate refresh and closing."""
+async def full_run(url: str, concurrency: int, n: int, db: Path) -> tuple[int, float, float, float, float]:
+    """(answers stored, seconds, CPU seconds, seconds after the last commit, seconds to the first request) for the
+    whole runner into a fresh store, timed after a warm-up run of one item per cell into another store (as the client
+    loops' warm-up round: imports, first connections). The tail is the final aggregate refresh and closing; the start
+    is planning, the "already stored" lookup and prompt building."""
     from services.live import StoreSink
     from store.db import connect
 
-    last_commit = [0.0]
+    marks = {"last_commit": 0.0, "first_request": 0.0}
 
     class TimedSink(StoreSink):
         def save_many(self, rows):
             super().save_many(rows)
-            last_commit[0] = time.perf_counter()
+            marks["last_commit"] = time.perf_counter()
+
+    class TimedClient(ModelClient):
+        async def chat(self, *args, **kwargs):
+            marks["first_request"] = marks["first_request"] or time.perf_counter()
+            return await super().chat(*args, **kwargs)
 
     async def once(path: Path, limit: int) -> tuple[list, float, float, int]:
         con = connect(path)
         try:
-            async with ModelClient(url, "standin", concurrency=concurrency) as client:
+            async with TimedClient(url, "standin", concurrency=concurrency) as client:
+                marks["first_request"] = 0.0
                 t0, c0 = time.perf_counter(), time.process_time()
                 statuses = await run(client, TimedSink(con, f"bench-c{concurrency}"),
                                      RunSpec(limit=limit, concurrency=concurrency, **RUN_JOBS), progress=False)
                 end, cpu = time.perf_counter(), time.process_time() - c0
-            return statuses, end - t0, cpu, con.execute("SELECT count(*) FROM predictions").fetchone()[0], end
+            return statuses, end - t0, cpu, con.execute("SELECT count(*) FROM predictions").fetchone()[0], end, t0
         finally:
             con.close()
 
     await once(db.with_name("warm-up.duckdb"), 1)
-    statuses, elapsed, cpu, stored, end = await once(db, max(1, n // RUN_CELLS))
+    statuses, elapsed, cpu, stored, end, t0 = await once(db, max(1, n // RUN_CELLS))
     asked = sum(s.asked for s in statuses)
     if stored != asked:
         raise RuntimeError(f"{asked} answers reported but {stored} stored")
-    return asked, elapsed, cpu, end - last_commit[0]
+    return asked, elapsed, cpu, end - marks["last_commit"], marks["first_request"] - t0
 
 
 def lmeval_loop(venv: Path, url: str, concurrency: int, n: int) -> tuple[int, float, float]:
@@ -187,7 +195,7 @@ def main() -> int:
         if venv:
             print(f"lm-eval {lmeval_version(venv)} local-chat-completions from {venv}")
         print(f"{'loop':<14}{'C':>5}{'requests':>9}{'seconds':>9}{'req/s':>8}{'C/L':>7}{'ratio':>7}"
-              f"{'CPU ms/req':>11}{'tail s':>8}  load avg (1, 5 min)")
+              f"{'CPU ms/req':>11}{'start s':>8}{'tail s':>8}  load avg (1, 5 min)")
         for c in [int(x) for x in args.concurrency.split(",")]:
             limit = c / args.latency
             rows = []
@@ -198,11 +206,11 @@ def main() -> int:
                 rows.append(("openai SDK", asyncio.run(sdk_loop(url, c, args.requests))))
             if venv:
                 rows.append(("lm-eval", lmeval_loop(venv, url, c, args.requests)))
-            for name, (n, secs, cpu, *tail) in rows:
+            for name, (n, secs, cpu, *ends) in rows:
                 load = os.getloadavg()
-                tail_s = f"{tail[0]:.2f}" if tail else "-"
-                print(f"{name:<14}{c:>5}{n:>9}{secs:>9.2f}{n / secs:>8.1f}{limit:>7.0f}{n / secs / limit:>7.2f}"
-                      f"{cpu / n * 1000:>11.2f}{tail_s:>8}  {load[0]:.2f}, {load[1]:.2f}", flush=True)
+                tail_s, start_s = (f"{ends[0]:.3f}", f"{ends[1]:.3f}") if ends else ("-", "-")
+                print(f"{name:<14}{c:>5}{n:>9}{secs:>9.2f}{n / secs:>8.1f}{limit:>7.0f}{n / secs / limit:>7.3f}"
+                      f"{cpu / n * 1000:>11.2f}{start_s:>8}{tail_s:>8}  {load[0]:.2f}, {load[1]:.2f}", flush=True)
     finally:
         proc.kill()
         proc.wait()

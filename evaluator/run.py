@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import dataclasses
 import gc
+import itertools
 import math
 import sys
 from dataclasses import dataclass
@@ -51,8 +52,8 @@ class Sink(Protocol):
     """Where results go: the store through `services.ingest`, or a list in tests."""
 
     def prepare(self) -> None:
-        """Whatever every commit needs first (e.g. the registry's rows); runs on the writer thread beside the first
-        requests, before the first `save_many`."""
+        """Whatever every commit needs first (e.g. the registry's rows); runs on the writer thread once the first
+        answer is in, before the first `save_many`."""
 
     def stored_many(self, cells: Sequence["Cell"]) -> Mapping[tuple, set[tuple[str, str]]]:
         """(item_id, order) pairs already stored, by cell key (`Cell.key`), for every cell of the plan at once."""
@@ -171,26 +172,35 @@ def uses_logprobs(task: TaskSpec, opts: RunSpec) -> bool:
     return task.mode == "choice_logprob" or (opts.logprob_choices and task.extractor == "letter")
 
 
+def cells_of(opts: RunSpec) -> list[Cell]:
+    """Every cell of a spec in plan order: task, language, prompt language, run."""
+    return [Cell(task, lang, prompt_lang, run_no) for task, lang in select(opts.tasks, opts.langs)
+            for prompt_lang in opts.prompt_langs for run_no in range(1, opts.runs + 1)]
+
+
 def plan(opts: RunSpec, count: Callable[[str], int] | None = None
          ) -> tuple[list[CellStatus], dict[tuple, list[Job]]]:
     """Every cell with its jobs; cells without a prompt or data get an error and no jobs. A prompt is rendered once
     per (item, prompt language, order) and shared by the cell's runs."""
     statuses, jobs = [], {}
-    for task, lang in select(opts.tasks, opts.langs):
+    for (_, lang), cells in itertools.groupby(cells_of(opts), key=lambda c: (c.task.name, c.lang)):
+        cells = list(cells)
+        task = cells[0].task
         try:
             items = load_items(task, lang, data_dir=opts.data_dir, limit=opts.limit)
             err = None
         except Exception as exc:  # noqa: BLE001 - a missing dataset skips the cell with its reason
             items, err = [], f"no data: {exc}"
         trimmed = [(item, *trim_item(task, item, count)) for item in items]
-        for prompt_lang in opts.prompt_langs:
-            rendered, no_prompt = _render_all(task, trimmed, prompt_lang, opts.data_dir)
-            for run_no in range(1, opts.runs + 1):
-                cell = Cell(task, lang, prompt_lang, run_no)
-                status = CellStatus(cell, error=err or no_prompt)
-                statuses.append(status)
-                jobs[cell.key] = [Job(cell, item, order, r, cut) for item, order, r, cut in rendered]
-                status.total = len(jobs[cell.key])
+        prompts_in: dict[str, tuple[list, str | None]] = {}
+        for cell in cells:
+            if cell.prompt_lang not in prompts_in:
+                prompts_in[cell.prompt_lang] = _render_all(task, trimmed, cell.prompt_lang, opts.data_dir)
+            rendered, no_prompt = prompts_in[cell.prompt_lang]
+            status = CellStatus(cell, error=err or no_prompt)
+            statuses.append(status)
+            jobs[cell.key] = [Job(cell, item, order, r, cut) for item, order, r, cut in rendered]
+            status.total = len(jobs[cell.key])
     return statuses, jobs
 
 
@@ -236,47 +246,52 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
     as built by its source (command line, YAML, queue request), used unchanged; `endpoint` is recorded in every
     run's settings (base URL, backend kind, model file).
     """
-    statuses, jobs = plan(opts, count_tokens)
-    settings = {s.cell.key: settings_for(s.cell, opts, tokenizer if count_tokens else APPROX_TOKENIZER, endpoint)
-                for s in statuses}
-    with responsive_loop():
-        ledger = Ledger(statuses)
-        writer = ledger.writer = AnswerWriter(sink, settings, group or group_size(opts.concurrency), ledger.committed)
-        asked_for = [s.cell for s in statuses if jobs.get(s.cell.key)]
-        stored = {} if opts.rerun or not asked_for else await writer.call(sink.stored_many, asked_for)
-        todo = ledger.to_ask(jobs, stored)
-        bars = _progress(statuses, progress)
-        writer.start(sink.prepare)
-        ledger.start()
+    settings: dict[tuple, dict] = {}  # filled once planned, before the first answer
+    ledger = Ledger()
+    writer = ledger.writer = AnswerWriter(sink, settings, group or group_size(opts.concurrency), ledger.committed)
+    bars: dict = {}
 
-        async def one(job: Job) -> None:
-            status = ledger.by_key[job.cell.key]
-            if status.error:  # the cell failed for good (e.g. no log-probabilities): skip the rest quietly
-                status.failed += 1
-                ledger.settle(job.cell.key)
-                return
-            try:
-                pred, extras = await ask(backend, job, opts)
-            except LogprobsUnsupported as exc:
-                status.error, status.failed = f"log-probabilities unavailable: {exc}", status.failed + 1
-                ledger.settle(job.cell.key)
-            except ClientError as exc:
-                status.failed += 1
-                status.error = status.error or str(exc)
-                ledger.settle(job.cell.key)
-            else:
-                await writer.put(job, pred, extras)  # the slot is free once the writer has the answer
-            if job.cell.task.name in bars:
-                bars[job.cell.task.name].update(1)
-
+    async def one(job: Job) -> None:
+        status = ledger.by_key[job.cell.key]
+        if status.error:  # the cell failed for good (e.g. no log-probabilities): skip the rest quietly
+            status.failed += 1
+            ledger.settle(job.cell.key)
+            return
         try:
+            pred, extras = await ask(backend, job, opts)
+        except LogprobsUnsupported as exc:
+            status.error, status.failed = f"log-probabilities unavailable: {exc}", status.failed + 1
+            ledger.settle(job.cell.key)
+        except ClientError as exc:
+            status.failed += 1
+            status.error = status.error or str(exc)
+            ledger.settle(job.cell.key)
+        else:
+            await writer.put(job, pred, extras)  # the slot is free once the writer has the answer
+        if job.cell.task.name in bars:
+            bars[job.cell.task.name].update(1)
+
+    try:
+        with responsive_loop():
+            # what is already stored: one query on the writer thread while the prompts are rendered here
+            lookup = None if opts.rerun else asyncio.ensure_future(writer.call(sink.stored_many, cells_of(opts)))
+            try:
+                statuses, jobs = plan(opts, count_tokens)
+            finally:
+                stored = await lookup if lookup is not None else {}
+            counted = tokenizer if count_tokens else APPROX_TOKENIZER
+            settings.update({s.cell.key: settings_for(s.cell, opts, counted, endpoint) for s in statuses})
+            todo = ledger.track(statuses, jobs, stored)
+            bars = _progress(statuses, progress)
+            writer.start(sink.prepare)
+            ledger.start()
             await bounded(todo, one, opts.concurrency)
             await writer.drain()
             await writer.refreshed()
-        finally:
-            for bar in bars.values():
-                bar.close()
-            writer.close()
+    finally:
+        for bar in bars.values():
+            bar.close()
+        writer.close()
     return statuses
 
 
@@ -284,17 +299,19 @@ class Ledger:
     """What is left of each (task, lang, prompt language) cell: once every job of all its runs is stored or failed,
     the cell goes to the writer for an aggregate refresh (`AnswerWriter.refresh_later`)."""
 
-    def __init__(self, statuses: Sequence[CellStatus]):
-        self.by_key = {s.cell.key: s for s in statuses}
+    def __init__(self):
+        self.by_key: dict[tuple, CellStatus] = {}
         self.runs_of: dict[tuple, list[CellStatus]] = {}  # (task, lang, prompt language) -> its runs' statuses
-        for s in statuses:
-            self.runs_of.setdefault(s.cell.key[:3], []).append(s)
         self.remaining: dict[tuple, int] = {}
         self.writer: AnswerWriter | None = None
 
-    def to_ask(self, jobs: Mapping[tuple, list[Job]], stored: Mapping[tuple, set]) -> list[Job]:
-        """The jobs not stored yet, in plan order (cell by cell, so cells finish one after another); counts what
-        was resumed."""
+    def track(self, statuses: Sequence[CellStatus], jobs: Mapping[tuple, list[Job]], stored: Mapping[tuple, set]
+              ) -> list[Job]:
+        """The plan's jobs not stored yet, in plan order (cell by cell, so cells finish one after another); counts
+        what was resumed."""
+        self.by_key = {s.cell.key: s for s in statuses}
+        for s in statuses:
+            self.runs_of.setdefault(s.cell.key[:3], []).append(s)
         todo: list[Job] = []
         for key, s in self.by_key.items():
             cell_jobs = jobs.get(key, [])

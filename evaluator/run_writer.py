@@ -35,7 +35,7 @@ def group_size(concurrency: int) -> int:
 class AnswerWriter:
     """One writer for every answer: scores and stores them in groups on its own thread, behind a bounded queue.
 
-    `start` first runs the sink's `prepare` on the writer thread, beside the first requests. A request's slot is
+    The writer first runs the sink's `prepare` on its thread, once the first answer is in. A request's slot is
     freed as soon as its answer is handed over (`put`); the writer commits a group when it holds
     `size` answers or `GROUP_WAIT_S` after the group's first answer arrived. At most `size` answers wait uncommitted
     (queued or in the commit under way): `put` blocks when that many do (back-pressure on the requests), so a killed
@@ -68,9 +68,9 @@ class AnswerWriter:
         self.sink.save_many(rows)
 
     def start(self, prepare: Callable[[], Any]) -> None:
-        """Run `prepare` on the writer thread now (the first commit waits for it) and start the writer."""
-        loop = asyncio.get_running_loop()
-        self._task = loop.create_task(self._loop(loop.run_in_executor(self.thread, prepare)))
+        """Start the writer; it runs `prepare` on its thread when the first answer arrives (so not beside the run's
+        first requests, which it would slow), before the first commit."""
+        self._task = asyncio.get_running_loop().create_task(self._loop(prepare))
 
     async def put(self, job: Job, pred: Prediction, extras: dict) -> None:
         """Hand one answer to the writer; waits only while `size` answers are uncommitted (raises a failed commit)."""
@@ -106,10 +106,11 @@ class AnswerWriter:
                 if timer is not None:
                     timer.cancel()
 
-    async def _loop(self, prepared: asyncio.Future) -> None:
+    async def _loop(self, prepare: Callable[[], Any]) -> None:
         loop = asyncio.get_running_loop()
+        await self._arrived.wait()  # the first answer, or `drain`
         try:
-            await prepared
+            await loop.run_in_executor(self.thread, prepare)
         except BaseException as exc:  # every later put and `drain` raise it
             self.error = exc
             self._room.release()  # wakes one waiting put, which wakes the next (each releases before raising)

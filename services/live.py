@@ -66,7 +66,7 @@ def save_live(con: duckdb.DuckDBPyConnection, model_id: str,
 
 
 def prepare_live(con: duckdb.DuckDBPyConnection, known: set) -> None:
-    """Write the registry's rows (tasks, metrics) once, before the first answers of a run (`known` as for
+    """Write the registry's rows (tasks, metrics) once, before the first commit of a run (`known` as for
     `save_live`)."""
     if REGISTRY not in known:
         with transaction(con):
@@ -91,7 +91,7 @@ class StoreSink:
         return run_id(self.model_id, cell.task.name, cell.lang, cell.prompt_lang, cell.run_no, "evaluated")
 
     def prepare(self) -> None:
-        """The registry's rows, written once before the first answers (on the writer thread)."""
+        """The registry's rows, written once before the first commit (on the writer thread)."""
         prepare_live(self.con, self._known)
 
     def stored_many(self, cells: Sequence[Cell]) -> dict[tuple, set[tuple[str, str]]]:
@@ -107,11 +107,14 @@ class StoreSink:
         save_live(self.con, self.model_id, group, model_info=self.model_info, known=self._known)
 
     def refresh(self, cells: Sequence[Cell]) -> list[float | None]:
-        """Recompute the cells' aggregates (and the model's roll-ups, once); the headline value (0-100) per cell."""
+        """Recompute the cells' aggregates (and the model's roll-ups, once) in one transaction, so the board never
+        shows a cell's new numbers beside old roll-ups (and one commit is cheaper than one per statement); the
+        headline value (0-100) per cell."""
         keys = [(c.task.name, c.lang, c.prompt_lang) for c in cells]
         cur = self.con.cursor()  # its own connection: runs on the refresh thread beside the writer
         try:
-            summaries = refresh_aggregates(cur, self.model_id, keys)
+            with transaction(cur):
+                summaries = refresh_aggregates(cur, self.model_id, keys)
         finally:
             cur.close()
         value = {(c.task, c.lang, c.prompt_lang): c.value for c in summaries}

@@ -128,6 +128,58 @@ def test_resume_asks_nothing_twice_and_rerun_asks_again():
     assert len(sink.rows) == 12
 
 
+def test_what_is_stored_is_looked_up_once_for_the_whole_plan_and_not_at_all_for_a_rerun():
+    class CountingSink(ListSink):
+        lookups: list = []
+
+        def stored_many(self, cells):
+            self.lookups.append(len(cells))
+            return super().stored_many(cells)
+
+    sink = CountingSink()
+    with StandinServer() as server:
+        jobs = dict(tasks="nli,sentiment", langs="id,th", prompt_langs=("en",), runs=2)
+        go(server.base_url, sink, limit=2, **jobs)
+        go(server.base_url, sink, limit=3, **jobs)
+        assert server.requests == 16 + 8  # the second run asks only the third item of each cell and run
+        go(server.base_url, sink, tasks="nli", langs="id", prompt_langs=("en",), limit=2, rerun=True)
+    assert sink.lookups == [8, 8]  # 2 tasks x 2 languages x 2 runs: one query each time, none for the rerun
+
+
+def test_each_cell_is_refreshed_once_its_runs_are_stored_while_later_cells_are_still_asked():
+    class TimedSink(ListSink):
+        def __init__(self):
+            super().__init__()
+            self.commits, self.at_refresh = 0, {}
+
+        def save_many(self, rows):
+            super().save_many(rows)
+            self.commits += 1
+
+        def refresh_one(self, cell):
+            self.at_refresh[cell.lang] = self.commits
+            return super().refresh_one(cell)
+
+    sink = TimedSink()
+    with StandinServer(latency=0.03) as server:
+        go(server.base_url, sink, tasks="sentiment", langs="id,vi,th", prompt_langs=("en",), limit=16, runs=2,
+           concurrency=4)
+    assert [key[1] for key in sink.refreshed] == ["id", "vi", "th"]  # plan order, one refresh each
+    assert sink.at_refresh["id"] < sink.at_refresh["vi"] < sink.at_refresh["th"] == sink.commits
+
+
+def test_a_run_freezes_the_garbage_collector_and_shortens_the_switch_interval_only_while_it_runs():
+    import gc
+    import sys
+
+    from evaluator.run import SWITCH_INTERVAL_S, responsive_loop
+
+    before = sys.getswitchinterval()
+    with responsive_loop():
+        assert sys.getswitchinterval() == min(before, SWITCH_INTERVAL_S) and gc.get_freeze_count() > 0
+    assert sys.getswitchinterval() == before and gc.get_freeze_count() == 0
+
+
 def test_bursts_of_429_and_500_and_random_faults_are_retried_to_completion():
     sink = ListSink()
     faults = Faults(burst_429=6, burst_500=6, p_429=0.1, p_500=0.1, p_drop=0.05, seed=7)
