@@ -10,6 +10,7 @@ form (n-gram, NER, QA, MCQ, phenomena, COMET) are computed from the rows by `agg
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -29,10 +30,10 @@ def sorted_codes(values: Sequence[Any], codes: np.ndarray) -> tuple[list, np.nda
 
 def encode(texts: Sequence[Any]) -> tuple[list, np.ndarray]:
     """(distinct values sorted, code per entry): None → -1."""
-    pos: dict[Any, int] = {}
-    raw = np.fromiter((-1 if t is None else pos.setdefault(t, len(pos)) for t in texts), dtype=np.int64,
-                      count=len(texts))
-    return sorted_codes(list(pos), raw)
+    values = [t for t in dict.fromkeys(texts) if t is not None]
+    pos: dict[Any, int] = {t: k for k, t in enumerate(values)}
+    pos[None] = -1
+    return sorted_codes(values, np.fromiter(map(pos.__getitem__, texts), dtype=np.int64, count=len(texts)))
 
 
 @dataclass
@@ -80,17 +81,19 @@ class CellColumns:
 
     @classmethod
     def from_pairs(cls, pairs: Sequence[tuple[Any, Any]]) -> "CellColumns":
-        metrics = sorted({m for _, res in pairs for m in res.scores})
+        results = [res for _, res in pairs]
+        preds = list(map(attrgetter("prediction"), results))
+        scores = list(map(attrgetter("scores"), results))
         ids, item_code = encode([it.item_id for it, _ in pairs])
-        orders, order_code = encode([res.prediction.order for _, res in pairs])
-        answers, answer_code = encode([res.answer for _, res in pairs])
+        orders, order_code = encode(list(map(attrgetter("order"), preds)))
+        answers, answer_code = encode(list(map(attrgetter("answer"), results)))
         return cls(items={it.item_id: it for it, _ in pairs}, ids=ids, item_code=item_code,
-                   run=np.array([res.prediction.run for _, res in pairs], dtype=np.int64),
+                   run=np.fromiter(map(attrgetter("run"), preds), dtype=np.int64, count=len(preds)),
                    orders=orders, order_code=order_code,
-                   parsed=np.array([bool(res.parsed) for _, res in pairs], dtype=bool),
+                   parsed=np.array([bool(res.parsed) for res in results], dtype=bool),
                    answers=answers, answer_code=answer_code,
-                   scores={m: np.array([res.scores.get(m, np.nan) for _, res in pairs], dtype=float)
-                           for m in metrics}, pairs=lambda: list(pairs))
+                   scores={m: np.array([s.get(m, np.nan) for s in scores], dtype=float)
+                           for m in sorted(set().union(*scores))}, pairs=lambda: list(pairs))
 
 
 def first_rows(codes: np.ndarray, n: int) -> np.ndarray:

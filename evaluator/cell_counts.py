@@ -233,6 +233,21 @@ def run_value(kind: str, counts: LabelCounts | np.ndarray, k: int, chance: float
     return max((bacc - chance) / (1 - chance), 0.0) if chance < 1 else 0.0
 
 
+def run_values(kind: str, counts: LabelCounts | np.ndarray, n_runs: int, chance: float | None) -> np.ndarray:
+    """Every run's `run_value` at once where `finish` on the runs' totals adds in the same order: exact counts for
+    order consistency; for the label metrics at most 7 labels (numpy adds them in order, as `sum` does over the
+    labels F1 keeps) and, for balanced accuracy, at most two gold labels per run (their sum does not depend on
+    the order they first appear in). Otherwise run by run."""
+    if kind == "order":
+        if bool((counts == np.rint(counts)).all()):
+            ok, n = counts.sum(axis=1).T
+            return finish(kind, [[ok], [n]], chance)
+    elif counts.totals[0].shape[1] <= 7 and (kind == "f1" or max(map(len, counts.gold_first), default=0) <= 2):
+        tp, pred_n, gold_n = (t.astype(float) for t in counts.totals)
+        return finish(kind, [[m[:, j] for j in range(m.shape[1])] for m in (tp, pred_n, gold_n)], chance)
+    return np.array([run_value(kind, counts, k, chance) for k in range(n_runs)], dtype=float)
+
+
 def _cached(lay: Layout, key: Any, make) -> Any:
     if key not in lay.cache:
         lay.cache[key] = make()
@@ -255,8 +270,9 @@ def counted_metric(spec: MetricSpec, task: TaskSpec, lang: str, cols: CellColumn
         stacked = _label_stats(kind, counts, sums, chance)
     else:
         return None
-    values = [v for v in (run_value(kind, counts, k, chance) for k in range(len(lay.runs))) if not np.isnan(v)]
-    value = float(np.mean(values)) if values else float("nan")
+    values = run_values(kind, counts, len(lay.runs), chance)
+    values = values[~np.isnan(values)]
+    value = float(np.mean(values)) if len(values) else float("nan")
     counted = (~np.isnan(stacked)).sum(axis=0)
     stats = np.where(counted > 0, np.nansum(stacked, axis=0) / np.maximum(counted, 1), np.nan)
     return value, stats[~np.isnan(stats)]

@@ -130,10 +130,10 @@ def score_all(preds: Sequence[Prediction], items: ItemIndex, file: str, *, unmat
               progress: Callable[[int, int], None] | None = None
               ) -> tuple[list[tuple[Item, ItemResult]], list[FormatError], list[FormatError]]:
     """Match each prediction to our item (`items`: the upload's one item index) and score it; returns (pairs,
-    errors, warnings)."""
-    from evaluator.scoring import score_prediction
-
+    errors, warnings). Scoring is a pure function of the item and the answer's output, option order,
+    log-probabilities and reasoning, so rows repeating those (other runs answering alike) are scored once."""
     pairs, errors, warnings = [], [], []
+    scored: dict[tuple, ItemResult] = {}
     for i, p in enumerate(preds):
         cell = items.cell(p.task, p.lang)
         if isinstance(cell, str):
@@ -144,7 +144,7 @@ def score_all(preds: Sequence[Prediction], items: ItemIndex, file: str, *, unmat
             problem = FormatError(file, p.line, "item_id", f"no item {p.item_id!r} in {p.task}/{p.lang}")
             (errors if unmatched == "error" else warnings).append(problem)
             continue
-        pairs.append((item, score_prediction(TASKS[p.task], item, p)))
+        pairs.append((item, _scored(scored, item, p)))
         if progress and (i % 200 == 0 or i == len(preds) - 1):
             progress(i + 1, len(preds))
     return pairs, errors, warnings
@@ -170,17 +170,31 @@ def _rebuild(con: duckdb.DuckDBPyConnection, model_id: str, task: TaskSpec, lang
     return pairs
 
 
+def _scored(seen: dict[tuple, ItemResult], item: Item, pred: Prediction) -> ItemResult:
+    """`score_prediction` of the row, or the result of an earlier row with the same item and answer (its
+    answer, scores and extras, with this row's prediction)."""
+    from evaluator.scoring import score_prediction
+
+    key = (pred.task, item.lang, item.item_id, pred.output, pred.order, pred.option_logprobs, pred.reasoning)
+    try:
+        done = seen.get(key)
+    except TypeError:  # an unhashable field (log-probabilities given as a list): scored on its own
+        return score_prediction(TASKS[pred.task], item, pred)
+    if done is None:
+        done = seen[key] = score_prediction(TASKS[pred.task], item, pred)
+        return done
+    return ItemResult(prediction=pred, answer=done.answer, parsed=done.parsed, reasoning=done.reasoning,
+                      scores=dict(done.scores), extras=dict(done.extras))
+
+
 def _in_memory(pairs: Sequence[tuple[Item, ItemResult]]) -> dict[tuple[str, str, str], list]:
     """Scored pairs per (task, lang, prompt_lang) as the store keeps them: one row per (run, item, order), the
-    last one winning, in the order the store reads them back (run, item id, order)."""
-    rows: dict[tuple, tuple[Item, ItemResult]] = {}
+    last one winning, in the order the store reads them back (run, item id, order); cells sorted."""
+    cells: dict[tuple[str, str, str], dict[tuple, tuple[Item, ItemResult]]] = defaultdict(dict)
     for item, res in pairs:
         p = res.prediction
-        rows[(p.task, p.lang, p.prompt_lang, p.run, p.item_id, p.order)] = (item, res)
-    cells: dict[tuple[str, str, str], list] = defaultdict(list)
-    for key in sorted(rows):
-        cells[key[:3]].append(rows[key])
-    return cells
+        cells[(p.task, p.lang, p.prompt_lang)][(p.run, p.item_id, p.order)] = (item, res)
+    return {cell: [rows[key] for key in sorted(rows)] for cell, rows in sorted(cells.items())}
 
 
 def refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: Iterable[tuple[str, str, str]], *,

@@ -6,6 +6,8 @@ so that a failure leaves every table as it was.
 from __future__ import annotations
 
 import json
+from itertools import chain, repeat
+from operator import attrgetter
 from typing import Any, Iterable, Mapping, Sequence
 
 import duckdb
@@ -236,33 +238,40 @@ def save_results_batch(con: duckdb.DuckDBPyConnection, runs: Sequence[tuple[str,
     ItemResults)."""
     import pyarrow as pa
 
-    rows = [(run_id, r, r.prediction) for run_id, results in runs for r in results]
+    results = [r for _, rs in runs for r in rs]
+    preds = list(map(attrgetter("prediction"), results))
+    run_ids = list(chain.from_iterable(repeat(run_id, len(rs)) for run_id, rs in runs))
+    item_ids, orders = list(map(attrgetter("item_id"), preds)), list(map(attrgetter("order"), preds))
+
+    def column(rows: list, name: str, kind: Any) -> Any:
+        return pa.array(list(map(attrgetter(name), rows)), kind)
+
     memo: dict = {}
-    preds = pa.table({
-        "run_id": pa.array([x[0] for x in rows], pa.string()),
-        "item_id": pa.array([p.item_id for _, _, p in rows], pa.string()),
-        "ord": pa.array([p.order for _, _, p in rows], pa.string()),
-        "prompt": pa.array([p.prompt for _, _, p in rows], pa.string()),
-        "output": pa.array([p.output for _, _, p in rows], pa.string()),
-        "answer": pa.array([r.answer for _, r, _ in rows], pa.string()),
-        "parsed": pa.array([bool(r.parsed) for _, r, _ in rows], pa.bool_()),
-        "reasoning": pa.array([r.reasoning for _, r, _ in rows], pa.string()),
-        "tokens_in": pa.array([p.tokens_in for _, _, p in rows], pa.int64()),
-        "tokens_out": pa.array([p.tokens_out for _, _, p in rows], pa.int64()),
-        "latency_s": pa.array([p.latency_s for _, _, p in rows], pa.float64()),
-        "finish_reason": pa.array([p.finish_reason for _, _, p in rows], pa.string()),
+    _append_arrow(con, "predictions", pa.table({
+        "run_id": pa.array(run_ids, pa.string()), "item_id": pa.array(item_ids, pa.string()),
+        "ord": pa.array(orders, pa.string()), "prompt": column(preds, "prompt", pa.string()),
+        "output": column(preds, "output", pa.string()), "answer": column(results, "answer", pa.string()),
+        "parsed": pa.array([bool(r.parsed) for r in results], pa.bool_()),
+        "reasoning": column(results, "reasoning", pa.string()), "tokens_in": column(preds, "tokens_in", pa.int64()),
+        "tokens_out": column(preds, "tokens_out", pa.int64()), "latency_s": column(preds, "latency_s", pa.float64()),
+        "finish_reason": column(preds, "finish_reason", pa.string()),
         "option_logprobs": pa.array([list(p.option_logprobs) if p.option_logprobs is not None else None
-                                     for _, _, p in rows], pa.list_(pa.float64())),
-        "extras": pa.array([_extras_json(r.extras, memo) for _, r, _ in rows], pa.string())})
-    _append_arrow(con, "predictions", preds, {"extras": "JSON", "tokens_in": "INTEGER", "tokens_out": "INTEGER"})
-    scored = [(run_id, p, m, v) for run_id, r, p in rows for m, v in r.scores.items()]
-    _append_arrow(con, "scores", pa.table({
-        "run_id": pa.array([x[0] for x in scored], pa.string()),
-        "item_id": pa.array([x[1].item_id for x in scored], pa.string()),
-        "ord": pa.array([x[1].order for x in scored], pa.string()),
-        "metric": pa.array([x[2] for x in scored], pa.string()),
-        "value": pa.array([float(x[3]) for x in scored], pa.float64())}), {})
-    own = [(run_id, p.item_id, m, float(v)) for run_id, _, p in rows for m, v in (p.self_reported or {}).items()]
+                                     for p in preds], pa.list_(pa.float64())),
+        "extras": pa.array([_extras_json(r.extras, memo) for r in results], pa.string())}),
+        {"extras": "JSON", "tokens_in": "INTEGER", "tokens_out": "INTEGER"})
+    one = {tuple(r.scores) for r in results}
+    if len(one) == 1 and len(next(iter(one))) == 1:  # one metric per row (the usual case): no row tuples
+        (metric,), = one
+        scores = {"run_id": run_ids, "item_id": item_ids, "ord": orders, "metric": [metric] * len(results),
+                  "value": [float(r.scores[metric]) for r in results]}
+    else:
+        rows = [(run_id, p.item_id, p.order, m, float(v)) for run_id, r, p in zip(run_ids, results, preds)
+                for m, v in r.scores.items()]
+        scores = {c: [x[k] for x in rows] for k, c in enumerate(("run_id", "item_id", "ord", "metric", "value"))}
+    _append_arrow(con, "scores", pa.table({c: pa.array(v, pa.float64() if c == "value" else pa.string())
+                                           for c, v in scores.items()}), {})
+    own = [(run_id, p.item_id, m, float(v)) for run_id, p in zip(run_ids, preds)
+           for m, v in (p.self_reported or {}).items()]
     _append_arrow(con, "self_reported", pa.table({
         c: pa.array([x[k] for x in own], t) for k, (c, t) in enumerate(
             (("run_id", pa.string()), ("item_id", pa.string()), ("metric", pa.string()), ("value", pa.float64())))}),

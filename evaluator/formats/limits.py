@@ -12,6 +12,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Iterator
 
+import orjson
+
 from evaluator.formats.base import FormatError
 from evaluator.formats.source import Source, SourceError, split_lines
 
@@ -113,12 +115,33 @@ def _depth(obj: Any, limit: int) -> int:
     return deepest
 
 
+_DIGITS = bytes(1 if 48 <= b <= 57 else 0 for b in range(256))
+_LONG_NUMBER = b"\x01" * 19
+"""19 digits in a row: a number orjson might not keep as an integer (it reads integers beyond 64 bits as floats)."""
+_MISS = object()
+
+
+def _orjson(text: str | bytes) -> Any:
+    """The value orjson reads, or _MISS when it refuses the text or might read it differently from `json`
+    (19+ digits in a row); its refusals (NaN, infinite numbers, lone surrogates, trailing data) are left to `json`
+    so that every error message stays the same."""
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+    if raw.translate(_DIGITS).find(_LONG_NUMBER) >= 0:
+        return _MISS
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return _MISS
+
+
 def loads(text: str | bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
     """Parse one JSON value strictly: NaN/Infinity, huge numbers and over-deep nesting raise ValueError."""
     try:
-        if isinstance(text, (bytes, bytearray)):  # as `json.loads` reads bytes
-            text = text.decode(json.detect_encoding(text), "surrogatepass")
-        value = _DECODER.decode(text)
+        value = _orjson(text)
+        if value is _MISS:
+            if isinstance(text, (bytes, bytearray)):  # as `json.loads` reads bytes
+                text = text.decode(json.detect_encoding(text), "surrogatepass")
+            value = _DECODER.decode(text)
     except RecursionError:
         raise ValueError(f"JSON nested deeper than {limits.max_depth} levels") from None
     brackets = text.count("[") + text.count("{") if isinstance(text, str) else text.count(b"[") + text.count(b"{")

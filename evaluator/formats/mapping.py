@@ -135,6 +135,10 @@ class ItemIndex:
 def locate(row: Row, cell: Cell) -> tuple[str | None, str]:
     """(our item id, how) for a row, or (None, why not)."""
     pred = row.prediction
+    if row.own_id and not row.texts and not row.fields:  # only its id to go by (native rows): what follows finds
+        item = cell.items.get(pred.item_id)              # no text support, contradiction or candidate then
+        return (item.item_id, "id") if item is not None else (
+            None, f"id {pred.item_id!r}: no id or input text matches one of our items")
     by_id = cell.items.get(pred.item_id) if row.own_id else None
     row_hashes = _identifying(row.fields)
     support = cell.support(row) if row.texts else Counter()
@@ -196,8 +200,9 @@ def map_rows(parsed: ParsedRows, index: ItemIndex) -> list[Prediction]:
         order = pred.order
         if row.label and get_task(pred.task).both_orders and item.gold in ("A", "B") and row.label != item.gold:
             order = "ba"  # the file presented the options swapped (its gold letter is the other one)
-        changes = {k: v for k, v in (("item_id", item_id), ("prompt_lang", prompt_lang), ("line", row.line),
-                                     ("order", order)) if getattr(pred, k) != v}
+        unchanged = (pred.item_id, pred.prompt_lang, pred.line, pred.order) == (item_id, prompt_lang, row.line, order)
+        changes = {} if unchanged else {k: v for k, v in (("item_id", item_id), ("prompt_lang", prompt_lang),
+                                                      ("line", row.line), ("order", order)) if getattr(pred, k) != v}
         if changes:  # most rows already carry our id, prompt language, line and order: no copy for them
             pred = dataclasses.replace(pred, **changes)
             row = dataclasses.replace(row, prediction=pred)

@@ -181,7 +181,7 @@ def _read_upload(source: bytes | memoryview | str | Path, name: str | None, *, f
         budget = dataclasses.replace(limits, max_errors=limits.max_errors - len(up.errors),
                                      max_rows=max(limits.max_rows - rows, 0))
         try:
-            rows += _read_member(up, m, fmt, budget, index, first_seen)
+            rows += _read_member(up, m, fmt, budget, index, first_seen if len(members) > 1 else None)
         except Exception:  # a parser bug must not show a traceback nor let a half-read upload through
             error_id = incidents.record(f"reading {m.name!r}")
             up.errors.append(FormatError(m.name, None, None, f"could not be checked (internal error {error_id})"))
@@ -195,7 +195,7 @@ def _read_upload(source: bytes | memoryview | str | Path, name: str | None, *, f
 
 
 def _read_member(up: Upload, m: archive.Member, fmt: str, limits: Limits, index: ItemIndex,
-                 first_seen: dict) -> int:
+                 first_seen: dict | None) -> int:
     """Detect, parse and map one file into `up`; returns the rows it read."""
     if m.name.lower().endswith(".json") and m.data.size > limits.max_document_bytes:
         up.errors.append(FormatError(m.name, None, None, f"JSON document is {m.data.size / MB:.1f} MB; the limit "
@@ -214,7 +214,7 @@ def _read_member(up: Upload, m: archive.Member, fmt: str, limits: Limits, index:
     preds = map_rows(parsed, index) if parsed.rows and not parsed.errors else []
     up.errors.extend(parsed.errors)
     up.warnings.extend(parsed.warnings)
-    kept = _across_files(up, m.name, preds, first_seen)
+    kept = preds if first_seen is None else _across_files(up, m.name, preds, first_seen)  # None: the only file
     up.predictions.extend(kept)
     up.summary.extend(parsed.summary)
     up.model_hint = up.model_hint or parsed.model_hint
