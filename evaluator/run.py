@@ -56,7 +56,8 @@ class Sink(Protocol):
         answer is in, before the first `save_many`."""
 
     def stored_many(self, cells: Sequence["Cell"]) -> Mapping[tuple, set[tuple[str, str]]]:
-        """(item_id, order) pairs already stored, by cell key (`Cell.key`), for every cell of the plan at once."""
+        """(item_id, order) pairs already stored, by cell key (`Cell.key`), for every cell of the plan at once;
+        called once per run (a rerun too) before the first `save_many`."""
 
     def save_many(self, rows: Sequence[tuple["Cell", Mapping[str, Any], Item, ItemResult]]) -> None:
         """Persist scored results (cell, run settings, item, result) in one transaction, committed on return."""
@@ -207,8 +208,11 @@ def plan(opts: RunSpec, count: Callable[[str], int] | None = None
 def _render_all(task: TaskSpec, trimmed: Sequence[tuple[Item, Item, dict | None]], prompt_lang: str, data_dir: Any
                 ) -> tuple[list[tuple[Item, str, prompts.Rendered, dict | None]], str | None]:
     """(item, order, prompt, what was cut) for every item and option order, or ([], the reason) without a prompt."""
-    out = []
+    out, seen = [], set()
     for item, short, cut in trimmed:
+        if item.item_id in seen:  # a repeated id is asked once (its answers share one key in the store)
+            continue
+        seen.add(item.item_id)
         for order in (("ab", "ba") if task.both_orders else ("ab",)):
             try:
                 out.append((item, order, prompts.render(task, short, prompt_lang, order, data_dir=data_dir), cut))
@@ -274,11 +278,12 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
     try:
         with responsive_loop():
             # what is already stored: one query on the writer thread while the prompts are rendered here
-            lookup = None if opts.rerun else asyncio.ensure_future(writer.call(sink.stored_many, cells_of(opts)))
+            lookup = asyncio.ensure_future(writer.call(sink.stored_many, cells_of(opts)))
             try:
                 statuses, jobs = plan(opts, count_tokens)
             finally:
-                stored = await lookup if lookup is not None else {}
+                stored = await lookup
+            stored = {} if opts.rerun else stored  # a rerun asks everything again
             counted = tokenizer if count_tokens else APPROX_TOKENIZER
             settings.update({s.cell.key: settings_for(s.cell, opts, counted, endpoint) for s in statuses})
             todo = ledger.track(statuses, jobs, stored)

@@ -128,7 +128,7 @@ def test_resume_asks_nothing_twice_and_rerun_asks_again():
     assert len(sink.rows) == 12
 
 
-def test_what_is_stored_is_looked_up_once_for_the_whole_plan_and_not_at_all_for_a_rerun():
+def test_what_is_stored_is_looked_up_once_for_the_whole_plan():
     class CountingSink(ListSink):
         lookups: list = []
 
@@ -143,7 +143,8 @@ def test_what_is_stored_is_looked_up_once_for_the_whole_plan_and_not_at_all_for_
         go(server.base_url, sink, limit=3, **jobs)
         assert server.requests == 16 + 8  # the second run asks only the third item of each cell and run
         go(server.base_url, sink, tasks="nli", langs="id", prompt_langs=("en",), limit=2, rerun=True)
-    assert sink.lookups == [8, 8]  # 2 tasks x 2 languages x 2 runs: one query each time, none for the rerun
+        assert server.requests == 24 + 2  # the rerun (one run, two items) asks everything again
+    assert sink.lookups == [8, 8, 1]  # 2 tasks x 2 languages x 2 runs, then 1 cell: one query per run
 
 
 def test_each_cell_is_refreshed_once_its_runs_are_stored_while_later_cells_are_still_asked():
