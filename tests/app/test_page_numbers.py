@@ -163,3 +163,25 @@ def test_bootstrap_intervals_do_not_depend_on_row_order():
     forward, backward = (next(c for c in aggregate_cell(TASKS["sentiment"], "th", p) if c.is_headline)
                          for p in (cell, cell[::-1]))
     assert "bootstrap" in forward.note and forward == backward
+
+
+def test_leaderboard_usage_is_the_evaluators(db):
+    """Cost and speed per model: `evaluator.usage.usage_summary` over the fixture's own answers of the benchmark."""
+    from evaluator.usage import usage_summary
+
+    at = app_test("leaderboard", bench="BHASA", prompt="English")
+    assert not at.exception
+    usage = next(d.value for d in at.dataframe if "tokens_out" in d.value.columns).set_index("model")
+    for model in ("SeaLion-9B-it", "Gemma-2B", "Closed-XL"):
+        answers = [p for p in predictions(model) if p.prompt_lang == "en" and TASKS[p.task].family == "bhasa"]
+        want = usage_summary([{"requests": len(answers), "tokens_in": sum(p.tokens_in or 0 for p in answers),
+                               "tokens_out": sum(p.tokens_out or 0 for p in answers),
+                               "latency_sum": sum(p.latency_s or 0 for p in answers),
+                               "latency_n": sum(p.latency_s is not None for p in answers),
+                               "price_in": None, "price_out": None}])
+        got = usage.loc[model]
+        assert want["requests"] > 0
+        assert [got[k] for k in ("requests", "tokens_in", "tokens_out")] == [want[k] for k in
+                                                                           ("requests", "tokens_in", "tokens_out")]
+        for k in ("mean_latency_s", "cost"):  # a missing figure is shown as a dash (stored NULL, -inf on display)
+            assert not got[k] > float("-inf") if want[k] is None else got[k] == pytest.approx(want[k])
