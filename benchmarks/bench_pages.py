@@ -232,6 +232,13 @@ def main(argv: list[str] | None = None) -> int:
         t = time.perf_counter()
         n = pre_aggregate(con)
         print(f"pre-aggregated {n:,} cells (evaluator.drilldown → store.drilldown) in {time.perf_counter() - t:.0f} s")
+    if not con.execute("SELECT count(*) FROM drill_levels").fetchone()[0]:
+        from services.drill_levels import backfill_levels
+
+        t = time.perf_counter()
+        n = len(backfill_levels(con))
+        print(f"pooled the LINDSEA / PACUTE levels of {n:,} models (evaluator.drill_levels → store.drill_levels) in "
+              f"{time.perf_counter() - t:.0f} s")
     con.execute("CHECKPOINT")
     models = [r[0] for r in con.execute("SELECT model_id FROM models ORDER BY model_id").fetchall()]
     counts = {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
