@@ -43,12 +43,15 @@ def system_means(j: pd.DataFrame, protocol: str) -> pd.DataFrame:
 def alphas(j: pd.DataFrame, protocol: str) -> pd.DataFrame:
     """Krippendorff's alpha per criterion; a unit is one candidate of one item."""
     rows = []
-    scored = _scored(j)
+    by_criterion = dict(tuple(_scored(j).groupby("criterion", sort=False)))
     for crit in _criteria(j, protocol):
-        g = scored[scored["criterion"] == crit.name]
+        g = by_criterion.get(crit.name)
+        if g is None:
+            continue
         units: dict[str, dict[str, float]] = {}
-        for r in g.itertuples():
-            units.setdefault(f"{r.item_id}/{r.cand_id}", {})[r.annotator] = r.value
+        for item, cand, annotator, value in zip(g["item_id"].tolist(), g["cand_id"].tolist(),
+                                                g["annotator"].tolist(), g["value"].tolist()):
+            units.setdefault(f"{item}/{cand}", {})[annotator] = value
         paired = sum(1 for u in units.values() if len(u) >= 2)
         if not paired:
             continue
