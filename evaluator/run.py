@@ -56,7 +56,8 @@ class Sink(Protocol):
         answer is in, before the first `save_many`."""
 
     def stored_many(self, cells: Sequence["Cell"]) -> Mapping[tuple, set[tuple[str, str]]]:
-        """(item_id, order) pairs already stored, by cell key (`Cell.key`), for every cell of the plan at once."""
+        """(item_id, order) pairs already stored, by cell key (`Cell.key`), for every cell of the plan at once;
+        called once per run (a rerun too) before the first `save_many`."""
 
     def save_many(self, rows: Sequence[tuple["Cell", Mapping[str, Any], Item, ItemResult]]) -> None:
         """Persist scored results (cell, run settings, item, result) in one transaction, committed on return."""
@@ -207,8 +208,11 @@ def plan(opts: RunSpec, count: Callable[[str], int] | None = None
 def _render_all(task: TaskSpec, trimmed: Sequence[tuple[Item, Item, dict | None]], prompt_lang: str, data_dir: Any
                 ) -> tuple[list[tuple[Item, str, prompts.Rendered, dict | None]], str | None]:
     """(item, order, prompt, what was cut) for every item and option order, or ([], the reason) without a prompt."""
-    out = []
+    out, seen = [], set()
     for item, short, cut in trimmed:
+        if item.item_id in seen:  # a repeated id is asked once (its answers share one key in the store)
+            continue
+        seen.add(item.item_id)
         for order in (("ab", "ba") if task.both_orders else ("ab",)):
             try:
                 out.append((item, order, prompts.render(task, short, prompt_lang, order, data_dir=data_dir), cut))
@@ -274,11 +278,12 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
     try:
         with responsive_loop():
             # what is already stored: one query on the writer thread while the prompts are rendered here
-            lookup = None if opts.rerun else asyncio.ensure_future(writer.call(sink.stored_many, cells_of(opts)))
+            lookup = asyncio.ensure_future(writer.call(sink.stored_many, cells_of(opts)))
             try:
                 statuses, jobs = plan(opts, count_tokens)
             finally:
-                stored = await lookup if lookup is not None else {}
+                stored = await lookup
+            stored = {} if opts.rerun else stored  # a rerun asks everything again
             counted = tokenizer if count_tokens else APPROX_TOKENIZER
             settings.update({s.cell.key: settings_for(s.cell, opts, counted, endpoint) for s in statuses})
             todo = ledger.track(statuses, jobs, stored)
@@ -307,19 +312,23 @@ class Ledger:
 
     def track(self, statuses: Sequence[CellStatus], jobs: Mapping[tuple, list[Job]], stored: Mapping[tuple, set]
               ) -> list[Job]:
-        """The plan's jobs not stored yet, in plan order (cell by cell, so cells finish one after another); counts
-        what was resumed."""
+        """The plan's jobs not stored yet, cell by cell (so cells finish one after another) and, within a cell, its
+        runs' jobs in turn (so every run has answers in the cell's first commit, which writes all its run rows at
+        once); counts what was resumed."""
         self.by_key = {s.cell.key: s for s in statuses}
         for s in statuses:
             self.runs_of.setdefault(s.cell.key[:3], []).append(s)
         todo: list[Job] = []
-        for key, s in self.by_key.items():
-            cell_jobs = jobs.get(key, [])
-            if done := stored.get(key):
-                kept = [j for j in cell_jobs if (j.item.item_id, j.order) not in done]
-                s.resumed = len(cell_jobs) - len(kept)
-                cell_jobs = kept
-            todo.extend(cell_jobs)
+        for runs in self.runs_of.values():
+            per_run = []
+            for s in runs:
+                cell_jobs = jobs.get(s.cell.key, [])
+                if done := stored.get(s.cell.key):
+                    kept = [j for j in cell_jobs if (j.item.item_id, j.order) not in done]
+                    s.resumed = len(cell_jobs) - len(kept)
+                    cell_jobs = kept
+                per_run.append(cell_jobs)
+            todo.extend(j for turn in itertools.zip_longest(*per_run) for j in turn if j is not None)
         return todo
 
     def start(self) -> None:

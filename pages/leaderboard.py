@@ -10,7 +10,6 @@ from pages._entry import embedded, ensure_app
 from pages._board_human import COLUMN as HUMAN, HELP as HUMAN_HELP, with_human
 from pages._filters import also_available, filtered_models, first_available, model_filters
 from pages._ui import csv_bytes, dashed, empty_state, plot_text, table
-from services import explore
 from store.cached import q
 
 ensure_app()
@@ -149,7 +148,7 @@ else:
 
 if not board.empty:
     st.subheader("Cost and speed")
-    usage = explore.usage_table(prompt_lang=prompt_lang, family=family, models=models)
+    usage = q("usage_table", prompt_lang=prompt_lang, family=family, models=models)
     usage = usage.merge(board[["model", "overall"]], on="model", how="left")
     if usage.empty or not usage["requests"].gt(0).any():
         st.caption("No stored requests for these models.")

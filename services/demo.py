@@ -143,11 +143,13 @@ def build_default_db(con: duckdb.DuckDBPyConnection, data_dir: Path = DEMO_DIR) 
 
 def ensure_default_db(con: duckdb.DuckDBPyConnection) -> bool:
     """Mirror the registries into the store (roll up models stored before roll-ups were, pre-aggregate cells
-    stored before drill-downs were, compute human-evaluation figures stored before V9), and fill an empty
-    store (no models, no reported rows) with the demo content: from its Parquet snapshot when that matches the demo
-    files and the schema, else built from scratch; True when it filled."""
+    stored before drill-downs were, compute human-evaluation figures stored before V9, usage and drill-down levels
+    before V10-11), and fill an empty store (no models, no reported rows) with the demo content: from its Parquet
+    snapshot when that matches the demo files and the schema, else built from scratch; True when it filled."""
     from services.drilldown import backfill_drilldowns
     from services.human_results import refresh_stale
+    from services.drill_levels import backfill_levels
+    from services.usage_store import backfill_usage
 
     with transaction(con):
         sync_registry(con)
@@ -157,6 +159,8 @@ def ensure_default_db(con: duckdb.DuckDBPyConnection) -> bool:
         build_default_db(con)
     backfill_drilldowns(con)  # stores and snapshots written before the drill-down tables (V7)
     refresh_stale(con)  # human-evaluation figures of stores written before V9 (and V8's copied ratings)
+    backfill_usage(con)  # cost and speed of stores written before V10
+    backfill_levels(con)  # drill-down levels of stores written before V11 (and of cells back-filled just now)
     return not has
 
 

@@ -30,12 +30,3 @@ def with_intervals(df: Any, k: str = "correct", n: str = "n") -> Any:
 def q(name: str, **params) -> Any:
     """The registered store query `name` (cached), with Wilson intervals where it returns successes and n."""
     return with_intervals(cached.q(name, **params))
-
-
-def usage_table(**params) -> pd.DataFrame:
-    """Cost and speed per model (`evaluator.usage.usage_summary` over the store's `usage_groups`)."""
-    from evaluator.usage import usage_summary
-
-    groups = cached.q("usage_groups", **params)
-    rows = [{"model": m, **usage_summary(g.to_dict("records"))} for m, g in groups.groupby("model")]
-    return pd.DataFrame(rows, columns=["model", "requests", "tokens_in", "tokens_out", "mean_latency_s", "cost"])

@@ -40,6 +40,7 @@ def rollup_all(con) -> None:
     """Re-derive every model's roll-ups from its aggregates and the stale human-evaluation figures (after an import
     replaced or merged rows)."""
     from services.drilldown import backfill_drilldowns
+    from services.drill_levels import backfill_levels
     from services.human_results import refresh_stale
 
     models = [r[0] for r in con.execute("SELECT DISTINCT model_id FROM aggregates").fetchall()]
@@ -47,6 +48,7 @@ def rollup_all(con) -> None:
         refresh_rollups(con, models)
     backfill_drilldowns(con)  # an export written before the drill-down tables (V7)
     refresh_stale(con)  # human-evaluation figures of pulled judgements (V9)
+    backfill_levels(con)  # drill-down levels of cells back-filled just now (V11)
 
 
 def pull(state: dict) -> hub.SyncStatus:

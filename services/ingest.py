@@ -23,6 +23,8 @@ from evaluator.registry import TASKS
 from evaluator.rollup import rollup_rows
 from evaluator.spec import Item, ItemResult, Prediction, TaskSpec
 from services.stored_columns import parse_items, stored_columns
+from services.drill_levels import refresh_levels
+from services.usage_store import refresh_usage
 from store import writer
 from store.db import transaction
 from store.drilldown import save_drilldowns
@@ -105,6 +107,8 @@ def refresh_rollups(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str]) ->
     """Recompute and store the roll-ups of these models from their stored headline aggregates."""
     for model_id in sorted(set(model_ids)):
         writer.save_rollups(con, model_id, rollup_rows(writer.headline_cells(con, model_id)))
+        refresh_usage(con, [model_id])  # cost and speed per model, stored beside its roll-ups (V10)
+        refresh_levels(con, [model_id])  # LINDSEA / PACUTE drill-down levels from its drill-down nodes (V11)
     refresh_ranks(con)
 
 

@@ -6,7 +6,7 @@ resumes by asking only what is missing (`StoreSink.stored`).
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Collection, Mapping, Sequence
 
 import duckdb
 
@@ -25,12 +25,15 @@ MODEL = "model"
 
 def save_live(con: duckdb.DuckDBPyConnection, model_id: str,
               rows: Sequence[tuple[Mapping[str, Any], Item, ItemResult]], *,
-              model_info: Mapping[str, Any] | None = None, known: set | None = None) -> None:
+              model_info: Mapping[str, Any] | None = None, known: set | None = None,
+              unstored: Collection[str] = ()) -> None:
     """Write live results (several answers, one transaction), so an interrupted run can resume.
 
     Each row is (run_meta, item, result) with run_meta {"task", "lang", "prompt_lang", "run_no", "settings",
     optional "source" (default "evaluated")}. `known` remembers the runs and items this process already wrote,
-    so each is written once; pass the same set on every call of a run.
+    so each is written once; pass the same set on every call of a run. `unstored`: run ids that had no stored
+    answer when the run began and get each answer once (`StoreSink.stored_many`): their rows are plain INSERTs,
+    the others INSERT OR REPLACE (a rerun replaces what it asks again).
     """
     known = known if known is not None else set()
     by_run: dict[str, list] = {}
@@ -39,12 +42,10 @@ def save_live(con: duckdb.DuckDBPyConnection, model_id: str,
                      meta.get("source", "evaluated"))
         by_run.setdefault(rid, []).append((meta, item, result))
     new_items = {(i.task, i.lang, i.item_id): i for _, i, _ in rows if (i.task, i.lang, i.item_id) not in known}
-    preds, scores, self_rep = [], [], []
+    rows_of = {True: ([], [], []), False: ([], [], [])}  # replace? -> (predictions, scores, self_reported)
     for rid, group in by_run.items():
-        p, s, r = live.result_rows(rid, [res for _, _, res in group])
-        preds += p
-        scores += s
-        self_rep += r
+        for table, new_rows in zip(rows_of[rid not in unstored], live.result_rows(rid, [r for _, _, r in group])):
+            table += new_rows
     fresh_runs = [rid for rid in by_run if rid not in known]
     with transaction(con):
         if fresh_runs and REGISTRY not in known:  # first run of this process: the registry rows
@@ -56,9 +57,9 @@ def save_live(con: duckdb.DuckDBPyConnection, model_id: str,
                                   "settings": meta.get("settings"), "source": meta.get("source", "evaluated"),
                                   "harness": "tanaw"} for rid in fresh_runs for meta in [by_run[rid][0][0]]])
         live.append(con, "items", live.item_rows(list(new_items.values()), content_hash))  # both orders: once
-        live.append(con, "predictions", preds)
-        live.append(con, "scores", scores)
-        live.append(con, "self_reported", self_rep)
+        for replace, tables in rows_of.items():
+            for table, table_rows in zip(("predictions", "scores", "self_reported"), tables):
+                live.append(con, table, table_rows, replace=replace)
     known.update(new_items)
     known.update(by_run)
     if fresh_runs:
@@ -86,6 +87,7 @@ class StoreSink:
     def __init__(self, con: duckdb.DuckDBPyConnection, model_id: str, model_info: Mapping[str, Any] | None = None):
         self.con, self.model_id, self.model_info = con, model_id, dict(model_info or {})
         self._known: set = set()
+        self._unstored: set[str] = set()  # runs the plan's lookup found without answers
 
     def _run_id(self, cell: Cell) -> str:
         return run_id(self.model_id, cell.task.name, cell.lang, cell.prompt_lang, cell.run_no, "evaluated")
@@ -95,16 +97,19 @@ class StoreSink:
         prepare_live(self.con, self._known)
 
     def stored_many(self, cells: Sequence[Cell]) -> dict[tuple, set[tuple[str, str]]]:
-        """`stored` for every cell of a plan in one query: cell key -> (item_id, order) already stored."""
+        """What is stored for every cell of a plan, in one query: cell key -> (item_id, order) already stored."""
         ids = {self._run_id(c): c.key for c in cells}
-        return {ids[rid]: keys for rid, keys in live.stored_keys(self.con, list(ids)).items()}
+        stored = live.stored_keys(self.con, list(ids))
+        self._unstored = set(ids) - set(stored)
+        return {ids[rid]: keys for rid, keys in stored.items()}
 
     def save_many(self, rows: Sequence[tuple[Cell, Mapping[str, Any], Item, ItemResult]]) -> None:
         """Store scored answers (cell, settings, item, result) in one transaction (committed on return)."""
         group = [({"task": cell.task.name, "lang": cell.lang, "prompt_lang": cell.prompt_lang,
                    "run_no": cell.run_no, "settings": dict(settings)}, item, result)
                  for cell, settings, item, result in rows]
-        save_live(self.con, self.model_id, group, model_info=self.model_info, known=self._known)
+        save_live(self.con, self.model_id, group, model_info=self.model_info, known=self._known,
+                  unstored=self._unstored)
 
     def refresh(self, cells: Sequence[Cell]) -> list[float | None]:
         """Recompute the cells' aggregates (and the model's roll-ups, once) in one transaction, so the board never

@@ -291,15 +291,43 @@ quality checks per annotator, Krippendorff's alpha per protocol and language acr
 evaluator.human.results in the judgement's transaction (services.human_results), and what each campaign's figures
 were computed from, so a store upgraded to V9 or a Hub pull recomputes the stale ones once."""
 
+V10 = (
+    """CREATE TABLE IF NOT EXISTS model_usage (
+        model_id VARCHAR, prompt_lang VARCHAR,
+        family VARCHAR,                        -- benchmark family, '' = every family
+        requests BIGINT, tokens_in BIGINT, tokens_out BIGINT,   -- over the model's current (not superseded) runs
+        mean_latency_s DOUBLE,                 -- per timed request; NULL when no request was timed
+        cost DOUBLE,                           -- at the runs' operator prices; NULL unless every run with tokens has both
+        PRIMARY KEY (model_id, prompt_lang, family))""",
+)
+"""Cost and speed per model, computed by evaluator.usage.usage_summary whenever a model's roll-ups are refreshed
+(services.usage_store) and only filtered by the leaderboard's "Cost and speed" table (issue 13)."""
+
+V11 = (
+    """CREATE TABLE IF NOT EXISTS drill_levels (
+        model_id VARCHAR, lang VARCHAR, prompt_lang VARCHAR,
+        scope VARCHAR,                         -- 'lindsea' (the language's LINDSEA tasks pooled, 0/1 metrics) or a
+        metric VARCHAR,                        -- PACUTE hierarchy task with its metric ('' for LINDSEA)
+        depth INTEGER,                         -- 0 = everything pooled; d = grouped by the first d keys
+        branch VARCHAR, phenomenon VARCHAR, category VARCHAR, subcategory VARCHAR,  -- LINDSEA keys
+        level INTEGER,                         -- PACUTE key
+        n BIGINT, correct DOUBLE,              -- items and the sum of their scores (0-1)
+        value DOUBLE, ci_low DOUBLE, ci_high DOUBLE,   -- 100 * correct / n and its 95% Wilson interval (0-100)
+        chance DOUBLE, parts INTEGER,          -- groups one level down
+        macro DOUBLE)                          -- the mean of their values (NULL at the deepest level)""",
+)
+"""Drill-down levels (LINDSEA tree, PACUTE levels) pooled from the node counts by evaluator.drill_levels whenever a
+model's roll-ups are refreshed (services.drill_levels); the explorer pages only filter them (issue 13)."""
+
 MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6),
-                                                       (7, V7), (8, V8), (9, V9))
+                                                       (7, V7), (8, V8), (9, V9), (10, V10), (11, V11))
 """(version, statements) in order; append a new version, never edit an applied one."""
 
 TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",
           "self_reported", "ingests", "uploads", "self_reported_cells", "ratings", "submissions", "rollups", "metrics",
           "campaigns", "campaign_candidates", "campaign_assignments", "judgements", "campaign_tokens",
           "campaign_results", "campaign_provisional", "campaign_quality", "language_alphas", "campaign_computed",
-          "drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags")
+          "drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags", "model_usage", "drill_levels")
 """Tables whose row counts the integrity tests compare before and after a failed write (not `audit`, which records
 refusals too, nor the bookkeeping tables `schema_version` and `hub_sync`)."""
 

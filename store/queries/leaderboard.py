@@ -185,19 +185,14 @@ def board_availability(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
 
 
 @query
-def usage_groups(con: duckdb.DuckDBPyConnection, prompt_lang: str = "en", family: str | None = None,
-                 models: tuple[str, ...] | None = None) -> pd.DataFrame:
-    """Stored usage of current runs grouped by model and operator prices (run settings `price_per_mtok`): model,
-    price_in, price_out, requests, tokens_in, tokens_out, latency_sum, latency_n (the evaluator summarises)."""
+def usage_table(con: duckdb.DuckDBPyConnection, prompt_lang: str = "en", family: str | None = None,
+                models: tuple[str, ...] | None = None) -> pd.DataFrame:
+    """Cost and speed per visible model over its current runs (stored by services.usage_store, family None = every
+    family): model, requests, tokens_in, tokens_out, mean_latency_s, cost; models without stored requests left out."""
     ids = list(models) if models is not None else None
     return con.execute("""
-        SELECT r.model_id AS model,
-               TRY_CAST(json_extract_string(r.settings, '$.price_per_mtok.input') AS DOUBLE) AS price_in,
-               TRY_CAST(json_extract_string(r.settings, '$.price_per_mtok.output') AS DOUBLE) AS price_out,
-               count(*) AS requests, sum(p.tokens_in) AS tokens_in, sum(p.tokens_out) AS tokens_out,
-               sum(p.latency_s) AS latency_sum, count(p.latency_s) AS latency_n
-        FROM runs r JOIN predictions p ON p.run_id = r.run_id JOIN models m ON m.model_id = r.model_id
-        LEFT JOIN tasks t ON t.task = r.task
-        WHERE NOT r.superseded AND r.prompt_lang = ? AND NOT coalesce(m.hidden, false)
-          AND (? IS NULL OR t.family = ?) AND (? IS NULL OR list_contains(?, r.model_id))
-        GROUP BY ALL ORDER BY 1""", [prompt_lang, family, family, ids, ids]).df()
+        SELECT u.model_id AS model, u.requests, u.tokens_in, u.tokens_out, u.mean_latency_s, u.cost
+        FROM model_usage u JOIN models m ON m.model_id = u.model_id
+        WHERE u.prompt_lang = ? AND u.family = coalesce(?, '') AND u.requests > 0 AND NOT coalesce(m.hidden, false)
+          AND (? IS NULL OR list_contains(?, u.model_id))
+        ORDER BY 1""", [prompt_lang, family, ids, ids]).df()

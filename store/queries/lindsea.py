@@ -1,7 +1,7 @@
 """LINDSEA explorer queries: task scores, and the branch → phenomenon → category drilldown with its items.
 
-The tree and the drilldown bars sum the stored node counts (`drill_nodes`, a few hundred rows per model); the item
-list reads the stored item outcomes of one model's cells (`item_outcomes`), the answers a handful of predictions.
+The tree and the drilldown bars filter the stored levels (`drill_levels`: services.drill_levels pooled the node
+counts and their Wilson intervals with evaluator.drill_levels, a few hundred rows per model); the item list reads the stored item outcomes of one model's cells (`item_outcomes`), the answers a handful of predictions.
 """
 from __future__ import annotations
 
@@ -31,21 +31,12 @@ def lindsea_cells(con, *, model: str, lang: str) -> pd.DataFrame:
         ORDER BY branch DESC, a.task, a.prompt_lang""", [model, lang]).df()
 
 
-NODE_SQL = f"""
-    SELECT {BRANCH_SQL.format(t='d.task')} AS branch, coalesce(nullif(d.phenomenon, ''), 'translation') AS phenomenon,
-           coalesce(nullif(d.category, ''), '(none)') AS category,
-           nullif(nullif(d.subcategory, ''), 'none') AS subcategory,
-           d.task, d.prompt_lang, d.n, d.correct, CASE WHEN d.metric = 'accuracy' THEN 50.0 ELSE 0.0 END AS chance
-    FROM drill_nodes d
-    WHERE d.cell_no IN (SELECT cell_no FROM drill_cells WHERE model_id = ? AND lang = ? AND task LIKE 'lindsea-%')
-      AND d.metric IN {BINARY_SQL}"""
-"""A model's LINDSEA node counts in one language on 0/1 metrics (one per task): the drill-down keys, task,
-prompt_lang, n (items), correct (sum of item scores 0-1; an item scores the mean over option orders and runs),
-chance (50 for binary choices, 0 for open answers)."""
-
-
-def _nodes(con, model: str, lang: str) -> tuple[str, list]:
-    return NODE_SQL, [model, lang]
+LEVELS_SQL = """
+    SELECT * FROM drill_levels WHERE model_id = ? AND lang = ? AND scope = 'lindsea'"""
+"""A model's stored LINDSEA levels in one language (services.drill_levels pooled them from the node counts of its
+LINDSEA tasks on 0/1 metrics): depth 0-4 with the keys branch → phenomenon → category → subcategory, prompt_lang,
+n (items), correct (sum of item scores 0-1), value (0-100), ci_low/ci_high (95% Wilson), chance (50 for binary
+choices, 0 for open answers)."""
 
 
 @query
@@ -76,20 +67,13 @@ def _where(**filters) -> tuple[str, list]:
 @query
 def lindsea_tree(con, *, model: str, lang: str, prompt_lang: str) -> pd.DataFrame:
     """Every node of LINDSEA → branch → phenomenon → category for a treemap: id, parent, label, n (items),
-    value (0-100, items pooled). Parents' n equals the sum of their children's."""
-    nodes_sql, params = _nodes(con, model, lang)
+    value (0-100, items pooled), ci_low, ci_high. Parents' n equals the sum of their children's."""
     return con.execute(f"""
-        WITH facts AS ({nodes_sql}),
-        nodes AS (
-            SELECT branch, phenomenon, category, coalesce(sum(n), 0)::BIGINT AS n, 100 * sum(correct) / sum(n) AS value
-            FROM facts WHERE prompt_lang = ?
-            GROUP BY GROUPING SETS ((), (branch), (branch, phenomenon), (branch, phenomenon, category)))
         SELECT concat_ws('/', 'LINDSEA', branch, phenomenon, category) AS id,
-               CASE WHEN branch IS NULL THEN '' WHEN phenomenon IS NULL THEN 'LINDSEA'
-                    WHEN category IS NULL THEN 'LINDSEA/' || branch
+               CASE depth WHEN 0 THEN '' WHEN 1 THEN 'LINDSEA' WHEN 2 THEN 'LINDSEA/' || branch
                     ELSE concat_ws('/', 'LINDSEA', branch, phenomenon) END AS parent,
-               coalesce(category, phenomenon, branch, 'LINDSEA') AS label, n, value
-        FROM nodes ORDER BY id""", [*params, prompt_lang]).df()
+               coalesce(category, phenomenon, branch, 'LINDSEA') AS label, n, value, ci_low, ci_high
+        FROM ({LEVELS_SQL}) WHERE prompt_lang = ? AND depth <= 3 ORDER BY id""", [model, lang, prompt_lang]).df()
 
 
 @query
@@ -97,21 +81,17 @@ def lindsea_drill(con, *, model: str, lang: str, depth: int = 3, branch: str | N
                   phenomenon: str | None = None, category: str | None = None) -> pd.DataFrame:
     """Accuracy by branch → phenomenon → category → subcategory (down to `depth`), per prompt language.
 
-    Rows: the group keys, prompt_lang, n (items), correct (sum of item scores), value (0-100), chance, below_chance,
-    label (deepest key with its item count).
+    Rows: the group keys, prompt_lang, n (items), correct (sum of item scores), value (0-100), ci_low, ci_high (95%
+    Wilson), chance, below_chance, label (deepest key with its item count).
     """
     keys = ", ".join(LEVELS[:depth + 1])
-    nodes_sql, params = _nodes(con, model, lang)
     where, more = _where(branch=branch, phenomenon=phenomenon, category=category)
     return con.execute(f"""
-        WITH facts AS ({nodes_sql}),
-        grouped AS (
-            SELECT {keys}, prompt_lang, sum(n)::BIGINT AS n, sum(correct) AS correct,
-                   100 * sum(correct) / sum(n) AS value, max(chance) AS chance,
-                   100 * sum(correct) / sum(n) < max(chance) AS below_chance
-            FROM facts {where} GROUP BY {keys}, prompt_lang)
+        WITH grouped AS (
+            SELECT {keys}, prompt_lang, n, correct, value, ci_low, ci_high, chance, value < chance AS below_chance
+            FROM ({LEVELS_SQL}) WHERE depth = ? {where.replace("WHERE ", "AND ", 1)})
         SELECT *, coalesce({LEVELS[depth]}, '(none)') || ' (n=' || max(n) OVER (PARTITION BY {keys}) || ')' AS label
-        FROM grouped ORDER BY ALL""", [*params, *more]).df()
+        FROM grouped ORDER BY ALL""", [model, lang, depth + 1, *more]).df()
 
 
 @query

@@ -1,6 +1,7 @@
 """PACUTE explorer queries: the L0-L5 hierarchy per model, level means, main-suite tasks and controls.
 
-Levels and their means sum the stored node counts (`drill_nodes`); nothing here reads per-item rows."""
+Levels and their means filter the stored levels (`drill_levels`, pooled from the node counts with their Wilson
+intervals by evaluator.drill_levels); nothing here reads per-item rows."""
 from __future__ import annotations
 
 import pandas as pd
@@ -25,28 +26,24 @@ def _hierarchy(fmt: str) -> str:
 
 
 LEVELS_SQL = """
-    SELECT model_id, level, sum(n)::BIGINT AS n, sum(correct) AS correct
-    FROM drill_nodes
-    WHERE cell_no IN (SELECT cell_no FROM drill_cells
-                      WHERE task = ? AND lang = 'tl' AND list_contains(?, model_id) AND prompt_lang = ?)
-      AND metric = ?
-    GROUP BY model_id, level"""
-"""Hierarchy node counts per chosen model and level: n (items), correct (sum of item scores 0-1, an item's score
-being its mean over runs)."""
+    SELECT * FROM drill_levels
+    WHERE scope = ? AND lang = 'tl' AND list_contains(?, model_id) AND prompt_lang = ? AND metric = ?"""
+"""Stored hierarchy levels of the chosen models (services.drill_levels pooled them from the node counts): depth 1
+per level, depth 0 the whole hierarchy; n (items), correct (sum of item scores 0-1, an item's score being its mean
+over runs), value (0-100), ci_low/ci_high (95% Wilson), macro (depth 0: mean of the level values), parts (levels)."""
 
 
 @query
 def pacute_levels(con, *, models: tuple[str, ...], fmt: str = "mcq", metric: str = "mcq_acc",
                   prompt_lang: str = "en") -> pd.DataFrame:
-    """Per model and level: n, correct, value (0-100), chance, below_chance (the wiring adds 95% Wilson intervals),
+    """Per model and level: n, correct, value (0-100), ci_low, ci_high (95% Wilson), chance, below_chance,
     level_name and level_label ("L2 (n=10)", the range of n over models when it differs)."""
     chance = MCQ_CHANCE if fmt == "mcq" else 0.0
     names = "CASE level " + " ".join(f"WHEN {k} THEN '{v}'" for k, v in LEVEL_NAMES.items()) + " END"
     return con.execute(f"""
-        WITH lv AS ({LEVELS_SQL})
-        SELECT model_id, level, {names} AS level_name, n, correct,
-               100 * correct / n AS value, {chance} AS chance,
-               100 * correct / n < {chance} AS below_chance,
+        WITH lv AS ({LEVELS_SQL} AND depth = 1)
+        SELECT model_id, level, {names} AS level_name, n, correct, value, ci_low, ci_high, {chance} AS chance,
+               value < {chance} AS below_chance,
                'L' || level || ' (n=' || CASE WHEN min(n) OVER w = max(n) OVER w
                    THEN (min(n) OVER w)::VARCHAR
                    ELSE min(n) OVER w || '-' || max(n) OVER w END || ')' AS level_label
@@ -59,10 +56,9 @@ def pacute_level_means(con, *, models: tuple[str, ...], fmt: str = "mcq", metric
                        prompt_lang: str = "en") -> pd.DataFrame:
     """Per model: micro mean (all hierarchy items pooled) and macro mean (mean of the level means), n, levels."""
     return con.execute(f"""
-        WITH lv AS ({LEVELS_SQL})
-        SELECT model_id, 100 * sum(correct) / sum(n) AS micro, 100 * avg(correct / n) AS macro, sum(n) AS n,
-               count(*) AS n_levels
-        FROM lv GROUP BY model_id ORDER BY model_id""", [_hierarchy(fmt), list(models), prompt_lang, metric]).df()
+        SELECT model_id, value AS micro, macro, n, parts AS n_levels
+        FROM ({LEVELS_SQL} AND depth = 0) ORDER BY model_id""",
+                       [_hierarchy(fmt), list(models), prompt_lang, metric]).df()
 
 
 @query

@@ -62,6 +62,15 @@ def test_pacute_levels_are_the_evaluators(db):
             low, high = wilson(row["micro"] / 100, row["n"])
             assert (got["value"], got["n"]) == (pytest.approx(row["micro"]), row["n"])
             assert (got["ci_low"], got["ci_high"]) == pytest.approx((100 * low, 100 * high))
+    means = next(d.value for d in at.dataframe if list(d.value.columns[:3]) == ["model_id", "micro", "macro"])
+    means = means.set_index("model_id")
+    for model in ("SeaLion-9B-it", "Gemma-2B", "Closed-XL"):
+        cell = pairs(model, "pacute-hierarchical-mcq", "tl", "en")
+        per_level = breakdown(cell, "mcq_acc", ("level",))
+        pooled = breakdown(cell, "mcq_acc", ())[0]
+        assert (means.loc[model, "micro"], means.loc[model, "n"]) == (pytest.approx(pooled["micro"]), pooled["n"])
+        assert means.loc[model, "macro"] == pytest.approx(statistics.mean(r["micro"] for r in per_level))
+        assert means.loc[model, "n_levels"] == len(per_level)
 
 
 def test_binary_metrics_in_the_store_are_metricspec_binary(db):
@@ -163,3 +172,80 @@ def test_bootstrap_intervals_do_not_depend_on_row_order():
     forward, backward = (next(c for c in aggregate_cell(TASKS["sentiment"], "th", p) if c.is_headline)
                          for p in (cell, cell[::-1]))
     assert "bootstrap" in forward.note and forward == backward
+
+
+def test_leaderboard_usage_is_the_evaluators(db):
+    """Cost and speed per model: `evaluator.usage.usage_summary` over the fixture's own answers of the benchmark."""
+    from evaluator.usage import usage_summary
+
+    at = app_test("leaderboard", bench="BHASA", prompt="English")
+    assert not at.exception
+    usage = next(d.value for d in at.dataframe if "tokens_out" in d.value.columns).set_index("model")
+    for model in ("SeaLion-9B-it", "Gemma-2B", "Closed-XL"):
+        answers = [p for p in predictions(model) if p.prompt_lang == "en" and TASKS[p.task].family == "bhasa"]
+        want = usage_summary([{"requests": len(answers), "tokens_in": sum(p.tokens_in or 0 for p in answers),
+                               "tokens_out": sum(p.tokens_out or 0 for p in answers),
+                               "latency_sum": sum(p.latency_s or 0 for p in answers),
+                               "latency_n": sum(p.latency_s is not None for p in answers),
+                               "price_in": None, "price_out": None}])
+        got = usage.loc[model]
+        assert want["requests"] > 0
+        assert [got[k] for k in ("requests", "tokens_in", "tokens_out")] == [want[k] for k in
+                                                                           ("requests", "tokens_in", "tokens_out")]
+        for k in ("mean_latency_s", "cost"):  # a missing figure is shown as a dash (stored NULL, -inf on display)
+            assert not got[k] > float("-inf") if want[k] is None else got[k] == pytest.approx(want[k])
+
+
+def _lindsea_items(model: str, lang: str, prompt_lang: str) -> list[tuple[str, str, float]]:
+    """(branch, phenomenon, item score 0-1) of every LINDSEA item the model answered on a 0/1 metric, the score being
+    the mean over its answers (runs and option orders), scored here by the evaluator."""
+    branch = {"lindsea-mp": "syntax"}
+    out = []
+    for task in (t for t in TASKS if t.startswith("lindsea-")):
+        binary = [m for m in TASKS[task].metrics if METRICS[m].binary]
+        rows: dict[str, list] = {}
+        for item, res in pairs(model, task, lang, prompt_lang):
+            for m in binary:
+                rows.setdefault((item.item_id, m), [item, []])[1].append(res.scores.get(m, 0.0))
+        for item, scores in rows.values():
+            out.append((branch.get(task, "pragmatics" if task.startswith("lindsea-pragmatic") else "semantics"),
+                        item.metadata.get("phenomenon") or "translation", statistics.mean(scores)))
+    return out
+
+
+def _pooled(scores: list[float]) -> tuple[int, float, float, float]:
+    n, k = len(scores), sum(scores)
+    low, high = wilson(k / n, n)
+    return n, 100 * k / n, 100 * low, 100 * high
+
+
+def test_lindsea_tree_and_branches_are_the_evaluators(db):
+    """The treemap's nodes (items, accuracy) and the branch bars (accuracy with its 95% Wilson interval) against the
+    evaluator's item scores pooled by hand."""
+    import base64
+    import json
+
+    import numpy as np
+
+    def arr(v):  # Plotly's JSON writes numeric arrays as {"dtype", "bdata": base64}
+        return np.frombuffer(base64.b64decode(v["bdata"]), v["dtype"]).tolist() if isinstance(v, dict) else v
+
+    at = app_test("lindsea", model="SeaLion-9B-it", lang="id", prompt="en")
+    assert not at.exception
+    charts = [json.loads(c.proto.spec)["data"] for c in at.get("plotly_chart")]
+    tree = next(d[0] for d in charts if d[0]["type"] == "treemap")
+    nodes = {i: (n, v) for i, n, v in zip(tree["ids"], arr(tree["values"]), arr(tree["customdata"]))}
+    bars = next(d for d in charts if d[0]["type"] == "bar")
+    items = _lindsea_items("SeaLion-9B-it", "id", "en")
+    want_root = _pooled([s for _, _, s in items])
+    assert nodes["LINDSEA"] == (want_root[0], pytest.approx(want_root[1]))
+    for b, ph in {(b, ph) for b, ph, _ in items}:
+        n, v, _, _ = _pooled([s for b2, p2, s in items if (b2, p2) == (b, ph)])
+        assert nodes[f"LINDSEA/{b}/{ph}"] == (n, pytest.approx(v))
+    en = next(t for t in bars if t["name"] == "en")
+    assert len(en["y"]) == len({b for b, _, _ in items})
+    for label, x, plus, minus in zip(en["y"], arr(en["x"]), arr(en["error_x"]["array"]),
+                                     arr(en["error_x"]["arrayminus"])):
+        branch = label.split(" (n=")[0]
+        n, v, low, high = _pooled([s for b, _, s in items if b == branch])
+        assert (x, x - minus, x + plus) == pytest.approx((v, low, high))

@@ -35,3 +35,39 @@ def test_a_group_of_answers_is_one_transaction_and_known_runs_are_written_once(m
     save_live(mem_store, "m", rows[2:], known=known)
     assert mem_store.execute("SELECT count(*), count(DISTINCT run_id) FROM predictions").fetchone() == (5, 1)
     assert mem_store.execute("SELECT count(*) FROM items WHERE task = 'sentiment'").fetchone()[0] == 5
+
+
+def test_a_live_run_then_a_rerun_on_the_same_sink_replace_answers_and_store_what_a_recompute_gives(mem_store,
+                                                                                                  shared_data):
+    """New runs' answers are plain INSERTs (their keys cannot be stored yet), a rerun's INSERT OR REPLACE; the
+    aggregates the run refreshed as its cells finished equal a recompute from the stored rows."""
+    import asyncio
+
+    from evaluator.clients import ModelClient
+    from evaluator.run import run
+    from evaluator.runspec import RunSpec
+    from services.live import StoreSink
+    from tests.helpers.standin_server import StandinServer
+
+    sink = StoreSink(mem_store, "m")
+    spec = dict(tasks="sentiment", langs="id,th", prompt_langs=("en",), limit=4, runs=2, concurrency=4,
+                data_dir=shared_data)
+
+    async def ask(url, **kw):
+        async with ModelClient(url, "standin", concurrency=4) as client:
+            return await run(client, sink, RunSpec(**spec, **kw), progress=False)
+
+    def stored_numbers():
+        return mem_store.execute("SELECT task, lang, prompt_lang, metric, value, ci_low, ci_high, n FROM aggregates "
+                                 "ORDER BY ALL").fetchall()
+
+    with StandinServer() as server:
+        asyncio.run(ask(server.base_url))
+        first = stored_numbers()
+        asyncio.run(ask(server.base_url, rerun=True))
+        assert server.requests == 32
+    assert mem_store.execute("SELECT count(*), count(DISTINCT (run_id, item_id, ord)) FROM predictions"
+                             ).fetchone() == (16, 16)
+    assert stored_numbers() == first and len(first) > 0
+    refresh_aggregates(mem_store, "m", [("sentiment", "id", "en"), ("sentiment", "th", "en")])
+    assert stored_numbers() == first

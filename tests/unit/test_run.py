@@ -128,7 +128,7 @@ def test_resume_asks_nothing_twice_and_rerun_asks_again():
     assert len(sink.rows) == 12
 
 
-def test_what_is_stored_is_looked_up_once_for_the_whole_plan_and_not_at_all_for_a_rerun():
+def test_what_is_stored_is_looked_up_once_for_the_whole_plan():
     class CountingSink(ListSink):
         lookups: list = []
 
@@ -143,7 +143,8 @@ def test_what_is_stored_is_looked_up_once_for_the_whole_plan_and_not_at_all_for_
         go(server.base_url, sink, limit=3, **jobs)
         assert server.requests == 16 + 8  # the second run asks only the third item of each cell and run
         go(server.base_url, sink, tasks="nli", langs="id", prompt_langs=("en",), limit=2, rerun=True)
-    assert sink.lookups == [8, 8]  # 2 tasks x 2 languages x 2 runs: one query each time, none for the rerun
+        assert server.requests == 24 + 2  # the rerun (one run, two items) asks everything again
+    assert sink.lookups == [8, 8, 1]  # 2 tasks x 2 languages x 2 runs, then 1 cell: one query per run
 
 
 def test_each_cell_is_refreshed_once_its_runs_are_stored_while_later_cells_are_still_asked():
@@ -212,3 +213,15 @@ def test_long_documents_are_cut_to_the_paper_budget_and_flagged():
     assert trim_item(qa, dataclasses.replace(item, lang="id"), None) == (dataclasses.replace(item, lang="id"), None)
     assert approx_tokens("abcdef") == 2 and truncate("abcdefgh", 2, approx_tokens) == "abcdef"
     assert "3 UTF-8 bytes" in APPROX_TOKENIZER
+
+
+def test_jobs_go_cell_by_cell_and_take_turns_between_a_cells_runs_so_its_first_commit_writes_every_run():
+    from evaluator.run import Ledger, plan
+
+    statuses, jobs = plan(RunSpec(tasks="sentiment", langs="id,th", prompt_langs=("en",), limit=3, runs=2))
+    first_stored = {("sentiment", "th", "en", 2): {(jobs[("sentiment", "th", "en", 2)][0].item.item_id, "ab")}}
+    todo = Ledger().track(statuses, jobs, first_stored)
+    assert [(j.cell.lang, j.cell.run_no) for j in todo] == [("id", 1), ("id", 2)] * 3 + [("th", 1), ("th", 2)] * 2 + [
+        ("th", 1)]
+    assert [j.item.item_id for j in todo[:2]] == [jobs[("sentiment", "id", "en", 1)][0].item.item_id] * 2
+    assert [s.resumed for s in statuses] == [0, 0, 0, 1]

@@ -1,0 +1,53 @@
+"""Drill-down levels of the LINDSEA and PACUTE pages, computed once from the stored node counts (issue 13).
+
+`refresh_levels` runs wherever a model's roll-ups are refreshed (services.ingest.refresh_rollups: after its cells'
+drill-downs are written by ingest, upload deletion or the live runner), inside the same transaction: the LINDSEA
+tree pools a model-language's LINDSEA tasks per prompt language, the PACUTE levels each hierarchy cell per metric,
+both with evaluator.drill_levels.pooled_levels (items pooled, Wilson intervals). `backfill_levels` recomputes the
+models a store upgrade, a drill-down back-fill or a Hub pull left missing or stale.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+import duckdb
+
+from evaluator.drill_levels import pooled_levels
+from store.db import transaction
+from store.drill_levels import (LINDSEA_KEYS, PACUTE_KEYS, lindsea_nodes, pacute_nodes, save_levels,
+                                stale_models)
+
+
+def _levels(nodes, group: list[str], keys: tuple[str, ...], scope) -> list[dict]:
+    rows = []
+    for ids, part in nodes.groupby(group, dropna=False):
+        base = dict(zip(group, ids))
+        base.setdefault("scope", scope)
+        base.setdefault("metric", "")
+        if "task" in base:
+            base["scope"] = base.pop("task")
+        records = part.astype(object).where(part.notna(), None).to_dict("records")
+        for r in pooled_levels(records, keys):
+            rows.append({**base, **dict(zip(keys, r.pop("keys"))), **r})
+    return rows
+
+
+def level_rows(lindsea, pacute) -> list[dict]:
+    """Stored rows from a model's LINDSEA and PACUTE node counts (store.drill_levels frames)."""
+    return (_levels(lindsea, ["lang", "prompt_lang"], LINDSEA_KEYS, "lindsea")
+            + _levels(pacute, ["lang", "prompt_lang", "task", "metric"], PACUTE_KEYS, None))
+
+
+def refresh_levels(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str]) -> None:
+    """Recompute and store the drill-down levels of these models (inside the caller's transaction)."""
+    for model_id in sorted(set(model_ids)):
+        save_levels(con, model_id, level_rows(lindsea_nodes(con, model_id), pacute_nodes(con, model_id)))
+
+
+def backfill_levels(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Recompute, in one transaction, the models whose stored levels are missing or stale; returns them."""
+    stale = stale_models(con)
+    if stale:
+        with transaction(con):
+            refresh_levels(con, stale)
+    return stale

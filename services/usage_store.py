@@ -1,0 +1,42 @@
+"""Cost and speed per model, computed once when runs are written and stored (issue 13).
+
+`refresh_usage` runs wherever a model's roll-ups are refreshed (services.ingest.refresh_rollups: ingest, upload
+deletion, the live runner's refresh, a Hub pull), inside the same transaction: for each prompt language, per task
+family and over every family (''), evaluator.usage.usage_summary over the model's current runs. The leaderboard
+only filters the stored rows. `backfill_usage` fills the models of a store written before V10.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+import duckdb
+
+from evaluator.usage import usage_summary
+from store.db import transaction
+from store.usage import models_without_usage, save_usage, usage_groups
+
+
+def usage_rows(groups) -> list[dict]:
+    """One row per (prompt_lang, family) and per (prompt_lang, '' = every family) from a model's run groups."""
+    rows = []
+    for prompt_lang, by_lang in groups.groupby("prompt_lang"):
+        records = by_lang.to_dict("records")
+        rows.append({"prompt_lang": prompt_lang, "family": "", **usage_summary(records)})
+        for family, grp in by_lang.dropna(subset=["family"]).groupby("family"):
+            rows.append({"prompt_lang": prompt_lang, "family": family, **usage_summary(grp.to_dict("records"))})
+    return rows
+
+
+def refresh_usage(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str]) -> None:
+    """Recompute and store the usage of these models (inside the caller's transaction)."""
+    for model_id in sorted(set(model_ids)):
+        save_usage(con, model_id, usage_rows(usage_groups(con, model_id)))
+
+
+def backfill_usage(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Store the usage of models that have current runs but none stored, in one transaction; returns them."""
+    missing = models_without_usage(con)
+    if missing:
+        with transaction(con):
+            refresh_usage(con, missing)
+    return missing
