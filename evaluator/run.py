@@ -312,19 +312,23 @@ class Ledger:
 
     def track(self, statuses: Sequence[CellStatus], jobs: Mapping[tuple, list[Job]], stored: Mapping[tuple, set]
               ) -> list[Job]:
-        """The plan's jobs not stored yet, in plan order (cell by cell, so cells finish one after another); counts
-        what was resumed."""
+        """The plan's jobs not stored yet, cell by cell (so cells finish one after another) and, within a cell, its
+        runs' jobs in turn (so every run has answers in the cell's first commit, which writes all its run rows at
+        once); counts what was resumed."""
         self.by_key = {s.cell.key: s for s in statuses}
         for s in statuses:
             self.runs_of.setdefault(s.cell.key[:3], []).append(s)
         todo: list[Job] = []
-        for key, s in self.by_key.items():
-            cell_jobs = jobs.get(key, [])
-            if done := stored.get(key):
-                kept = [j for j in cell_jobs if (j.item.item_id, j.order) not in done]
-                s.resumed = len(cell_jobs) - len(kept)
-                cell_jobs = kept
-            todo.extend(cell_jobs)
+        for runs in self.runs_of.values():
+            per_run = []
+            for s in runs:
+                cell_jobs = jobs.get(s.cell.key, [])
+                if done := stored.get(s.cell.key):
+                    kept = [j for j in cell_jobs if (j.item.item_id, j.order) not in done]
+                    s.resumed = len(cell_jobs) - len(kept)
+                    cell_jobs = kept
+                per_run.append(cell_jobs)
+            todo.extend(j for turn in itertools.zip_longest(*per_run) for j in turn if j is not None)
         return todo
 
     def start(self) -> None:

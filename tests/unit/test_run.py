@@ -213,3 +213,15 @@ def test_long_documents_are_cut_to_the_paper_budget_and_flagged():
     assert trim_item(qa, dataclasses.replace(item, lang="id"), None) == (dataclasses.replace(item, lang="id"), None)
     assert approx_tokens("abcdef") == 2 and truncate("abcdefgh", 2, approx_tokens) == "abcdef"
     assert "3 UTF-8 bytes" in APPROX_TOKENIZER
+
+
+def test_jobs_go_cell_by_cell_and_take_turns_between_a_cells_runs_so_its_first_commit_writes_every_run():
+    from evaluator.run import Ledger, plan
+
+    statuses, jobs = plan(RunSpec(tasks="sentiment", langs="id,th", prompt_langs=("en",), limit=3, runs=2))
+    first_stored = {("sentiment", "th", "en", 2): {(jobs[("sentiment", "th", "en", 2)][0].item.item_id, "ab")}}
+    todo = Ledger().track(statuses, jobs, first_stored)
+    assert [(j.cell.lang, j.cell.run_no) for j in todo] == [("id", 1), ("id", 2)] * 3 + [("th", 1), ("th", 2)] * 2 + [
+        ("th", 1)]
+    assert [j.item.item_id for j in todo[:2]] == [jobs[("sentiment", "id", "en", 1)][0].item.item_id] * 2
+    assert [s.resumed for s in statuses] == [0, 0, 0, 1]
