@@ -26,7 +26,6 @@ import duckdb
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from services.explore import with_intervals  # noqa: E402
 from services.ingest import sync_registry  # noqa: E402
 from store import db  # noqa: E402
 from store.queries import QUERIES  # noqa: E402
@@ -232,6 +231,13 @@ def main(argv: list[str] | None = None) -> int:
         t = time.perf_counter()
         n = pre_aggregate(con)
         print(f"pre-aggregated {n:,} cells (evaluator.drilldown → store.drilldown) in {time.perf_counter() - t:.0f} s")
+    if not con.execute("SELECT count(*) FROM drill_levels").fetchone()[0]:
+        from services.drill_levels import backfill_levels
+
+        t = time.perf_counter()
+        n = len(backfill_levels(con))
+        print(f"pooled the LINDSEA / PACUTE levels of {n:,} models (evaluator.drill_levels → store.drill_levels) in "
+              f"{time.perf_counter() - t:.0f} s")
     con.execute("CHECKPOINT")
     models = [r[0] for r in con.execute("SELECT model_id FROM models ORDER BY model_id").fetchall()]
     counts = {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
@@ -239,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"machine: {machine()}")
     print(f"store: {len(models)} models; " + ", ".join(f"{t} {n:,}" for t, n in counts.items()))
     print(f"each figure: median of {args.repeat} warm calls after one warm-up (the app's cache bypassed; drill-down "
-          "results get their Wilson intervals as the pages do)\n")
+          "levels and intervals read as stored)\n")
     print(f"{'':<34} {'wall ms':>8} {'CPU ms':>8}")
     for name, (sql, params) in FLOOR.items():
         wall, cpu, _ = median_ms(lambda: con.cursor().execute(sql, [models[1] if p == "@model" else p
@@ -251,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
         wall_total, cpu_total, lines, results = 0.0, 0.0, [], {}
         for name, params in calls:
             params = {k: results[v[1:]] if isinstance(v, str) and v.startswith("@") else v for k, v in params.items()}
-            wall, cpu, results[name] = median_ms(lambda: with_intervals(QUERIES[name](con.cursor(), **params)),
+            wall, cpu, results[name] = median_ms(lambda: QUERIES[name](con.cursor(), **params),
                                                  args.repeat)
             wall_total, cpu_total = wall_total + wall, cpu_total + cpu
             lines.append(f"    {name:<30} {wall:8.1f} {cpu:8.1f}  {len(results[name]):>6,} rows")

@@ -10,7 +10,7 @@ from pages._entry import ensure_app
 from pages._filters import filtered_models, model_filters
 from pages._ui import (LANG_NAMES, PROMPT_NAMES, answer_text, dashed, empty_state, lang_label, mark, md_code, md_escape,
                        plot_frame, plot_text, score_text, table, word_diff)
-from services.explore import q
+from store.cached import q
 
 ensure_app()
 

@@ -7,7 +7,7 @@ import streamlit as st
 from pages._entry import ensure_app
 from pages._filters import also_available, filtered_models, first_available, model_filters
 from pages._ui import empty_state, md_escape, plot_frame, plot_text, table
-from services.explore import q
+from store.cached import q
 
 ensure_app()
 

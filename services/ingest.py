@@ -176,7 +176,8 @@ def _rebuild(con: duckdb.DuckDBPyConnection, model_id: str, task: TaskSpec, lang
 
 def _scored(seen: dict[tuple, ItemResult], item: Item, pred: Prediction) -> ItemResult:
     """`score_prediction` of the row, or the result of an earlier row with the same item and answer (its
-    answer, scores and extras, with this row's prediction)."""
+    answer, scores and extras, with this row's prediction; the scores and extras mappings are shared, and nothing
+    writes to them after scoring)."""
     from evaluator.scoring import score_prediction
 
     key = (pred.task, item.lang, item.item_id, pred.output, pred.order, pred.option_logprobs, pred.reasoning)
@@ -188,7 +189,7 @@ def _scored(seen: dict[tuple, ItemResult], item: Item, pred: Prediction) -> Item
         done = seen[key] = score_prediction(TASKS[pred.task], item, pred)
         return done
     return ItemResult(prediction=pred, answer=done.answer, parsed=done.parsed, reasoning=done.reasoning,
-                      scores=dict(done.scores), extras=dict(done.extras))
+                      scores=done.scores, extras=done.extras)  # read-only mappings, shared
 
 
 def _in_memory(pairs: Sequence[tuple[Item, ItemResult]]) -> dict[tuple[str, str, str], list]:

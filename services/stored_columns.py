@@ -28,17 +28,17 @@ def parse_items(rows: Sequence[dict]) -> dict[tuple[str, str], dict[str, Item]]:
 
 
 def _dictionary(column: pa.ChunkedArray) -> tuple[list, np.ndarray]:
-    """(dictionary values, index per row with -1 for null) of a text column."""
+    """(distinct values sorted, code per row with -1 for null) of a text column."""
     encoded = pc.dictionary_encode(column).combine_chunks()
     idx = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
-    return encoded.dictionary.to_pylist(), idx
+    return sorted_codes(encoded.dictionary.to_pylist(), idx)
 
 
-def _compact(values: list, idx: np.ndarray) -> tuple[list, np.ndarray]:
-    """The values a slice uses, sorted, and its codes into them (-1 stays -1)."""
-    used, inverse = np.unique(idx, return_inverse=True)
-    shift = 1 if len(used) and used[0] < 0 else 0
-    return sorted_codes([values[u] for u in used[shift:].tolist()], inverse.reshape(-1) - shift)
+def _compact(values: list, codes: np.ndarray) -> tuple[list, np.ndarray]:
+    """The sorted values a slice uses and its codes into them (-1 stays -1), in one pass."""
+    used = np.bincount(codes[codes >= 0], minlength=len(values)) > 0
+    remap = np.append(np.cumsum(used) - 1, -1)  # code -1 indexes the appended -1
+    return [values[k] for k in np.flatnonzero(used).tolist()], remap[codes]
 
 
 def stored_columns(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[tuple[str, str, str]],

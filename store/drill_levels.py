@@ -56,9 +56,15 @@ def _cell(value):
 def save_levels(con: duckdb.DuckDBPyConnection, model_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
     """Replace a model's stored levels with `rows` (COLUMNS after model_id; a missing key is NULL)."""
     con.execute("DELETE FROM drill_levels WHERE model_id = ?", [model_id])
-    if rows:
-        con.executemany(f"INSERT INTO drill_levels ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
-                        [[model_id, *(_cell(r.get(c)) for c in COLUMNS[1:])] for r in rows])
+    if not rows:
+        return
+    frame = pd.DataFrame([[model_id, *(_cell(r.get(c)) for c in COLUMNS[1:])] for r in rows], columns=list(COLUMNS))
+    view = "_tanaw_drill_levels_append"
+    con.register(view, frame)  # one INSERT … SELECT: executemany pays a round trip per row
+    try:
+        con.execute(f"INSERT INTO drill_levels ({', '.join(COLUMNS)}) SELECT {', '.join(COLUMNS)} FROM {view}")
+    finally:
+        con.unregister(view)
 
 
 def stale_models(con: duckdb.DuckDBPyConnection) -> list[str]:

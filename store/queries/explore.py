@@ -1,8 +1,8 @@
 """Shared pieces of the explorer queries: model filters, the models list, which metrics are 0/1.
 
-Per-item rows join runs → scores → items (and predictions for answers). Drill-down means come with n and
-`correct`; their 95% Wilson intervals are added by the wiring (`services.explore`, `evaluator.aggregate.wilson`),
-as for the cell scores. Heavy pages read a model's per-item "facts" once
+Per-item rows join runs → scores → items (and predictions for answers). Drill-down levels come stored with n,
+`correct` and their 95% Wilson intervals (`drill_levels`, pooled by evaluator.drill_levels), as the cell scores do.
+Heavy pages read a model's per-item "facts" once
 (one scan of the per-item tables, cached by the app) and derive their views from that frame with small queries.
 """
 from __future__ import annotations
