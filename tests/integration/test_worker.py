@@ -41,6 +41,16 @@ def _status(db_path, rid):
         con.close()
 
 
+def _synced_results_repo(hub_server, tmp_path, monkeypatch) -> None:
+    """A results repo on the Hub stand-in that the worker pushes to (write token), and the model stand-in on
+    127.0.0.1 allowed as an endpoint."""
+    hub_server.create_repo("tanaw/results")
+    for k, v in {"TANAW_RESULTS_REPO": "tanaw/results", "HF_TOKEN": "write-token",
+                 "HF_ENDPOINT": hub_server.url, "TANAW_HOME": str(tmp_path / "home"),
+                 "TANAW_ALLOW_PRIVATE_ENDPOINTS": "1"}.items():
+        monkeypatch.setenv(k, v)
+
+
 def test_worker_serves_a_hub_model_and_fails_cleanly_without_a_server(tmp_path, monkeypatch):
     monkeypatch.delenv("TANAW_RESULTS_REPO", raising=False)
     path = tmp_path / "w.duckdb"
@@ -60,11 +70,7 @@ def test_worker_serves_a_hub_model_and_fails_cleanly_without_a_server(tmp_path, 
 def test_worker_runs_an_endpoint_request_and_pushes_its_statuses(tmp_path, monkeypatch):
     path = tmp_path / "w.duckdb"
     with HubStandin() as hub_server, StandinServer() as server:
-        hub_server.create_repo("tanaw/results")
-        for k, v in {"TANAW_RESULTS_REPO": "tanaw/results", "HF_TOKEN": "write-token",
-                     "HF_ENDPOINT": hub_server.url, "TANAW_HOME": str(tmp_path / "home"),
-                     "TANAW_ALLOW_PRIVATE_ENDPOINTS": "1"}.items():  # the stand-in listens on 127.0.0.1
-            monkeypatch.setenv(k, v)
+        _synced_results_repo(hub_server, tmp_path, monkeypatch)
         rid = _queue(path, model_id="synced-model", backend="openai", base_url=server.base_url)
         assert worker.cmd_worker(_args(path)) == 0
         done = _status(path, rid)
@@ -80,11 +86,7 @@ def test_worker_runs_an_endpoint_request_and_pushes_its_statuses(tmp_path, monke
 def test_restarted_worker_requeues_its_interrupted_request(tmp_path, monkeypatch):
     path = tmp_path / "w.duckdb"
     with HubStandin() as hub_server, StandinServer() as server:
-        hub_server.create_repo("tanaw/results")
-        for k, v in {"TANAW_RESULTS_REPO": "tanaw/results", "HF_TOKEN": "write-token",
-                     "HF_ENDPOINT": hub_server.url, "TANAW_HOME": str(tmp_path / "home"),
-                     "TANAW_ALLOW_PRIVATE_ENDPOINTS": "1"}.items():  # the stand-in listens on 127.0.0.1
-            monkeypatch.setenv(k, v)
+        _synced_results_repo(hub_server, tmp_path, monkeypatch)
         rid = _queue(path, model_id="crashed-model", backend="openai", base_url=server.base_url)
         con = db.connect(path)
         assert queue.claim_next(con, "test-worker").request_id == rid  # the worker died here
