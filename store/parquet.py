@@ -247,12 +247,13 @@ def check_footers(con: duckdb.DuckDBPyConnection, files: list[Path] | str, rows:
 
 
 DERIVED_TABLES = ("drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags",
-                  "campaign_provisional", "campaign_quality", "language_alphas", "campaign_computed")
-"""Drill-down pre-aggregates (schema V7), derived from runs and answers with per-store cell numbers, and the
-human-evaluation figures (V9), derived from judgements: never merged (a merge would mix two stores' numbering, or
-keep figures of judgements that the merge changed); emptied by a replace whose export lacks them. The wiring
-(`services.drilldown.backfill_drilldowns`, `services.human_results.refresh_stale`) recomputes what is left
-without them."""
+                  "campaign_provisional", "campaign_quality", "language_alphas", "campaign_computed",
+                  "model_usage", "drill_levels")
+"""Drill-down pre-aggregates (schema V7), derived from runs and answers with per-store cell numbers, the
+human-evaluation figures (V9), derived from judgements, and the usage and drill-down levels per model (V10, V11),
+derived from runs and node counts: never merged (a merge would mix two stores' numbering, or keep figures of rows
+that the merge changed); emptied by a replace whose export lacks them. The wiring (`services.hub_sync.rollup_all`:
+roll-ups with usage and levels, `backfill_drilldowns`, `refresh_stale`) recomputes what is left without them."""
 
 MERGE_PREFER = {"submissions": "CASE {t}.status WHEN 'PENDING' THEN 0 WHEN 'RUNNING' THEN 1 ELSE 2 END"}
 """Merge rule for rows present on both sides: the incoming row replaces the local one when this rank is higher

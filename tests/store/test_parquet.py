@@ -123,3 +123,17 @@ def test_merge_adds_missing_rows_and_keeps_local_ones(tmp_path):
         ("r1", "FINISHED"), ("r2", "RUNNING"), ("r3", "PENDING")]  # a finished request never goes back
     assert row_counts(local)["predictions"] == 21
     assert row_counts(local)["reported"] == 3  # rows without a key: added unless already present
+
+
+def test_merge_leaves_derived_tables_to_the_wiring(tmp_path):
+    """Per-model figures derived from runs (usage V10, drill-down levels V11) are never merged from another store: the
+    wiring recomputes them from the merged rows (services.hub_sync.rollup_all)."""
+    remote = filled_store()
+    remote.execute("INSERT INTO model_usage (model_id, prompt_lang, family, requests) VALUES ('a', 'en', '', 999)")
+    remote.execute("INSERT INTO drill_levels (model_id, lang, prompt_lang, scope, metric, depth, n, correct) "
+                   "VALUES ('a', 'id', 'en', 'lindsea', '', 0, 10, 9.0)")
+    export_store(remote, tmp_path / "x")
+    local = db.connect(":memory:")
+    import_store(local, tmp_path / "x", mode="merge")
+    assert row_counts(local)["predictions"] == 21
+    assert row_counts(local)["model_usage"] == 0 and row_counts(local)["drill_levels"] == 0
