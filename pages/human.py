@@ -34,8 +34,9 @@ def stored_tables(cid: str) -> dict[str, pd.DataFrame]:
             "quality": q("campaign_quality", campaign_id=cid)}
 
 
+# Number columns of the human tables: four decimals, a missing value (an interval not computed) shown as "—".
+# (A comment, not a string: Streamlit's magic would draw a bare string in a page script as markdown.)
 FIGURES = ("mean", "low", "high", "alpha", "tau", "repeat_agreement")
-"""Number columns of the human tables: four decimals, a missing value (an interval not computed) shown as "—"."""
 
 
 def figures(df: pd.DataFrame, name: str) -> None:
