@@ -67,32 +67,55 @@ def headline_cells(con: duckdb.DuckDBPyConnection, model_id: str) -> list[dict[s
     return [dict(zip(cols, row)) for row in cur.fetchall()]
 
 
+def _stored(v: Any) -> Any:
+    """A value as a registered pandas frame stores it: NaN becomes NULL."""
+    return None if isinstance(v, float) and v != v else v
+
+
+def _insert_columns(con: duckdb.DuckDBPyConnection, table: str, cols: Sequence[str], rows: Sequence[Sequence[Any]],
+                    casts: Mapping[str, str], verb: str = "INSERT") -> None:
+    """Insert `rows` (values in `cols` order) in one statement, each column passed as one list parameter (no frame
+    to build and register: a fixed cost that every refresh paid per table); NaN is stored as NULL."""
+    if not rows:
+        return
+    values = [[_stored(r[k]) for r in rows] for k in range(len(cols))]
+    select = ", ".join(f"CAST(unnest(?) AS {casts[c]})" if c in casts else "unnest(?)" for c in cols)
+    con.execute(f"{verb} INTO {table} ({', '.join(cols)}) SELECT {select}", values)
+
+
+ROLLUP_COLUMNS = ("model_id", "prompt_lang", "family", "score", "level", "key", "value", "coverage")
+ROLLUP_CASTS = {"prompt_lang": "VARCHAR", "family": "VARCHAR", "score": "VARCHAR", "level": "VARCHAR",
+                "key": "VARCHAR", "value": "DOUBLE", "coverage": "INTEGER"}
+
+
 def save_rollups(con: duckdb.DuckDBPyConnection, model_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
     """Replace a model's roll-ups with `rows` (prompt_lang, family, score, level, key, value, coverage)."""
     con.execute("DELETE FROM rollups WHERE model_id = ?", [model_id])
-    _insert_df(con, "rollups", pd.DataFrame([{"model_id": model_id, **r} for r in rows]),
-               {"value": "DOUBLE", "coverage": "INTEGER"})
+    _insert_columns(con, "rollups", ROLLUP_COLUMNS, [[model_id, *(r.get(c) for c in ROLLUP_COLUMNS[1:])]
+                                                     for r in rows], ROLLUP_CASTS, "INSERT OR REPLACE")
 
 
-def ranked_overalls(con: duckdb.DuckDBPyConnection, origins: Sequence[str]) -> pd.DataFrame:
-    """Stored overall roll-ups with their 95% interval of every visible model of `origins`: model_id, prompt_lang,
-    family, score, value, low, high (for the rank ranges)."""
+def ranked_overalls(con: duckdb.DuckDBPyConnection, origins: Sequence[str]) -> list[tuple]:
+    """Stored overall roll-ups with their 95% interval of every visible model of `origins`, as (model_id,
+    prompt_lang, family, score, value, low, high) tuples sorted by prompt_lang, family, score (for the rank
+    ranges)."""
     return con.execute("""
         SELECT r.model_id, r.prompt_lang, r.family, r.score, max(r.value) FILTER (WHERE r.level = 'overall') AS value,
                max(r.value) FILTER (WHERE r.level = 'interval' AND r.key = 'low') AS low,
                max(r.value) FILTER (WHERE r.level = 'interval' AND r.key = 'high') AS high
         FROM rollups r JOIN models m ON m.model_id = r.model_id
         WHERE list_contains(?, m.origin) AND NOT coalesce(m.hidden, false)
-        GROUP BY ALL HAVING value IS NOT NULL""", [list(origins)]).df()
+        GROUP BY ALL HAVING value IS NOT NULL ORDER BY r.prompt_lang, r.family, r.score""",
+                       [list(origins)]).fetchall()
 
 
 def save_ranks(con: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, Any]]) -> None:
     """Replace every stored rank range (roll-up rows of level 'rank', key best | worst) with `rows`
     (model_id, prompt_lang, family, score, key, value)."""
     con.execute("DELETE FROM rollups WHERE level = 'rank'")
-    if rows:
-        _insert_df(con, "rollups", pd.DataFrame([{**r, "level": "rank", "coverage": None} for r in rows]),
-                   {"value": "DOUBLE", "coverage": "INTEGER"})
+    _insert_columns(con, "rollups", ROLLUP_COLUMNS, [[*(r[c] for c in ROLLUP_COLUMNS[:4]), "rank", r["key"],
+                                                      r["value"], None] for r in rows], ROLLUP_CASTS,
+                    "INSERT OR REPLACE")
 
 
 def models_without_rollups(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -286,19 +309,10 @@ def save_aggregates_batch(con: duckdb.DuckDBPyConnection, model_id: str,
     con.execute("DELETE FROM aggregates WHERE model_id = ? AND list_contains(?, [task, lang, prompt_lang])",
                 [model_id, [list(c) for c in cells]])
     cols = ["model_id", "task", "lang", "prompt_lang", *AGG_FIELDS]
-    df = pd.DataFrame([{"model_id": model_id, "task": t, "lang": lg, "prompt_lang": pl,
-                        **{f: getattr(c, f) for f in AGG_FIELDS}} for (t, lg, pl), scores in cells.items()
-                       for c in scores], columns=cols)
-    if df.empty:
-        return
-    df["_pos"] = range(len(df))
-    con.register("_tanaw_aggregates_batch", df)
-    try:  # in the cells' order, as one statement per cell stored them (roll-ups read them in that order)
-        select = ", ".join(f"CAST({c} AS {AGG_CASTS[c]})" if c in AGG_CASTS else c for c in cols)
-        con.execute(f"INSERT INTO aggregates ({', '.join(cols)}) SELECT {select} FROM _tanaw_aggregates_batch "
-                    "ORDER BY _pos")
-    finally:
-        con.unregister("_tanaw_aggregates_batch")
+    # in the cells' order, as one statement per cell stored them (roll-ups read them in that order)
+    _insert_columns(con, "aggregates", cols, [[model_id, t, lg, pl, *(getattr(c, f) for f in AGG_FIELDS)]
+                                              for (t, lg, pl), scores in cells.items() for c in scores],
+                    AGG_CASTS | {c: "VARCHAR" for c in ("model_id", "task", "lang", "prompt_lang", "metric")})
 
 
 AGG_FIELDS = ("metric", "value", "ci_low", "ci_high", "n", "n_runs", "parse_fail_rate", "chance", "normalized",
