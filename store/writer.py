@@ -392,6 +392,27 @@ def cells_columns(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence
         ORDER BY a.cell, a.run_no, p.item_id, p.ord""", params=[keys, model_id, keys, *metrics]).to_arrow_table()
 
 
+def cells_rows(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Sequence[str]]) -> tuple[Any, Any]:
+    """Every active prediction of these (task, lang, prompt_lang) cells and every stored item score of their active
+    runs, as two Arrow tables in no particular order, joined and sorted by the caller (two scans: no join, pivot or
+    sort on text keys in the store): predictions (cell = position in `cells`, run_no, slot, dup, item_id, ord,
+    parsed, answer) and scores (slot, dup, item_id, ord, metric, value). `slot` numbers the (cell, run_no) of the
+    active runs in store order, `dup` the runs sharing one (by run id; 0 when a run number is not repeated)."""
+    keys = [list(c) for c in cells]
+    active = """WITH numbered AS (
+        SELECT run_id, run_no, CAST(list_position(?, [task, lang, prompt_lang]) - 1 AS INTEGER) AS cell
+        FROM runs WHERE model_id = ? AND NOT superseded AND list_contains(?, [task, lang, prompt_lang])),
+      active AS (SELECT *, CAST(dense_rank() OVER (ORDER BY cell, run_no) - 1 AS INTEGER) AS slot,
+                        CAST(row_number() OVER (PARTITION BY cell, run_no ORDER BY run_id) - 1 AS INTEGER) AS dup
+                 FROM numbered)"""
+    con.complete()  # a caller's unread execute() result would block the relations below
+    preds = con.sql(f"""{active} SELECT a.cell, a.run_no, a.slot, a.dup, p.item_id, p.ord, p.parsed, p.answer
+                        FROM active a JOIN predictions p ON p.run_id = a.run_id""", params=[keys, model_id, keys])
+    scores = con.sql(f"""{active} SELECT a.slot, a.dup, s.item_id, s.ord, s.metric, s.value
+                         FROM active a JOIN scores s ON s.run_id = a.run_id""", params=[keys, model_id, keys])
+    return preds.to_arrow_table(), scores.to_arrow_table()
+
+
 def items_of(con: duckdb.DuckDBPyConnection, cells: Sequence[Sequence[str]]) -> list[dict[str, Any]]:
     """The stored items of these (task, lang): task, lang, item_id, inputs, gold, options, metadata (JSON text) and
     warnings."""
