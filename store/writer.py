@@ -362,36 +362,6 @@ def cell_predictions(con: duckdb.DuckDBPyConnection, model_id: str, task: str, l
     return [dict(zip(cols, row)) for row in cur.fetchall()]
 
 
-def cells_metrics(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Sequence[str]]) -> list[str]:
-    """The metrics with stored item scores in the active runs of these (task, lang, prompt_lang) cells."""
-    return [r[0] for r in con.execute(
-        "SELECT DISTINCT s.metric FROM scores s JOIN runs r ON r.run_id = s.run_id WHERE r.model_id = ? "
-        "AND list_contains(?, [r.task, r.lang, r.prompt_lang]) AND NOT r.superseded ORDER BY 1",
-        [model_id, [list(c) for c in cells]]).fetchall()]
-
-
-def cells_columns(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Sequence[str]],
-                  metrics: Sequence[str]) -> Any:
-    """Every active prediction of these (task, lang, prompt_lang) cells as one Arrow table sorted by cell (its
-    position in `cells`), run, item id and order: cell, run_no, item_id, ord, parsed, answer and m0, m1, ... (the
-    stored item score of metrics[k], NaN where none); rows whose item is not stored are left out. One query: the
-    scores pivoted by one GROUP BY."""
-    pivot = "".join(f", max(s.value) FILTER (WHERE s.metric = ?) AS m{k}" for k in range(len(metrics)))
-    picked = "".join(f", coalesce(sc.m{k}, 'NaN'::DOUBLE) AS m{k}" for k in range(len(metrics)))
-    keys = [list(c) for c in cells]
-    return con.sql(f"""
-        WITH active AS (SELECT run_id, run_no, task, lang,
-                               CAST(list_position(?, [task, lang, prompt_lang]) - 1 AS INTEGER) AS cell
-                        FROM runs WHERE model_id = ? AND NOT superseded
-                          AND list_contains(?, [task, lang, prompt_lang])),
-             sc AS (SELECT s.run_id, s.item_id, s.ord{pivot} FROM scores s JOIN active USING (run_id) GROUP BY ALL)
-        SELECT a.cell, a.run_no, p.item_id, p.ord, p.parsed, p.answer{picked}
-        FROM active a JOIN predictions p ON p.run_id = a.run_id
-        LEFT JOIN sc ON sc.run_id = p.run_id AND sc.item_id = p.item_id AND sc.ord = p.ord
-        SEMI JOIN items i ON i.task = a.task AND i.lang = a.lang AND i.item_id = p.item_id
-        ORDER BY a.cell, a.run_no, p.item_id, p.ord""", params=[keys, model_id, keys, *metrics]).to_arrow_table()
-
-
 def cells_rows(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Sequence[str]]) -> tuple[Any, Any]:
     """Every active prediction of these (task, lang, prompt_lang) cells and every stored item score of their active
     runs, as two Arrow tables in no particular order, joined and sorted by the caller (two scans: no join, pivot or
