@@ -9,7 +9,10 @@ folder, repeated as runs 1..k; answers A/B by a fixed rule) is written to a temp
   `evaluator.cli.ingest.run` does), and with `--cli` the command itself as a subprocess (interpreter start and
   imports included);
 - `refresh_aggregates` of the ingested cells from the stored rows, against one DuckDB `GROUP BY` over the same
-  score rows (count and mean per cell and metric), both warm, median of `--repeat`;
+  score rows (count and mean per cell and metric), both warm, median of `--repeat`; each round starts from a
+  checkpointed store (untimed CHECKPOINT), as the refresh after an ingest does: DuckDB's write-ahead log grows by
+  every earlier round's deleted item-outcome lists until a checkpoint, which would charge round k for k-1 earlier
+  rounds;
 - the store statements one ingest issues and the rows it writes per scored row (each scored row once).
 `--formats` adds the per-format table (read and ingest items/s) for upload formats built from the samples.
 Conditions (machine, cores, load average before and after, versions) are printed with the figures, and beside the
@@ -175,6 +178,7 @@ def recompute(db: Path, repeat: int) -> tuple[float, float, int, int, tuple[floa
         n_scores = con.execute("SELECT count(*) FROM scores").fetchone()[0]
         ours, peer, cpu = [], [], []
         for _ in range(repeat + 1):  # the first round warms both up
+            con.execute("CHECKPOINT")  # untimed: each round refreshes a checkpointed store, as after an ingest
             c0, t0 = time.process_time(), time.perf_counter()
             with transaction(con):
                 refresh_aggregates(con, "bench", cells)
