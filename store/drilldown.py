@@ -65,9 +65,10 @@ def save_drilldowns(con: duckdb.DuckDBPyConnection, model_id: str, drills: Mappi
         return
     keys = [[model_id, *cell] for cell in drills]
     in_cells = "list_contains(?, [model_id, task, lang, prompt_lang])"
-    con.execute(f"DELETE FROM item_outcomes WHERE cell_no IN (SELECT cell_no FROM drill_cells WHERE {in_cells})",
-                [keys])
-    for table in ("drill_cells", *CELL_TABLES):
+    old = [n for (n,) in con.execute(f"DELETE FROM drill_cells WHERE {in_cells} RETURNING cell_no", [keys]).fetchall()]
+    if old:  # a constant list: DuckDB skips the row groups of other cells (a subquery scanned every cell number)
+        con.execute(f"DELETE FROM item_outcomes WHERE cell_no IN ({', '.join('?' * len(old))})", old)
+    for table in CELL_TABLES:
         con.execute(f"DELETE FROM {table} WHERE {in_cells}", [keys])
     first = con.execute("SELECT coalesce(max(cell_no), 0) + 1 FROM drill_cells").fetchone()[0]
     numbers = list(range(first, first + len(keys)))
