@@ -36,15 +36,18 @@ def refresh_reported(con: duckdb.DuckDBPyConnection) -> int:
 
 
 def _refresh_field(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str]) -> None:
-    frame = stored.field_cells(con, model_ids)
-    keys, rows = [], []
-    for key, part in frame.groupby(list(stored.CELL_KEY), sort=True, dropna=False):
-        keys.append(list(key))
-        scored = part.dropna(subset=["model_id"])
-        cell = {m: (float(v), lo, hi) for m, v, lo, hi in zip(scored["model_id"], scored["value"],
-                                                              scored["ci_low"], scored["ci_high"])}
-        rows += [{"model_id": m, **dict(zip(stored.CELL_KEY, key)), **f} for m, f in cell_field(cell).items()]
-    stored.save_field(con, keys, rows)
+    """The field of the cells these models are on whose scored rows changed (the live runner's refresh after one
+    cell recomputes that cell's, not the model's every cell)."""
+    cells: dict[tuple, dict] = {}
+    hashes: dict[tuple, str | None] = {}
+    for *key, inputs_hash, model_id, value, lo, hi in stored.stale_field_cells(con, model_ids):
+        cell = cells.setdefault(tuple(key), {})
+        hashes[tuple(key)] = inputs_hash
+        if model_id is not None:
+            cell[model_id] = (float(value), lo, hi)
+    rows = [{"model_id": m, **dict(zip(stored.CELL_KEY, key)), **f, "inputs_hash": hashes[key]}
+            for key, cell in cells.items() for m, f in cell_field(cell).items()]
+    stored.save_field(con, [list(k) for k in cells], rows)
 
 
 def refresh_model_figures(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str]) -> None:

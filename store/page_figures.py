@@ -16,9 +16,16 @@ CELL_KEY = ("task", "lang", "prompt_lang", "metric")
 
 
 def _insert(con: duckdb.DuckDBPyConnection, table: str, cols: Sequence[str], rows: Sequence[Mapping[str, Any]]):
-    if rows:
-        con.executemany(f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
-                        [[r[c] for c in cols] for r in rows])
+    """One INSERT of every row (a registered frame; `table` and `cols` are this module's own names)."""
+    if not rows:
+        return
+    frame = pd.DataFrame([[r[c] for c in cols] for r in rows], columns=list(cols)).astype(object)
+    view = f"_tanaw_{table}_rows"
+    con.register(view, frame.where(frame.notna(), None))
+    try:
+        con.execute(f"INSERT INTO {table} ({', '.join(cols)}) SELECT {', '.join(cols)} FROM {view}")
+    finally:
+        con.unregister(view)
 
 
 def reported_rows(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
@@ -45,9 +52,11 @@ def reported_stale(con: duckdb.DuckDBPyConnection) -> bool:
               AND n.value IS NOT DISTINCT FROM r.value)""").fetchone()[0])
 
 
-def field_cells(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str]) -> pd.DataFrame:
-    """The headline cells these models have (or had a stored field on), with every visible model's scored value
-    on them: task, lang, prompt_lang, metric, model_id, value, ci_low, ci_high (model_id NULL: nobody left)."""
+def stale_field_cells(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str]) -> list[tuple]:
+    """The headline cells these models have (or had a stored field on) whose visible scored rows changed since
+    their field was stored (or that have none stored), with every visible model's scored value on them, sorted:
+    (task, lang, prompt_lang, metric, inputs_hash, model_id, value, ci_low, ci_high); model_id NULL when nobody
+    is left on a cell."""
     return con.execute("""
         WITH keys AS (
             SELECT DISTINCT task, lang, prompt_lang, metric FROM aggregates
@@ -56,20 +65,33 @@ def field_cells(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str]) -> pd.
         scored AS (
             SELECT a.task, a.lang, a.prompt_lang, a.metric, a.model_id, a.value, a.ci_low, a.ci_high
             FROM aggregates a JOIN models m ON m.model_id = a.model_id
-            WHERE a.is_headline AND a.status = 'ok' AND a.value IS NOT NULL AND NOT coalesce(m.hidden, false))
-        SELECT k.*, s.model_id, s.value, s.ci_low, s.ci_high
-        FROM keys k LEFT JOIN scored s USING (task, lang, prompt_lang, metric)
-        ORDER BY ALL""", [list(model_ids), list(model_ids)]).df()
+            WHERE a.is_headline AND a.status = 'ok' AND a.value IS NOT NULL AND NOT coalesce(m.hidden, false)
+              AND (a.task, a.lang, a.prompt_lang, a.metric) IN (SELECT (task, lang, prompt_lang, metric) FROM keys)),
+        now AS (
+            SELECT k.task, k.lang, k.prompt_lang, k.metric,
+                   (bit_xor(hash(s.model_id, s.value, s.ci_low, s.ci_high)) FILTER (WHERE s.model_id IS NOT NULL)
+                   )::VARCHAR AS inputs_hash
+            FROM keys k LEFT JOIN scored s USING (task, lang, prompt_lang, metric) GROUP BY ALL),
+        stored AS (
+            SELECT task, lang, prompt_lang, metric, any_value(inputs_hash) AS inputs_hash FROM cell_field
+            WHERE (task, lang, prompt_lang, metric) IN (SELECT (task, lang, prompt_lang, metric) FROM keys)
+            GROUP BY ALL),
+        stale AS (
+            SELECT n.* FROM now n LEFT JOIN stored o USING (task, lang, prompt_lang, metric)
+            WHERE n.inputs_hash IS DISTINCT FROM o.inputs_hash)
+        SELECT st.*, s.model_id, s.value, s.ci_low, s.ci_high
+        FROM stale st LEFT JOIN scored s USING (task, lang, prompt_lang, metric)
+        ORDER BY ALL""", [list(model_ids), list(model_ids)]).fetchall()
 
 
 def save_field(con: duckdb.DuckDBPyConnection, keys: Sequence[Sequence[str]], rows: Sequence[Mapping[str, Any]]):
     """Replace the stored field of these cells ([task, lang, prompt_lang, metric]) with `rows` (model_id, the key,
-    rank_best, rank_worst, n_models, field_median, delta)."""
+    rank_best, rank_worst, n_models, field_median, delta, inputs_hash)."""
     if keys:
         con.execute("DELETE FROM cell_field WHERE list_contains(?, [task, lang, prompt_lang, metric])",
                     [[list(k) for k in keys]])
     _insert(con, "cell_field", ("model_id", *CELL_KEY, "rank_best", "rank_worst", "n_models", "field_median",
-                                "delta"), rows)
+                                "delta", "inputs_hash"), rows)
 
 
 def run_answer_counts(con: duckdb.DuckDBPyConnection, model_id: str) -> pd.DataFrame:

@@ -330,6 +330,8 @@ V12 = (
         rank_best INTEGER, rank_worst INTEGER, -- rank range among the visible models' intervals on the cell
         n_models INTEGER,                      -- visible models with a scored value on the cell
         field_median DOUBLE, delta DOUBLE,     -- their median value, and this model's value minus it
+        inputs_hash VARCHAR,                   -- of the cell's visible scored rows it was computed from (a
+                                               -- refresh recomputes only cells whose rows changed)
         PRIMARY KEY (model_id, task, lang, prompt_lang, metric))""",
     """CREATE TABLE IF NOT EXISTS parse_failures (
         model_id VARCHAR, lang VARCHAR, prompt_lang VARCHAR,   -- current runs, open-ended tasks left out

@@ -111,3 +111,21 @@ def test_a_files_own_scores_are_summarised_per_run_at_ingest(store):
     for run, value in zip((1, 2), got["value"]):
         scores = [p.self_reported["acc"] for p in own if p.run == run]
         assert value == pytest.approx(sum(scores) / len(scores))
+
+
+def test_a_refresh_recomputes_the_cells_whose_rows_changed_as_a_full_rebuild_would(store):
+    """The field is recomputed only where a cell's visible scored rows changed (the live runner refreshes after
+    every cell): after one model's value changes, the stored field equals one computed from scratch."""
+    from services.page_figures import refresh_model_figures
+
+    store.execute("UPDATE aggregates SET value = value + 30, ci_low = ci_low + 30, ci_high = ci_high + 30 "
+                  "WHERE model_id = 'Gemma-2B' AND task = 'sentiment' AND prompt_lang = 'en'")
+    before = _field(store)
+    refresh_model_figures(store, ["Gemma-2B"])
+    refreshed = _field(store)
+    assert refreshed != before
+    assert {k: v for k, v in refreshed.items() if k[1] != "sentiment"} == \
+        {k: v for k, v in before.items() if k[1] != "sentiment"}
+    store.execute("DELETE FROM cell_field")
+    refresh_model_figures(store, list(MODELS))
+    assert _field(store) == refreshed
