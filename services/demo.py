@@ -153,6 +153,7 @@ def ensure_default_db(con: duckdb.DuckDBPyConnection) -> bool:
     from services.human_results import refresh_stale
     from services.drill_levels import backfill_levels
     from services.page_figures import backfill_page_figures
+    from services.pair_tests import backfill_pair_tests
     from services.usage_store import backfill_usage
 
     with transaction(con):
@@ -166,6 +167,7 @@ def ensure_default_db(con: duckdb.DuckDBPyConnection) -> bool:
     backfill_usage(con)  # cost and speed of stores written before V10
     backfill_levels(con)  # drill-down levels of stores written before V11 (and of cells back-filled just now)
     backfill_page_figures(con)  # reported rows normalised, Model page field, ceilings, own-score means (V12)
+    backfill_pair_tests(con)  # Compare's paired tests of stores written before V13 (and of cells back-filled now)
     return not has
 
 

@@ -25,6 +25,7 @@ from evaluator.spec import Item, ItemResult, Prediction, TaskSpec
 from services.stored_columns import parse_items, stored_columns
 from services.drill_levels import refresh_levels
 from services.page_figures import refresh_model_figures, store_self_reported
+from services.pair_tests import refresh_pair_tests
 from services.usage_store import refresh_usage
 from store import writer
 from store.db import transaction
@@ -237,6 +238,7 @@ def refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: Ite
             out.append(CellSummary(task_name, lang, prompt_lang, "-", None, None, None, cols.n_rows, None, None,
                                    "not_scored", "no automatic metric (human-rated)"))
     save_drilldowns(con, model_id, drills)
+    refresh_pair_tests(con, model_id, keys)  # Compare's paired tests on these cells' item outcomes (V13)
     writer.save_aggregates_batch(con, model_id, computed)
     refresh_rollups(con, [model_id])
     return out
