@@ -12,9 +12,7 @@ flight, one group handed over), and a restart asks only for those. The sink is d
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
-import gc
 import itertools
 import math
 import sys
@@ -26,6 +24,7 @@ from evaluator.clients import ClientError, Completion, LogprobsUnsupported, Opti
 from evaluator.datasets import load_items
 from evaluator.logprob_choice import ask_by_logprob, continuation  # noqa: F401 - continuation: re-exported
 from evaluator.registry import select
+from evaluator.run_pace import SWITCH_INTERVAL_S, Pace, responsive_loop  # noqa: F401 - re-exported
 from evaluator.run_writer import AnswerWriter, group_size  # noqa: F401 - group_size: re-exported
 from evaluator.runspec import RunSpec
 from evaluator.spec import Item, ItemResult, Prediction, TaskSpec
@@ -252,7 +251,9 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
     """
     settings: dict[tuple, dict] = {}  # filled once planned, before the first answer
     ledger = Ledger()
-    writer = ledger.writer = AnswerWriter(sink, settings, group or group_size(opts.concurrency), ledger.committed)
+    pace = Pace(asyncio.get_running_loop().time, window=opts.concurrency)
+    writer = ledger.writer = AnswerWriter(sink, settings, group or group_size(opts.concurrency), ledger.committed,
+                                          pace, lull_group=max(1, opts.concurrency // 2))
     bars: dict = {}
 
     async def one(job: Job) -> None:
@@ -261,16 +262,23 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
             status.failed += 1
             ledger.settle(job.cell.key)
             return
+        token = pace.sent()
         try:
             pred, extras = await ask(backend, job, opts)
         except LogprobsUnsupported as exc:
+            pace.answered(token, ok=False)
             status.error, status.failed = f"log-probabilities unavailable: {exc}", status.failed + 1
             ledger.settle(job.cell.key)
         except ClientError as exc:
+            pace.answered(token, ok=False)
             status.failed += 1
             status.error = status.error or str(exc)
             ledger.settle(job.cell.key)
+        except BaseException:
+            pace.answered(token, ok=False)
+            raise
         else:
+            pace.answered(token)
             await writer.put(job, pred, extras)  # the slot is free once the writer has the answer
         if job.cell.task.name in bars:
             bars[job.cell.task.name].update(1)
@@ -290,7 +298,7 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
             bars = _progress(statuses, progress)
             writer.start(sink.prepare)
             ledger.start()
-            await bounded(todo, one, opts.concurrency)
+            await bounded(_then(todo, writer.last_round), one, opts.concurrency)
             await writer.drain()
             await writer.refreshed()
     finally:
@@ -298,6 +306,12 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
             bar.close()
         writer.close()
     return statuses
+
+
+def _then(jobs: Iterable[Job], done: Callable[[], None]) -> Iterator[Job]:
+    """The jobs, then `done()` once the last is handed out."""
+    yield from jobs
+    done()
 
 
 class Ledger:
@@ -349,27 +363,6 @@ class Ledger:
         for job in done:
             self.by_key[job.cell.key].asked += 1
             self.settle(job.cell.key)
-
-
-SWITCH_INTERVAL_S = 0.0005
-"""The interpreter's thread switch interval during a run (Python's default is 5 ms). The event loop gives up the
-GIL at every socket call; while the writer or refresher thread runs Python code (scoring, building rows), the loop
-waits up to this long to get it back, once per call: at the default that delays the requests by milliseconds."""
-
-
-@contextlib.contextmanager
-def responsive_loop() -> Iterator[None]:
-    """During a run: a short thread switch interval (`SWITCH_INTERVAL_S`), and the objects alive at its start
-    frozen out of the cyclic garbage collector (`gc.freeze`), whose full collections over every imported module's
-    objects otherwise stop the event loop for 50-90 ms a few times a run. Both are restored at its end."""
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(min(interval, SWITCH_INTERVAL_S))
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
-        sys.setswitchinterval(interval)
 
 
 def _progress(statuses: Sequence[CellStatus], enabled: bool) -> dict:
