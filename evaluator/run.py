@@ -25,7 +25,7 @@ from evaluator.datasets import load_items
 from evaluator.logprob_choice import ask_by_logprob, continuation  # noqa: F401 - continuation: re-exported
 from evaluator.registry import select
 from evaluator.run_pace import SWITCH_INTERVAL_S, Pace, responsive_loop  # noqa: F401 - re-exported
-from evaluator.run_writer import AnswerWriter, group_size  # noqa: F401 - group_size: re-exported
+from evaluator.run_writer import AnswerWriter, Ledger, group_size  # noqa: F401 - group_size: re-exported
 from evaluator.runspec import RunSpec
 from evaluator.spec import Item, ItemResult, Prediction, TaskSpec
 
@@ -312,57 +312,6 @@ def _then(jobs: Iterable[Job], done: Callable[[], None]) -> Iterator[Job]:
     """The jobs, then `done()` once the last is handed out."""
     yield from jobs
     done()
-
-
-class Ledger:
-    """What is left of each (task, lang, prompt language) cell: once every job of all its runs is stored or failed,
-    the cell goes to the writer for an aggregate refresh (`AnswerWriter.refresh_later`)."""
-
-    def __init__(self):
-        self.by_key: dict[tuple, CellStatus] = {}
-        self.runs_of: dict[tuple, list[CellStatus]] = {}  # (task, lang, prompt language) -> its runs' statuses
-        self.remaining: dict[tuple, int] = {}
-        self.writer: AnswerWriter | None = None
-
-    def track(self, statuses: Sequence[CellStatus], jobs: Mapping[tuple, list[Job]], stored: Mapping[tuple, set]
-              ) -> list[Job]:
-        """The plan's jobs not stored yet, cell by cell (so cells finish one after another) and, within a cell, its
-        runs' jobs in turn (so every run has answers in the cell's first commit, which writes all its run rows at
-        once); counts what was resumed."""
-        self.by_key = {s.cell.key: s for s in statuses}
-        for s in statuses:
-            self.runs_of.setdefault(s.cell.key[:3], []).append(s)
-        todo: list[Job] = []
-        for runs in self.runs_of.values():
-            per_run = []
-            for s in runs:
-                cell_jobs = jobs.get(s.cell.key, [])
-                if done := stored.get(s.cell.key):
-                    kept = [j for j in cell_jobs if (j.item.item_id, j.order) not in done]
-                    s.resumed = len(cell_jobs) - len(kept)
-                    cell_jobs = kept
-                per_run.append(cell_jobs)
-            todo.extend(j for turn in itertools.zip_longest(*per_run) for j in turn if j is not None)
-        return todo
-
-    def start(self) -> None:
-        """Count each cell's jobs; a cell resumed in full is refreshed now (its aggregates may predate a kill)."""
-        for agg, runs in self.runs_of.items():
-            self.remaining[agg] = sum(s.total - s.resumed for s in runs)
-            if self.remaining[agg] == 0 and any(s.resumed for s in runs):
-                self.writer.refresh_later(runs)
-
-    def settle(self, key: tuple) -> None:
-        """A job of a cell is done (stored or failed); once every run of its aggregate cell is done, refresh it."""
-        self.remaining[key[:3]] -= 1
-        if self.remaining[key[:3]] == 0 and any(s.asked for s in self.runs_of[key[:3]]):
-            self.writer.refresh_later(self.runs_of[key[:3]])
-
-    def committed(self, done: Sequence[Job]) -> None:
-        """A group of answers is committed."""
-        for job in done:
-            self.by_key[job.cell.key].asked += 1
-            self.settle(job.cell.key)
 
 
 def _progress(statuses: Sequence[CellStatus], enabled: bool) -> dict:
