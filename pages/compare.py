@@ -9,7 +9,7 @@ from pages._entry import ensure_app
 from pages._filters import filtered_models, model_filters
 from pages._ui import answer_text, empty_state, mark, md_code, md_escape, table, word_diff
 from store.cached import q
-from services.compare import paired_test, run_card_diff, run_cards
+from services.compare import run_card_diff, run_cards
 from store.queries.compare import LABELS, SLICES
 
 ensure_app()
@@ -59,14 +59,23 @@ sliced = q("compare_slice", items=answered, slice=slice_, search=search or None,
 st.markdown(f"**{len(sliced)} items** ({md_escape(SLICE_NAMES[slice_])}) · " + " · ".join(
     f"{label} = {md_escape(s)}" for label, s in zip(LABELS, chosen)))
 table(sliced, f"compare_{task}_{lang}_{slice_}", height=240)
-if len(chosen) >= 2 and not sliced.empty:
-    test = paired_test(sliced["score_A"].tolist(), sliced["score_B"].tolist())
-    p_text = "p < 0.001" if test.p_value < 0.001 else f"p = {test.p_value:.3f}"
-    counts = f"; only A right on {test.a_only}, only B right on {test.b_only}" if test.method == "mcnemar-exact" else ""
-    st.markdown(f"**Paired test, A vs B on these {test.n} items** ({test.method}): A − B = {test.diff:+.1f} points "
-                f"(95% CI {test.ci_low:+.1f} to {test.ci_high:+.1f}), {p_text}{counts}.")
-    if slice_ != "all" or search.strip():
-        st.caption("The slice was chosen by outcome or text, so this test describes it; it does not generalise.")
+if len(chosen) >= 2:
+    tests = q("compare_pair_tests", task=task, lang=lang, metric=metric, systems=chosen)
+    ab = tests[tests["pair"] == "A vs B"]
+    if ab.empty or not ab.iloc[0]["n"]:
+        st.caption("No paired test for A and B: they share no scored item on this cell.")
+    else:
+        t = ab.iloc[0].to_dict()
+        p_text = "p < 0.001" if t["p_value"] < 0.001 else f"p = {t['p_value']:.3f}"
+        counts = (f"; only A right on {t['a_only']}, only B right on {t['b_only']}"
+                  if t["method"] == "mcnemar-exact" else "")
+        st.markdown(f"**Paired test, A vs B on all {t['n']} items of the cell both answered** ({t['method']}): A − B = "
+                    f"{t['diff']:+.1f} points (95% CI {t['ci_low']:+.1f} to {t['ci_high']:+.1f}), {p_text}{counts}.")
+    st.caption("Computed once when the results were stored, on every item of this task and language both systems "
+               "answered: the item filter and the search only narrow the table above. A test on items picked by "
+               "their outcome (\"A right, B wrong\") or by a search would measure the picking, not the systems.")
+    if len(chosen) > 2 and not tests.empty:
+        table(tests.drop(columns=["a_only", "b_only"]), f"paired_tests_{task}_{lang}", height="auto")
 
 diff = run_card_diff(task, lang, chosen)
 with st.expander(f"Run cards: {len(diff)} settings differ" if len(chosen) > 1 else "Run card", expanded=len(diff) > 0):

@@ -1,15 +1,15 @@
-"""The Compare page's significance test, computed by the evaluator (`evaluator.aggregate.paired_test`) on the
-per-item scores the store returned: exact McNemar for 0/1 scores, a seeded paired bootstrap otherwise; and the
-differences between the systems' run cards (`evaluator.runcards`)."""
+"""The Compare page's run cards and the settings that differ between the systems' runs (`evaluator.runcards`).
+
+Its paired tests are not computed here: they are stored when results are (services.pair_tests, schema V13) and the
+page reads them with the `compare_pair_tests` query."""
 from __future__ import annotations
 
 import pandas as pd
 
-from evaluator.aggregate import PairedTest, paired_test
 from evaluator.runcards import card_diff, run_card
 from store import cached
 
-__all__ = ["PairedTest", "paired_test", "run_cards", "run_card_diff"]
+__all__ = ["run_cards", "run_card_diff"]
 
 
 def run_cards(task: str, lang: str, systems: tuple[str, ...]) -> dict[str, dict[str, str]]:

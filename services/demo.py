@@ -149,6 +149,7 @@ def ensure_default_db(con: duckdb.DuckDBPyConnection) -> bool:
     from services.drilldown import backfill_drilldowns
     from services.human_results import refresh_stale
     from services.drill_levels import backfill_levels
+    from services.pair_tests import backfill_pair_tests
     from services.usage_store import backfill_usage
 
     with transaction(con):
@@ -161,6 +162,7 @@ def ensure_default_db(con: duckdb.DuckDBPyConnection) -> bool:
     refresh_stale(con)  # human-evaluation figures of stores written before V9 (and V8's copied ratings)
     backfill_usage(con)  # cost and speed of stores written before V10
     backfill_levels(con)  # drill-down levels of stores written before V11 (and of cells back-filled just now)
+    backfill_pair_tests(con)  # Compare's paired tests of stores written before V13 (and of cells back-filled now)
     return not has
 
 

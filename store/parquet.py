@@ -248,12 +248,13 @@ def check_footers(con: duckdb.DuckDBPyConnection, files: list[Path] | str, rows:
 
 DERIVED_TABLES = ("drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags",
                   "campaign_provisional", "campaign_quality", "language_alphas", "campaign_computed",
-                  "model_usage", "drill_levels")
+                  "model_usage", "drill_levels", "pair_tests")
 """Drill-down pre-aggregates (schema V7), derived from runs and answers with per-store cell numbers, the
-human-evaluation figures (V9), derived from judgements, and the usage and drill-down levels per model (V10, V11),
-derived from runs and node counts: never merged (a merge would mix two stores' numbering, or keep figures of rows
-that the merge changed); emptied by a replace whose export lacks them. The wiring (`services.hub_sync.rollup_all`:
-roll-ups with usage and levels, `backfill_drilldowns`, `refresh_stale`) recomputes what is left without them."""
+human-evaluation figures (V9), derived from judgements, the usage and drill-down levels per model (V10, V11),
+derived from runs and node counts, and the paired tests between systems (V13), derived from item outcomes: never
+merged (a merge would mix two stores' numbering, or keep figures of rows that the merge changed); emptied by a
+replace whose export lacks them. The wiring (`services.hub_sync.rollup_all`: roll-ups with usage and levels,
+`backfill_drilldowns`, `refresh_stale`, `backfill_pair_tests`) recomputes what is left without them."""
 
 MERGE_PREFER = {"submissions": "CASE {t}.status WHEN 'PENDING' THEN 0 WHEN 'RUNNING' THEN 1 ELSE 2 END"}
 """Merge rule for rows present on both sides: the incoming row replaces the local one when this rank is higher

@@ -319,15 +319,32 @@ V11 = (
 """Drill-down levels (LINDSEA tree, PACUTE levels) pooled from the node counts by evaluator.drill_levels whenever a
 model's roll-ups are refreshed (services.drill_levels); the explorer pages only filter them (issue 13)."""
 
+V13 = (
+    """CREATE TABLE IF NOT EXISTS pair_tests (
+        task VARCHAR, lang VARCHAR, metric VARCHAR,
+        model_a VARCHAR, prompt_lang_a VARCHAR,   -- system A (model | prompt language)
+        model_b VARCHAR, prompt_lang_b VARCHAR,   -- system B; every pair is stored in both orders
+        cell_a BIGINT, cell_b BIGINT,          -- the drill_cells numbers whose item outcomes it was computed from
+        n INTEGER,                             -- items both systems have a score for (0: none, no test)
+        diff DOUBLE, ci_low DOUBLE, ci_high DOUBLE,   -- mean A - B on 0-100 and its 95% paired-bootstrap interval
+        p_value DOUBLE, method VARCHAR,        -- mcnemar-exact (0/1 scores) | paired-bootstrap
+        a_only INTEGER, b_only INTEGER,        -- items only A / only B got right (0/1 scores)
+        PRIMARY KEY (task, lang, metric, model_a, prompt_lang_a, model_b, prompt_lang_b))""",
+)
+"""The Compare page's paired test between every two systems of a (task, lang, metric) on all the items both
+answered, computed by evaluator.pair_tests whenever a cell's item outcomes are refreshed (services.pair_tests) and
+only read by the page (issue 13). V12 is another slice's; versions are applied by number, whichever lands first."""
+
 MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6),
-                                                       (7, V7), (8, V8), (9, V9), (10, V10), (11, V11))
+                                                       (7, V7), (8, V8), (9, V9), (10, V10), (11, V11), (13, V13))
 """(version, statements) in order; append a new version, never edit an applied one."""
 
 TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",
           "self_reported", "ingests", "uploads", "self_reported_cells", "ratings", "submissions", "rollups", "metrics",
           "campaigns", "campaign_candidates", "campaign_assignments", "judgements", "campaign_tokens",
           "campaign_results", "campaign_provisional", "campaign_quality", "language_alphas", "campaign_computed",
-          "drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags", "model_usage", "drill_levels")
+          "drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags", "model_usage", "drill_levels",
+          "pair_tests")
 """Tables whose row counts the integrity tests compare before and after a failed write (not `audit`, which records
 refusals too, nor the bookkeeping tables `schema_version` and `hub_sync`)."""
 

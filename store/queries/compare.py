@@ -196,3 +196,25 @@ def compare_runs(con, *, task: str, lang: str, systems: tuple[str, ...]) -> pd.D
         FROM runs r
         WHERE r.task = ? AND r.lang = ? AND NOT r.superseded AND list_contains(?, [r.model_id, r.prompt_lang])
         ORDER BY system, r.run_no""", [task, lang, pairs]).df()
+
+
+@query
+def compare_pair_tests(con, *, task: str, lang: str, metric: str, systems: tuple[str, ...]) -> pd.DataFrame:
+    """The stored paired test (schema V13) of each two chosen systems, in the order chosen (A vs B, A vs C, ...,
+    C vs D), on all the items of the cell both answered: pair ("A vs B"), system_a, system_b, n, diff, ci_low,
+    ci_high (0-100), p_value, method, a_only, b_only. A pair with no stored test is left out."""
+    if not 1 <= len(systems) <= len(LABELS):
+        raise ValueError(f"choose 1-{len(LABELS)} systems, not {len(systems)}")
+    wanted = [(f"{LABELS[i]} vs {LABELS[j]}", i, j, *split_system(a), *split_system(b))
+              for i, a in enumerate(systems) for j, b in enumerate(systems) if i < j]
+    if not wanted:
+        return pd.DataFrame(columns=["pair", "system_a", "system_b", "n", "diff", "ci_low", "ci_high", "p_value",
+                                     "method", "a_only", "b_only"])
+    values = ", ".join("(?, ?, ?, ?, ?, ?, ?)" for _ in wanted)
+    return con.execute(f"""
+        WITH w(pair, i, j, model_a, prompt_lang_a, model_b, prompt_lang_b) AS (VALUES {values})
+        SELECT w.pair, t.model_a || '|' || t.prompt_lang_a AS system_a, t.model_b || '|' || t.prompt_lang_b AS system_b,
+               t.n, t.diff, t.ci_low, t.ci_high, t.p_value, t.method, t.a_only, t.b_only
+        FROM w JOIN pair_tests t USING (model_a, prompt_lang_a, model_b, prompt_lang_b)
+        WHERE t.task = ? AND t.lang = ? AND t.metric = ?
+        ORDER BY w.i, w.j""", [v for row in wanted for v in row] + [task, lang, metric]).df()

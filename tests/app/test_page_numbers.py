@@ -13,7 +13,7 @@ from evaluator.metrics import METRICS
 from evaluator.ranking import rank_ranges
 from evaluator.registry import TASKS
 from evaluator.rollup import rollup
-from tests.helpers.fixtures_store import cell_pairs, MODELS, app_test, predictions
+from tests.helpers.fixtures_store import cell_pairs, MODELS, app_test, frame_with, predictions
 
 
 pairs = cell_pairs
@@ -163,6 +163,29 @@ def test_compare_page_item_scores_and_paired_test_are_the_evaluators(db):
                   for model in ("SeaLion-9B-it", "Gemma-2B")
                   for item, r in pairs(model, "lindsea-mp", "id", "en") if item.item_id == item_id)
     assert sorted(f"{m.split(' · ')[0]} · {m.split(' · ')[3]}" for m in answers) == want
+
+
+def test_compare_page_pair_tests_are_paired_test_on_the_whole_cell(db):
+    """Three systems: the stored test of every chosen pair (the page's table; A vs B also as its sentence) equals
+    `aggregate.paired_test` on all the items both answered, whatever the slice narrows the item table to."""
+    systems = ["Closed-XL|native", "SeaLion-9B-it|en", "Gemma-2B|native"]
+    at = app_test("compare", task="lindsea-mp", lang="id", metric="accuracy", slice="a_right_b_wrong")
+    at.multiselect[0].set_value(systems).run()
+    assert not at.exception
+    assert len(frame_with(at, "item_id", "score_A")) < 40
+    shown = frame_with(at, "pair", "system_a").set_index("pair")
+    assert list(shown.index) == ["A vs B", "A vs C", "B vs C"]
+    scores = {s: _item_scores(s.split("|")[0], "lindsea-mp", "id", s.split("|")[1], "accuracy") for s in systems}
+    for pair, row in shown.iterrows():
+        a, b = (systems["ABC".index(x)] for x in pair.split(" vs "))
+        want = paired_test(scores[a], scores[b])
+        assert (row["system_a"], row["system_b"]) == (a, b)
+        assert (row["diff"], row["ci_low"], row["ci_high"]) == pytest.approx((want.diff, want.ci_low, want.ci_high),
+                                                                             abs=1e-9, rel=0)
+        assert (row["n"], row["p_value"], row["method"]) == (want.n, want.p_value, want.method)
+    ab = shown.loc["A vs B"]
+    sentence = next(m.value for m in at.markdown if m.value.startswith("**Paired test"))
+    assert f"on all {ab['n']} items of the cell both answered** ({ab['method']}): A − B = {ab['diff']:+.1f}" in sentence
 
 
 def test_bootstrap_intervals_do_not_depend_on_row_order():

@@ -40,13 +40,20 @@ def _score(model: str, i: int, item) -> float:
     return sum(is_right(model, "lindsea-mp", "en", i, item, o) and not is_unparsed(model, i) for o in ("ab", "ba")) / 2
 
 
-def test_paired_test_on_the_slice(db):
+def test_paired_test_is_the_whole_cells_whatever_the_slice(db):
+    """The test is on every item both systems answered (the difference counted by hand); an outcome slice or a
+    search narrows the table only, and the caption says why."""
     items = _mp_items()
     diff = 100 * sum(_score("SeaLion-9B-it", i, it) - _score("Gemma-2B", i, it) for i, it in items) / len(items)
-    at = app_test("compare", task="lindsea-mp", lang="id", sys=[A, B], slice="all")
-    line = next(m.value for m in at.markdown if m.value.startswith("**Paired test"))
-    assert line.startswith(f"**Paired test, A vs B on these {len(items)} items** (paired-bootstrap): "
-                           f"A − B = {diff:+.1f} points")
+    shown = []
+    for params in ({"slice": "all"}, {"slice": "a_right_b_wrong"}, {"slice": "all", "q": "morphology"}):
+        at = app_test("compare", task="lindsea-mp", lang="id", sys=[A, B], **params)
+        assert not at.exception
+        shown.append(next(m.value for m in at.markdown if m.value.startswith("**Paired test")))
+        assert any("only narrow the table" in c.value for c in at.caption)
+    assert shown[0].startswith(f"**Paired test, A vs B on all {len(items)} items of the cell both answered** "
+                               f"(paired-bootstrap): A − B = {diff:+.1f} points")
+    assert shown[1] == shown[2] == shown[0]
 
 
 def test_slices_count_by_hand(db):

@@ -1,0 +1,73 @@
+"""Stored paired tests between systems (schema V13): the item outcomes the wiring tests, the writer of its rows,
+and the lookup of pairs that are missing, stale or left without their cells.
+
+services.pair_tests runs evaluator.pair_tests on a cell's stored item outcomes (`item_outcomes`, the per-item
+scores the Compare page shows) whenever those outcomes are rewritten and calls `save_pair_tests` inside the
+caller's transaction; store.queries.compare only reads the rows.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping, Sequence
+
+import duckdb
+import pandas as pd
+
+COLUMNS = ("task", "lang", "metric", "model_a", "prompt_lang_a", "model_b", "prompt_lang_b", "cell_a", "cell_b", "n",
+           "diff", "ci_low", "ci_high", "p_value", "method", "a_only", "b_only")
+
+_CELLS = "SELECT cell_no, model_id, task, lang, prompt_lang FROM drill_cells WHERE items > 0"
+"""Cells with per-item outcomes (open-ended, human-rated cells have none)."""
+
+
+def cell_outcomes(con: duckdb.DuckDBPyConnection, task: str, lang: str) -> pd.DataFrame:
+    """Every scored item outcome of a (task, lang)'s current cells: cell_no, model_id, prompt_lang, metric, item_id,
+    value (0-1; NULL values left out)."""
+    return con.execute(f"""
+        SELECT c.cell_no, c.model_id, c.prompt_lang, o.metric, o.item_id, o.value
+        FROM item_outcomes o JOIN ({_CELLS}) c USING (cell_no)
+        WHERE c.task = ? AND c.lang = ? AND o.value IS NOT NULL AND NOT isnan(o.value)
+        ORDER BY c.cell_no, o.metric, o.item_id""", [task, lang]).df()
+
+
+def delete_pairs(con: duckdb.DuckDBPyConnection, task: str, lang: str, systems: Iterable[tuple[str, str]]) -> None:
+    """Delete the stored tests of a (task, lang) that involve any of `systems` ((model_id, prompt_lang)), as A or B."""
+    keys = [list(s) for s in systems]
+    con.execute("DELETE FROM pair_tests WHERE task = ? AND lang = ? AND (list_contains(?, [model_a, prompt_lang_a]) "
+                "OR list_contains(?, [model_b, prompt_lang_b]))", [task, lang, keys, keys])
+
+
+def save_pair_tests(con: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Insert test rows (COLUMNS; a missing key is NULL) in one statement."""
+    if not rows:
+        return
+    frame = pd.DataFrame([[r.get(c) for c in COLUMNS] for r in rows], columns=list(COLUMNS))
+    view = "_tanaw_pair_tests_append"
+    con.register(view, frame)
+    try:
+        con.execute(f"INSERT INTO pair_tests ({', '.join(COLUMNS)}) SELECT {', '.join(COLUMNS)} FROM {view}")
+    finally:
+        con.unregister(view)
+
+
+_EXPECTED = f"""
+    SELECT a.task, a.lang, a.model_id AS model_a, a.prompt_lang AS prompt_lang_a, a.cell_no AS cell_a,
+           b.model_id AS model_b, b.prompt_lang AS prompt_lang_b, b.cell_no AS cell_b
+    FROM ({_CELLS}) a JOIN ({_CELLS}) b ON a.task = b.task AND a.lang = b.lang AND a.cell_no <> b.cell_no"""
+_STORED = """SELECT DISTINCT task, lang, model_a, prompt_lang_a, cell_a, model_b, prompt_lang_b, cell_b
+             FROM pair_tests"""
+
+
+def stale_systems(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str, str]]:
+    """(task, lang, model_id, prompt_lang) of systems with a pair of current cells not stored as computed from
+    those two cells (a store written before V13, cells back-filled or pulled since)."""
+    return [tuple(r) for r in con.execute(f"""
+        SELECT DISTINCT task, lang, model_a, prompt_lang_a FROM ({_EXPECTED} EXCEPT {_STORED})
+        ORDER BY ALL""").fetchall()]
+
+
+def drop_orphan_pairs(con: duckdb.DuckDBPyConnection) -> int:
+    """Delete the tests whose two cells are no longer the current cells of those systems (runs deleted, cells
+    rewritten); returns how many rows went."""
+    return con.execute(f"""
+        DELETE FROM pair_tests WHERE (task, lang, model_a, prompt_lang_a, cell_a, model_b, prompt_lang_b, cell_b)
+            IN ({_STORED} EXCEPT {_EXPECTED})""").fetchone()[0]

@@ -1,0 +1,58 @@
+"""The vectorised whole-cell paired tests (evaluator.pair_tests) are `aggregate.paired_test` pair by pair: the
+difference and interval to 1e-9, the p-value, method, n and discordant counts exactly, on 0/1 scores, halves and
+thirds (ties at zero that rounding could flip), continuous scores, identical and all-equal systems, unequal item
+coverage and no common item; and in both orders."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from evaluator.aggregate import paired_test
+from evaluator.pair_tests import both_orders, pair_tests
+
+
+def _systems() -> dict[str, dict[str, float]]:
+    rng = np.random.default_rng(11)
+    ids = [f"item-{j:02d}" for j in range(48)]
+    draw = {"binary": lambda: float(rng.integers(0, 2)), "halves": lambda: rng.integers(0, 3) / 2,
+            "thirds": lambda: rng.integers(0, 4) / 3, "continuous": lambda: float(rng.random())}
+    out = {name: {i: float(f()) for i in ids} for name, f in draw.items()}
+    out["binary-2"] = {i: float(rng.integers(0, 2)) for i in ids}
+    out["same-as-binary"] = dict(out["binary"])
+    out["mirror-thirds"] = {i: 1 - v for i, v in out["thirds"].items()}  # differences of +-x: resampled sums tie at 0
+    out["all-zero"] = {i: 0.0 for i in ids}
+    out["all-zero-2"] = {i: 0.0 for i in ids}
+    out["part"] = {i: float(rng.integers(0, 2)) for i in ids[::3]}  # a third of the items
+    out["part-thirds"] = {i: rng.integers(0, 4) / 3 for i in ids[5:30]}
+    out["elsewhere"] = {"other-item": 1.0}  # no item in common with the others
+    return out
+
+
+def test_vectorised_tests_are_paired_test_pair_by_pair():
+    scores = _systems()
+    names = sorted(scores)
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+    got = both_orders(pair_tests(scores, pairs))
+    assert len(got) == 2 * len(pairs)
+    methods = set()
+    for (a, b), test in got.items():
+        if "elsewhere" in (a, b):
+            assert test is None
+            continue
+        want = paired_test(scores[a], scores[b])
+        assert (test.diff, test.ci_low, test.ci_high) == pytest.approx((want.diff, want.ci_low, want.ci_high),
+                                                                       abs=1e-9, rel=0), (a, b)
+        assert (test.p_value, test.method, test.n, test.a_only, test.b_only) == \
+            (want.p_value, want.method, want.n, want.a_only, want.b_only), (a, b)
+        methods.add(test.method)
+    assert methods == {"mcnemar-exact", "paired-bootstrap"}
+    assert got[("all-zero", "all-zero-2")].p_value == 1.0 and got[("all-zero", "all-zero-2")].ci_low == 0.0
+    assert got[("binary", "part")].n == 16 and got[("part", "part-thirds")].n == 8
+
+
+def test_binary_pairs_are_bit_for_bit():
+    """0/1 scores keep the resampled sums exact integers: the interval is paired_test's to the last bit."""
+    scores = _systems()
+    test = pair_tests(scores, [("binary", "binary-2")])[("binary", "binary-2")]
+    want = paired_test(scores["binary"], scores["binary-2"])
+    assert (test.diff, test.ci_low, test.ci_high, test.p_value) == (want.diff, want.ci_low, want.ci_high, want.p_value)
