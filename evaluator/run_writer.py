@@ -26,6 +26,9 @@ GROUP_QUIET_S = 0.002
 than a commit takes: then the group is committed at once, in the gap between two bursts of answers (see
 `evaluator.run_pace`), if it holds at least `AnswerWriter.lull_group` answers."""
 
+GAP_MIN_S = 0.02
+"""The shortest gap store work is started in, whatever the last commit or refresh took (the first has no measure)."""
+
 REFRESH_WAIT_MAX = 1.0
 """A finished cell waits at most this long for a gap between bursts long enough for its refresh (the last
 refresh's duration); then it is refreshed anyway. The run's last cells are refreshed at once."""
@@ -107,9 +110,10 @@ class AnswerWriter:
             self._arrived.set()
 
     def _in_lull(self, needed: float) -> bool:
-        """Whether no answer is expected for at least `needed` seconds (never without a `Pace`), or no request is
-        left to send (`last_round`): then store work only delays reading the last answers, not the requests."""
-        return self.pace is not None and (self._last_round or self.pace.lull() >= needed)
+        """Whether no answer is expected for at least `needed` seconds (always without a `Pace`: no rhythm is
+        known), or no request is left to send (`last_round`): then store work only delays reading the last answers,
+        not the requests."""
+        return self.pace is None or self._last_round or self.pace.lull() >= max(needed, GAP_MIN_S)
 
     def last_round(self) -> None:
         """Every request is sent: from now on quiet groups are committed and cells refreshed without waiting for a
@@ -124,8 +128,8 @@ class AnswerWriter:
             return False
         if self._draining or len(self._pending) >= self.size or now >= self._first_at + GROUP_WAIT_S:
             return True
-        return ((self._last_round or len(self._pending) >= self.lull_group) and now >= self._last_at + GROUP_QUIET_S
-                and self._in_lull(self._commit_s))
+        return (self.pace is not None and (self._last_round or len(self._pending) >= self.lull_group)
+                and now >= self._last_at + GROUP_QUIET_S and self._in_lull(self._commit_s))
 
     async def _next_group(self) -> list | None:
         """The next group: once answers wait, when they fill a group, `GROUP_WAIT_S` after the first of them, in a
