@@ -51,8 +51,8 @@ class Sink(Protocol):
     """Where results go: the store through `services.ingest`, or a list in tests."""
 
     def prepare(self) -> None:
-        """Whatever every commit needs first (e.g. the registry's rows); runs on the writer thread once the first
-        answer is in, before the first `save_many`."""
+        """Whatever every commit needs first (e.g. the registry's rows); runs on the writer thread in the first
+        commit, before the first `save_many`."""
 
     def stored_many(self, cells: Sequence["Cell"]) -> Mapping[tuple, set[tuple[str, str]]]:
         """(item_id, order) pairs already stored, by cell key (`Cell.key`), for every cell of the plan at once;

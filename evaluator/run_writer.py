@@ -30,8 +30,10 @@ GAP_MIN_S = 0.02
 """The shortest gap store work is started in, whatever the last commit or refresh took (the first has no measure)."""
 
 REFRESH_WAIT_MAX = 1.0
-"""A finished cell waits at most this long for a gap between bursts long enough for its refresh (the last
-refresh's duration); then it is refreshed anyway. The run's last cells are refreshed at once."""
+"""A finished cell waits at most this long for a gap between bursts of answers (usually it is the commit that
+finished it which ran in one, so it waits for nothing); then it is refreshed anyway. Once every request is sent,
+cells are refreshed at once. (A gap rarely holds a whole refresh; started at its beginning, most of it runs
+there.)"""
 
 REFRESH_PAUSE = 1.0
 """A finished cell's aggregates are refreshed at once, unless the last refresh ended less than this many times its
@@ -50,9 +52,9 @@ def group_size(concurrency: int) -> int:
 class AnswerWriter:
     """One writer for every answer: scores and stores them in groups on its own thread, behind a bounded queue.
 
-    The writer first runs the sink's `prepare` on its thread, once the first answer is in. A request's slot is
-    freed as soon as its answer is handed over (`put`); the writer commits a group when it holds
-    `size` answers or `GROUP_WAIT_S` after the group's first answer arrived. At most `size` answers wait uncommitted
+    The writer's first commit runs the sink's `prepare` first. A request's slot is freed as soon as its answer is
+    handed over (`put`); the writer commits a group when it holds `size` answers, `GROUP_WAIT_S` after the group's
+    first answer arrived, or earlier in a gap between bursts of answers (`GROUP_QUIET_S`, `evaluator.run_pace`). At most `size` answers wait uncommitted
     (queued or in the commit under way): `put` blocks when that many do (back-pressure on the requests), so a killed
     run loses at most C answers in flight plus `size` handed over, and a restart asks only for those.
     """
@@ -77,11 +79,15 @@ class AnswerWriter:
         self._ready: list[list] = []
         self._wake = asyncio.Event()
         self._refreshing: asyncio.Task | None = None
+        self._prepare: Callable[[], Any] | None = None  # run by the first commit
         self._ready_at = 0.0  # when the oldest of `_ready` was queued
         self._refresh_s = 0.0  # how long the last refresh took
         self._closing = False
 
     def _commit(self, batch: Sequence[tuple[Job, Prediction, dict]]) -> None:
+        if self._prepare is not None:  # the first commit: the sink's preparation first
+            prepare, self._prepare = self._prepare, None
+            prepare()
         rows = []
         for job, pred, extras in batch:
             result = score_prediction(job.cell.task, job.item, pred)
@@ -90,9 +96,10 @@ class AnswerWriter:
         self.sink.save_many(rows)
 
     def start(self, prepare: Callable[[], Any]) -> None:
-        """Start the writer; it runs `prepare` on its thread when the first answer arrives (so not beside the run's
-        first requests, which it would slow), before the first commit."""
-        self._task = asyncio.get_running_loop().create_task(self._loop(prepare))
+        """Start the writer; its first commit runs `prepare` first, on its thread (so neither beside the run's first
+        requests nor beside the first burst of answers, which it would slow)."""
+        self._prepare = prepare
+        self._task = asyncio.get_running_loop().create_task(self._loop())
 
     async def put(self, job: Job, pred: Prediction, extras: dict) -> None:
         """Hand one answer to the writer; waits only while `size` answers are uncommitted (raises a failed commit)."""
@@ -161,15 +168,8 @@ class AnswerWriter:
                 if timer is not None:
                     timer.cancel()
 
-    async def _loop(self, prepare: Callable[[], Any]) -> None:
+    async def _loop(self) -> None:
         loop = asyncio.get_running_loop()
-        await self._arrived.wait()  # the first answer, or `drain`
-        try:
-            await loop.run_in_executor(self.thread, prepare)
-        except BaseException as exc:  # every later put and `drain` raise it
-            self.error = exc
-            self._room.release()  # wakes one waiting put, which wakes the next (each releases before raising)
-            return
         while (group := await self._next_group()) is not None:
             began = loop.time()
             try:
@@ -201,8 +201,8 @@ class AnswerWriter:
 
     def refresh_later(self, statuses: Sequence["CellStatus"]) -> None:
         """Queue a finished cell (the statuses of its runs) for an aggregate refresh, off the writer thread: as soon
-        as the refresher is idle, has rested (`REFRESH_PAUSE`) and a gap between bursts of answers is as long as
-        the last refresh took (at most `REFRESH_WAIT_MAX` later), together with the other cells waiting."""
+        as the refresher is idle, has rested (`REFRESH_PAUSE`) and no answer is expected for `GAP_MIN_S` (at most
+        `REFRESH_WAIT_MAX` later), together with the other cells waiting."""
         if not self._ready:
             self._ready_at = asyncio.get_running_loop().time()
         self._ready.append(list(statuses))
@@ -216,7 +216,7 @@ class AnswerWriter:
         while True:  # the state is checked before every wait (no await in between), so no wake-up is missed
             now = loop.time()
             latest = self._ready_at + REFRESH_WAIT_MAX
-            if self._ready and (self._closing or (now >= due and (now >= latest or self._in_lull(self._refresh_s)))):
+            if self._ready and (self._closing or (now >= due and (now >= latest or self._in_lull(GAP_MIN_S)))):
                 batch, self._ready = self._ready, []
                 began = loop.time()
                 scores = await loop.run_in_executor(self.refresher, self.sink.refresh, [b[0].cell for b in batch])

@@ -98,7 +98,7 @@ def test_a_gap_commit_waits_for_enough_answers_unless_every_request_is_sent():
     assert [n for _, n in commits] == [4] and commits[0][0] - t0 < GROUP_WAIT_S / 2
 
 
-def test_a_finished_cell_waits_for_a_gap_as_long_as_its_last_refresh_at_most_refresh_wait_max(monkeypatch):
+def test_a_finished_cell_waits_for_a_gap_between_bursts_at_most_refresh_wait_max(monkeypatch):
     import evaluator.run_writer
     from evaluator.registry import get_task
     from evaluator.run import Cell, CellStatus
