@@ -44,8 +44,9 @@ last cell is refreshed right after its last commit, and a run's tail is that one
 
 def group_size(concurrency: int) -> int:
     """Answers per group at most, which is also how many answered-but-uncommitted answers may wait: 4 x C, at
-    least 8. At full speed the 200 ms clock closes groups of about C x 0.2 s / L answers; the room beyond that
-    absorbs a slow commit (a loaded machine) without stalling the requests."""
+    least 8. Groups close earlier, in the gap after each burst of answers (about C answers when C requests go out
+    together), or by the 200 ms clock (about C x 0.2 s / L answers); the room beyond that absorbs a slow commit (a
+    loaded machine) without stalling the requests."""
     return max(8, 4 * concurrency)
 
 
