@@ -7,7 +7,9 @@ count columns (counts are integers, so the sums are exact in any order and in fl
 columns that are zero everywhere, and gold counts that every run shares, are summed once or not at all). The
 metric is then finished from the sums with the same functions and the same label sets per run as the row-by-row
 path (`metrics.classification.*_from_counts`), in row blocks that stay in cache, and the runs are averaged in the
-same order, so every value is bit-identical to `aggregate._bootstrap`.
+same order, so every value is bit-identical to `aggregate._bootstrap`. Runs whose integer counts are identical
+(repeated runs at temperature 0, the same answers) have identical values on every resample: each distinct run is
+resampled and finished once and its row repeated in place of the others before the runs are averaged.
 """
 from __future__ import annotations
 
@@ -24,6 +26,19 @@ from evaluator.spec import TaskSpec
 BLOCK = 16_384
 """Rows (resample × run) finished per block: small enough for the temporaries to stay in cache."""
 _weights32: tuple = (None, None)
+_blas: Any = None
+
+
+def _one_blas_thread() -> Any:
+    """A context running BLAS on the calling thread only (threadpoolctl): the resample sums are small products,
+    and OpenBLAS's helper threads spin while they wait, costing more CPU than they save (4x the aggregate's CPU
+    on a busy 2-core machine; the live runner refreshes on a thread beside its event loop)."""
+    global _blas
+    if _blas is None:
+        from threadpoolctl import ThreadpoolController
+
+        _blas = ThreadpoolController()
+    return _blas.limit(limits=1, user_api="blas")
 
 
 def _labels(cols: CellColumns, lay: Layout, null: bool) -> tuple[np.ndarray, np.ndarray, int]:
@@ -64,8 +79,9 @@ class LabelCounts:
         self.totals = totals
         self.present = (totals[1] + totals[2]) > 0
         first = first_rows(lay.run_code * width + g, n_runs * width).reshape(n_runs, width)
-        self.gold_first = [[j for j in np.argsort(row, kind="stable").tolist() if row[j] < len(g)]
-                           for row in first]
+        by_first = np.argsort(first, axis=1, kind="stable")
+        seen = np.take_along_axis(first, by_first, axis=1) < len(g)
+        self.gold_first = [order[keep].tolist() for order, keep in zip(by_first, seen)]
 
 
 def order_counts(cols: CellColumns, lay: Layout) -> np.ndarray:
@@ -135,7 +151,11 @@ class Resampled:
         x = src[:, :, self.live].transpose(1, 2, 0).reshape(n, -1)  # items × (labels, runs)
         exact32 = bool((x == np.rint(x)).all()) and float(np.abs(x).max(initial=0)) * n < 2 ** 24
         w = _weights(draws, exact32)
-        sums = resample_sums(x, draws) if w is None else w @ x.astype(w.dtype)
+        if w is None:
+            sums = resample_sums(x, draws)
+        else:
+            with _one_blas_thread():
+                sums = w @ x.astype(w.dtype)
         self.sums = sums.reshape(self.n_boot, int(self.live.sum()), src.shape[0])
 
     def block(self, start: int, stop: int, runs: Any, label: int) -> np.ndarray:
@@ -201,15 +221,32 @@ def _finished(kind: str, parts: list[Resampled], chance: float | None, runs: Any
     return out
 
 
-def _label_stats(kind: str, counts: LabelCounts, sums: list[Resampled], chance: float | None) -> np.ndarray:
-    """(runs × resamples) metric values, each run over its own labels; runs with the same labels together."""
-    n_runs, width = counts.present.shape
+def distinct_runs(parts: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(first run of each distinct run, run → its distinct run) for (runs × …) count arrays: runs are the same when
+    every part holds the same integers for them (non-integer counts: every run is its own)."""
+    n_runs = parts[0].shape[0]
+    if not all(p.dtype.kind in "iu" or bool((p == np.rint(p)).all()) for p in parts):
+        return np.arange(n_runs), np.arange(n_runs)
+    seen: dict[bytes, int] = {}
+    inverse = np.empty(n_runs, dtype=np.int64)
+    rows = np.concatenate([p.reshape(n_runs, -1).astype(np.int64, copy=False) for p in parts], axis=1)
+    for k, row in enumerate(rows):
+        inverse[k] = seen.setdefault(row.tobytes(), len(seen))
+    first = np.empty(len(seen), dtype=np.int64)
+    first[inverse[::-1]] = np.arange(n_runs)[::-1]  # the last write per distinct run is its first run
+    return first, inverse
+
+
+def _label_stats(kind: str, present: np.ndarray, sums: list[Resampled], chance: float | None) -> np.ndarray:
+    """(runs × resamples) metric values, each run over its own labels (`present`: runs × labels); runs with the
+    same labels together."""
+    n_runs, width = present.shape
     stacked = np.empty((n_runs, sums[0].n_boot))
     groups: dict[bytes, list[int]] = {}
-    for k, row in enumerate(counts.present):
+    for k, row in enumerate(present):
         groups.setdefault(row.tobytes(), []).append(k)
     for runs in groups.values():
-        keep = np.flatnonzero(counts.present[runs[0]])
+        keep = np.flatnonzero(present[runs[0]])
         picked = _pick(n_runs, np.asarray(runs))
         stacked[picked] = _finished(kind, sums, chance, picked, _pick(width, keep)).T
     return stacked
@@ -261,18 +298,33 @@ def counted_metric(spec: MetricSpec, task: TaskSpec, lang: str, cols: CellColumn
     kind = spec.counted
     if kind == "order":
         counts = _cached(lay, "order", lambda: order_counts(cols, lay))
-        sums = _cached(lay, ("order", id(draws)), lambda: [Resampled(counts[:, :, j:j + 1], draws) for j in (0, 1)])
+        first, inverse = _cached(lay, "order runs", lambda: distinct_runs([counts]))
+        sums = _cached(lay, ("order", id(draws)),
+                       lambda: [Resampled(counts[first, :, j:j + 1], draws) for j in (0, 1)])
         stacked = np.ascontiguousarray(_finished(kind, sums, chance).T)
     elif kind in ("f1", "recall") or (kind == "recall_over_chance" and chance):
         counts = _cached(lay, ("labels", spec.null_label), lambda: LabelCounts(cols, lay, spec.null_label))
+        first, inverse = _cached(lay, ("label runs", spec.null_label), lambda: distinct_runs(counts.parts))
         sums = _cached(lay, ("labels", spec.null_label, id(draws)),
-                       lambda: [Resampled(p, draws) for p in counts.parts])
-        stacked = _label_stats(kind, counts, sums, chance)
+                       lambda: [Resampled(p[first], draws) for p in counts.parts])
+        stacked = _label_stats(kind, counts.present[first], sums, chance)
     else:
         return None
     values = run_values(kind, counts, len(lay.runs), chance)
     values = values[~np.isnan(values)]
     value = float(np.mean(values)) if len(values) else float("nan")
-    counted = (~np.isnan(stacked)).sum(axis=0)
-    stats = np.where(counted > 0, np.nansum(stacked, axis=0) / np.maximum(counted, 1), np.nan)
+    stats = run_mean(stacked, inverse)
     return value, stats[~np.isnan(stats)]
+
+
+def run_mean(distinct: np.ndarray, inverse: np.ndarray) -> np.ndarray:
+    """Per resample the mean over runs without NaN of `distinct[inverse]` (runs × resamples), bit-identical to
+    `np.nansum(x, axis=0) / (~np.isnan(x)).sum(axis=0)` of that matrix (NaN where no run has a value): the rows are
+    added in run order from 0.0, as numpy's reduction over the first axis adds them, without building the matrix."""
+    missing = np.isnan(distinct)
+    clean = np.where(missing, 0.0, distinct)
+    total = np.zeros(distinct.shape[1])
+    for k in inverse.tolist():
+        total += clean[k]
+    counted = np.bincount(inverse, minlength=len(distinct)) @ (~missing).astype(np.int64)
+    return np.where(counted > 0, total / np.maximum(counted, 1), np.nan)

@@ -12,9 +12,7 @@ flight, one group handed over), and a restart asks only for those. The sink is d
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
-import gc
 import itertools
 import math
 import sys
@@ -26,7 +24,8 @@ from evaluator.clients import ClientError, Completion, LogprobsUnsupported, Opti
 from evaluator.datasets import load_items
 from evaluator.logprob_choice import ask_by_logprob, continuation  # noqa: F401 - continuation: re-exported
 from evaluator.registry import select
-from evaluator.run_writer import AnswerWriter, group_size  # noqa: F401 - group_size: re-exported
+from evaluator.run_pace import SWITCH_INTERVAL_S, Pace, responsive_loop  # noqa: F401 - re-exported
+from evaluator.run_writer import AnswerWriter, Ledger, group_size  # noqa: F401 - group_size: re-exported
 from evaluator.runspec import RunSpec
 from evaluator.spec import Item, ItemResult, Prediction, TaskSpec
 
@@ -52,8 +51,8 @@ class Sink(Protocol):
     """Where results go: the store through `services.ingest`, or a list in tests."""
 
     def prepare(self) -> None:
-        """Whatever every commit needs first (e.g. the registry's rows); runs on the writer thread once the first
-        answer is in, before the first `save_many`."""
+        """Whatever every commit needs first (e.g. the registry's rows); runs on the writer thread in the first
+        commit, before the first `save_many`."""
 
     def stored_many(self, cells: Sequence["Cell"]) -> Mapping[tuple, set[tuple[str, str]]]:
         """(item_id, order) pairs already stored, by cell key (`Cell.key`), for every cell of the plan at once;
@@ -252,7 +251,9 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
     """
     settings: dict[tuple, dict] = {}  # filled once planned, before the first answer
     ledger = Ledger()
-    writer = ledger.writer = AnswerWriter(sink, settings, group or group_size(opts.concurrency), ledger.committed)
+    pace = Pace(asyncio.get_running_loop().time, window=opts.concurrency)
+    writer = ledger.writer = AnswerWriter(sink, settings, group or group_size(opts.concurrency), ledger.committed,
+                                          pace, lull_group=max(1, opts.concurrency // 2))
     bars: dict = {}
 
     async def one(job: Job) -> None:
@@ -261,16 +262,23 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
             status.failed += 1
             ledger.settle(job.cell.key)
             return
+        token = pace.sent()
         try:
             pred, extras = await ask(backend, job, opts)
         except LogprobsUnsupported as exc:
+            pace.answered(token, ok=False)
             status.error, status.failed = f"log-probabilities unavailable: {exc}", status.failed + 1
             ledger.settle(job.cell.key)
         except ClientError as exc:
+            pace.answered(token, ok=False)
             status.failed += 1
             status.error = status.error or str(exc)
             ledger.settle(job.cell.key)
+        except BaseException:
+            pace.answered(token, ok=False)
+            raise
         else:
+            pace.answered(token)
             await writer.put(job, pred, extras)  # the slot is free once the writer has the answer
         if job.cell.task.name in bars:
             bars[job.cell.task.name].update(1)
@@ -290,7 +298,7 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
             bars = _progress(statuses, progress)
             writer.start(sink.prepare)
             ledger.start()
-            await bounded(todo, one, opts.concurrency)
+            await bounded(_then(todo, writer.last_round), one, opts.concurrency)
             await writer.drain()
             await writer.refreshed()
     finally:
@@ -300,76 +308,10 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
     return statuses
 
 
-class Ledger:
-    """What is left of each (task, lang, prompt language) cell: once every job of all its runs is stored or failed,
-    the cell goes to the writer for an aggregate refresh (`AnswerWriter.refresh_later`)."""
-
-    def __init__(self):
-        self.by_key: dict[tuple, CellStatus] = {}
-        self.runs_of: dict[tuple, list[CellStatus]] = {}  # (task, lang, prompt language) -> its runs' statuses
-        self.remaining: dict[tuple, int] = {}
-        self.writer: AnswerWriter | None = None
-
-    def track(self, statuses: Sequence[CellStatus], jobs: Mapping[tuple, list[Job]], stored: Mapping[tuple, set]
-              ) -> list[Job]:
-        """The plan's jobs not stored yet, cell by cell (so cells finish one after another) and, within a cell, its
-        runs' jobs in turn (so every run has answers in the cell's first commit, which writes all its run rows at
-        once); counts what was resumed."""
-        self.by_key = {s.cell.key: s for s in statuses}
-        for s in statuses:
-            self.runs_of.setdefault(s.cell.key[:3], []).append(s)
-        todo: list[Job] = []
-        for runs in self.runs_of.values():
-            per_run = []
-            for s in runs:
-                cell_jobs = jobs.get(s.cell.key, [])
-                if done := stored.get(s.cell.key):
-                    kept = [j for j in cell_jobs if (j.item.item_id, j.order) not in done]
-                    s.resumed = len(cell_jobs) - len(kept)
-                    cell_jobs = kept
-                per_run.append(cell_jobs)
-            todo.extend(j for turn in itertools.zip_longest(*per_run) for j in turn if j is not None)
-        return todo
-
-    def start(self) -> None:
-        """Count each cell's jobs; a cell resumed in full is refreshed now (its aggregates may predate a kill)."""
-        for agg, runs in self.runs_of.items():
-            self.remaining[agg] = sum(s.total - s.resumed for s in runs)
-            if self.remaining[agg] == 0 and any(s.resumed for s in runs):
-                self.writer.refresh_later(runs)
-
-    def settle(self, key: tuple) -> None:
-        """A job of a cell is done (stored or failed); once every run of its aggregate cell is done, refresh it."""
-        self.remaining[key[:3]] -= 1
-        if self.remaining[key[:3]] == 0 and any(s.asked for s in self.runs_of[key[:3]]):
-            self.writer.refresh_later(self.runs_of[key[:3]])
-
-    def committed(self, done: Sequence[Job]) -> None:
-        """A group of answers is committed."""
-        for job in done:
-            self.by_key[job.cell.key].asked += 1
-            self.settle(job.cell.key)
-
-
-SWITCH_INTERVAL_S = 0.0005
-"""The interpreter's thread switch interval during a run (Python's default is 5 ms). The event loop gives up the
-GIL at every socket call; while the writer or refresher thread runs Python code (scoring, building rows), the loop
-waits up to this long to get it back, once per call: at the default that delays the requests by milliseconds."""
-
-
-@contextlib.contextmanager
-def responsive_loop() -> Iterator[None]:
-    """During a run: a short thread switch interval (`SWITCH_INTERVAL_S`), and the objects alive at its start
-    frozen out of the cyclic garbage collector (`gc.freeze`), whose full collections over every imported module's
-    objects otherwise stop the event loop for 50-90 ms a few times a run. Both are restored at its end."""
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(min(interval, SWITCH_INTERVAL_S))
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
-        sys.setswitchinterval(interval)
+def _then(jobs: Iterable[Job], done: Callable[[], None]) -> Iterator[Job]:
+    """The jobs, then `done()` once the last is handed out."""
+    yield from jobs
+    done()
 
 
 def _progress(statuses: Sequence[CellStatus], enabled: bool) -> dict:

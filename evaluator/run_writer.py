@@ -1,12 +1,14 @@
 """The runner's one writer: answers are scored and stored in groups on a thread of their own, behind a bounded queue.
 
-See `AnswerWriter` for the bound on what a kill can lose; `evaluator.run` hands it every answer.
+See `AnswerWriter` for the bound on what a kill can lose; `evaluator.run` hands it every answer, and `Ledger`
+tells it when a cell is finished.
 """
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
 import dataclasses
+import itertools
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from evaluator.scoring import score_prediction
@@ -14,9 +16,24 @@ from evaluator.spec import Prediction
 
 if TYPE_CHECKING:
     from evaluator.run import CellStatus, Job, Sink
+    from evaluator.run_pace import Pace
 
 GROUP_WAIT_S = 0.2
 """A group of answers is committed at the latest this long after its first answer arrived."""
+
+GROUP_QUIET_S = 0.002
+"""Once no answer has come for this long, the writer asks the run's `Pace` whether the next answer is further away
+than a commit takes: then the group is committed at once, in the gap between two bursts of answers (see
+`evaluator.run_pace`), if it holds at least `AnswerWriter.lull_group` answers."""
+
+GAP_MIN_S = 0.02
+"""The shortest gap store work is started in, whatever the last commit or refresh took (the first has no measure)."""
+
+REFRESH_WAIT_MAX = 1.0
+"""A finished cell waits at most this long for a gap between bursts of answers (usually it is the commit that
+finished it which ran in one, so it waits for nothing); then it is refreshed anyway. Once every request is sent,
+cells are refreshed at once. (A gap rarely holds a whole refresh; started at its beginning, most of it runs
+there.)"""
 
 REFRESH_PAUSE = 1.0
 """A finished cell's aggregates are refreshed at once, unless the last refresh ended less than this many times its
@@ -35,20 +52,25 @@ def group_size(concurrency: int) -> int:
 class AnswerWriter:
     """One writer for every answer: scores and stores them in groups on its own thread, behind a bounded queue.
 
-    The writer first runs the sink's `prepare` on its thread, once the first answer is in. A request's slot is
-    freed as soon as its answer is handed over (`put`); the writer commits a group when it holds
-    `size` answers or `GROUP_WAIT_S` after the group's first answer arrived. At most `size` answers wait uncommitted
+    The writer's first commit runs the sink's `prepare` first. A request's slot is freed as soon as its answer is
+    handed over (`put`); the writer commits a group when it holds `size` answers, `GROUP_WAIT_S` after the group's
+    first answer arrived, or earlier in a gap between bursts of answers (`GROUP_QUIET_S`, `evaluator.run_pace`). At most `size` answers wait uncommitted
     (queued or in the commit under way): `put` blocks when that many do (back-pressure on the requests), so a killed
     run loses at most C answers in flight plus `size` handed over, and a restart asks only for those.
     """
 
     def __init__(self, sink: Sink, settings: Mapping[tuple, Mapping[str, Any]], size: int,
-                 on_commit: Callable[[Sequence[Job]], None]):
+                 on_commit: Callable[[Sequence[Job]], None], pace: Pace | None = None, lull_group: int = 1):
         self.sink, self.settings, self.size, self.on_commit = sink, settings, max(1, size), on_commit
+        self.pace, self.lull_group = pace, max(1, lull_group)
         self.thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="tanaw-writer")
         self.refresher = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="tanaw-refresh")
         self._pending: list[tuple[Job, Prediction, dict]] = []
         self._first_at = 0.0  # when the first of `_pending` arrived
+        self._last_at = 0.0  # when the last of `_pending` arrived
+        self._want_next = False  # the writer waits for the next answer (quiet, but no gap long enough yet)
+        self._last_round = False  # every request is sent: no gap is waited for
+        self._commit_s = 0.0  # how long the last commit took
         self._arrived = asyncio.Event()  # set on a group's first answer, when it is full, and on `drain`
         self._draining = False
         self._room = asyncio.Semaphore(self.size)
@@ -57,9 +79,15 @@ class AnswerWriter:
         self._ready: list[list] = []
         self._wake = asyncio.Event()
         self._refreshing: asyncio.Task | None = None
+        self._prepare: Callable[[], Any] | None = None  # run by the first commit
+        self._ready_at = 0.0  # when the oldest of `_ready` was queued
+        self._refresh_s = 0.0  # how long the last refresh took
         self._closing = False
 
     def _commit(self, batch: Sequence[tuple[Job, Prediction, dict]]) -> None:
+        if self._prepare is not None:  # the first commit: the sink's preparation first
+            prepare, self._prepare = self._prepare, None
+            prepare()
         rows = []
         for job, pred, extras in batch:
             result = score_prediction(job.cell.task, job.item, pred)
@@ -68,9 +96,10 @@ class AnswerWriter:
         self.sink.save_many(rows)
 
     def start(self, prepare: Callable[[], Any]) -> None:
-        """Start the writer; it runs `prepare` on its thread when the first answer arrives (so not beside the run's
-        first requests, which it would slow), before the first commit."""
-        self._task = asyncio.get_running_loop().create_task(self._loop(prepare))
+        """Start the writer; its first commit runs `prepare` first, on its thread (so neither beside the run's first
+        requests nor beside the first burst of answers, which it would slow)."""
+        self._prepare = prepare
+        self._task = asyncio.get_running_loop().create_task(self._loop())
 
     async def put(self, job: Job, pred: Prediction, extras: dict) -> None:
         """Hand one answer to the writer; waits only while `size` answers are uncommitted (raises a failed commit)."""
@@ -79,43 +108,70 @@ class AnswerWriter:
             self._room.release()
             raise self.error
         self._pending.append((job, pred, extras))
+        self._last_at = asyncio.get_running_loop().time()
         if len(self._pending) == 1:
-            self._first_at = asyncio.get_running_loop().time()
+            self._first_at = self._last_at
             self._arrived.set()
-        elif len(self._pending) >= self.size:
+        elif self._want_next or len(self._pending) >= self.size:
+            self._want_next = False
             self._arrived.set()
 
+    def _in_lull(self, needed: float) -> bool:
+        """Whether no answer is expected for at least `needed` seconds (always without a `Pace`: no rhythm is
+        known), or no request is left to send (`last_round`): then store work only delays reading the last answers,
+        not the requests."""
+        return self.pace is None or self._last_round or self.pace.lull() >= max(needed, GAP_MIN_S)
+
+    def last_round(self) -> None:
+        """Every request is sent: from now on quiet groups are committed and cells refreshed without waiting for a
+        gap, so the run's end waits for the last few answers' commit and its last cells' refresh only."""
+        self._last_round = True
+        self._arrived.set()
+        self._wake.set()
+
+    def _group_ready(self, now: float) -> bool:
+        """A group is due: full, `GROUP_WAIT_S` old, draining, or quiet in a gap longer than a commit."""
+        if not self._pending:
+            return False
+        if self._draining or len(self._pending) >= self.size or now >= self._first_at + GROUP_WAIT_S:
+            return True
+        return (self.pace is not None and (self._last_round or len(self._pending) >= self.lull_group)
+                and now >= self._last_at + GROUP_QUIET_S and self._in_lull(self._commit_s))
+
     async def _next_group(self) -> list | None:
-        """The next group: once answers wait, when they fill a group, `GROUP_WAIT_S` after the first of them, or
-        at `drain`; None once drained. (Answers are not woken for one by one: only a group's first, a full group and
-        the clock wake the writer.)"""
+        """The next group: once answers wait, when they fill a group, `GROUP_WAIT_S` after the first of them, in a
+        gap between bursts of answers (`_group_ready`), or at `drain`; None once drained. (Answers are not woken for
+        one by one: only a group's first, a full group, the clocks and, once quiet, the next answer wake the
+        writer.)"""
         loop = asyncio.get_running_loop()
         while True:
-            ready = self._pending and (self._draining or len(self._pending) >= self.size
-                                       or loop.time() >= self._first_at + GROUP_WAIT_S)
-            if ready:
+            now = loop.time()
+            if self._group_ready(now):
                 group, self._pending = self._pending, []  # never more than `size`: `_room` holds the rest back
                 return group
             if self._draining and not self._pending:
                 return None
             self._arrived.clear()
-            timer = loop.call_at(self._first_at + GROUP_WAIT_S, self._arrived.set) if self._pending else None
+            timer = None
+            if self._pending:
+                wake = self._first_at + GROUP_WAIT_S
+                if self.pace is not None:
+                    quiet_at = self._last_at + GROUP_QUIET_S
+                    if quiet_at > now:
+                        wake = min(wake, quiet_at)
+                    else:  # quiet, but the next answer is near: look again when it comes
+                        self._want_next = True
+                timer = loop.call_at(wake, self._arrived.set)
             try:
                 await self._arrived.wait()
             finally:
                 if timer is not None:
                     timer.cancel()
 
-    async def _loop(self, prepare: Callable[[], Any]) -> None:
+    async def _loop(self) -> None:
         loop = asyncio.get_running_loop()
-        await self._arrived.wait()  # the first answer, or `drain`
-        try:
-            await loop.run_in_executor(self.thread, prepare)
-        except BaseException as exc:  # every later put and `drain` raise it
-            self.error = exc
-            self._room.release()  # wakes one waiting put, which wakes the next (each releases before raising)
-            return
         while (group := await self._next_group()) is not None:
+            began = loop.time()
             try:
                 await loop.run_in_executor(self.thread, self._commit, group)
             except BaseException as exc:  # every later put and `drain` raise it
@@ -123,9 +179,12 @@ class AnswerWriter:
                 for _ in group:
                     self._room.release()
                 return
+            self._commit_s = loop.time() - began
             for _ in group:
                 self._room.release()
             self.on_commit([job for job, _, _ in group])
+            if self._ready:  # a commit ends in a gap or a burst: a waiting refresh looks again
+                self._wake.set()
 
     async def drain(self) -> None:
         """Commit every answer handed over, stop the writer and raise what a commit raised."""
@@ -141,8 +200,11 @@ class AnswerWriter:
         return await asyncio.get_running_loop().run_in_executor(self.thread, fn, *args)
 
     def refresh_later(self, statuses: Sequence["CellStatus"]) -> None:
-        """Queue a finished cell (the statuses of its runs) for an aggregate refresh, off the writer thread: at once
-        when the refresher is idle and has rested (`REFRESH_PAUSE`), else together with the other cells waiting."""
+        """Queue a finished cell (the statuses of its runs) for an aggregate refresh, off the writer thread: as soon
+        as the refresher is idle, has rested (`REFRESH_PAUSE`) and no answer is expected for `GAP_MIN_S` (at most
+        `REFRESH_WAIT_MAX` later), together with the other cells waiting."""
+        if not self._ready:
+            self._ready_at = asyncio.get_running_loop().time()
         self._ready.append(list(statuses))
         self._wake.set()
         if self._refreshing is None:
@@ -152,20 +214,24 @@ class AnswerWriter:
         loop = asyncio.get_running_loop()
         due = loop.time()
         while True:  # the state is checked before every wait (no await in between), so no wake-up is missed
-            if self._ready and (self._closing or loop.time() >= due):
+            now = loop.time()
+            latest = self._ready_at + REFRESH_WAIT_MAX
+            if self._ready and (self._closing or (now >= due and (now >= latest or self._in_lull(GAP_MIN_S)))):
                 batch, self._ready = self._ready, []
                 began = loop.time()
                 scores = await loop.run_in_executor(self.refresher, self.sink.refresh, [b[0].cell for b in batch])
                 for statuses, score in zip(batch, scores):
                     for status in statuses:
                         status.score = score
-                due = loop.time() + REFRESH_PAUSE * (loop.time() - began)
+                self._refresh_s = loop.time() - began
+                due = loop.time() + REFRESH_PAUSE * self._refresh_s
                 continue
             if self._closing:
                 return
-            self._wake.clear()
+            self._wake.clear()  # woken by a queued cell, a commit and closing; else at `due` or `latest`
+            wait = (max(due, latest) if now >= due else due) - now if self._ready else None
             try:
-                await asyncio.wait_for(self._wake.wait(), max(0.0, due - loop.time()) if self._ready else None)
+                await asyncio.wait_for(self._wake.wait(), None if wait is None else max(0.0, wait))
             except TimeoutError:
                 pass
 
@@ -183,3 +249,54 @@ class AnswerWriter:
                 task.cancel()
         self.thread.shutdown(wait=True)
         self.refresher.shutdown(wait=True)
+
+
+class Ledger:
+    """What is left of each (task, lang, prompt language) cell: once every job of all its runs is stored or failed,
+    the cell goes to the writer for an aggregate refresh (`AnswerWriter.refresh_later`)."""
+
+    def __init__(self):
+        self.by_key: dict[tuple, CellStatus] = {}
+        self.runs_of: dict[tuple, list[CellStatus]] = {}  # (task, lang, prompt language) -> its runs' statuses
+        self.remaining: dict[tuple, int] = {}
+        self.writer: AnswerWriter | None = None
+
+    def track(self, statuses: Sequence[CellStatus], jobs: Mapping[tuple, list[Job]], stored: Mapping[tuple, set]
+              ) -> list[Job]:
+        """The plan's jobs not stored yet, cell by cell (so cells finish one after another) and, within a cell, its
+        runs' jobs in turn (so every run has answers in the cell's first commit, which writes all its run rows at
+        once); counts what was resumed."""
+        self.by_key = {s.cell.key: s for s in statuses}
+        for s in statuses:
+            self.runs_of.setdefault(s.cell.key[:3], []).append(s)
+        todo: list[Job] = []
+        for runs in self.runs_of.values():
+            per_run = []
+            for s in runs:
+                cell_jobs = jobs.get(s.cell.key, [])
+                if done := stored.get(s.cell.key):
+                    kept = [j for j in cell_jobs if (j.item.item_id, j.order) not in done]
+                    s.resumed = len(cell_jobs) - len(kept)
+                    cell_jobs = kept
+                per_run.append(cell_jobs)
+            todo.extend(j for turn in itertools.zip_longest(*per_run) for j in turn if j is not None)
+        return todo
+
+    def start(self) -> None:
+        """Count each cell's jobs; a cell resumed in full is refreshed now (its aggregates may predate a kill)."""
+        for agg, runs in self.runs_of.items():
+            self.remaining[agg] = sum(s.total - s.resumed for s in runs)
+            if self.remaining[agg] == 0 and any(s.resumed for s in runs):
+                self.writer.refresh_later(runs)
+
+    def settle(self, key: tuple) -> None:
+        """A job of a cell is done (stored or failed); once every run of its aggregate cell is done, refresh it."""
+        self.remaining[key[:3]] -= 1
+        if self.remaining[key[:3]] == 0 and any(s.asked for s in self.runs_of[key[:3]]):
+            self.writer.refresh_later(self.runs_of[key[:3]])
+
+    def committed(self, done: Sequence[Job]) -> None:
+        """A group of answers is committed."""
+        for job in done:
+            self.by_key[job.cell.key].asked += 1
+            self.settle(job.cell.key)

@@ -8,14 +8,14 @@ models a store upgrade, a drill-down back-fill or a Hub pull left missing or sta
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import duckdb
 
 from evaluator.drill_levels import pooled_levels
 from store.db import transaction
-from store.drill_levels import (LINDSEA_KEYS, PACUTE_KEYS, lindsea_nodes, pacute_nodes, save_levels,
-                                stale_models)
+from store.drill_levels import (LINDSEA_KEYS, PACUTE_KEYS, level_groups, lindsea_nodes, pacute_nodes,
+                                save_levels, stale_models)
 
 
 def _levels(nodes, group: list[str], keys: tuple[str, ...], scope) -> list[dict]:
@@ -38,10 +38,18 @@ def level_rows(lindsea, pacute) -> list[dict]:
             + _levels(pacute, ["lang", "prompt_lang", "task", "metric"], PACUTE_KEYS, None))
 
 
-def refresh_levels(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str]) -> None:
-    """Recompute and store the drill-down levels of these models (inside the caller's transaction)."""
+def refresh_levels(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str],
+                   cells: Sequence[Sequence[str]] | None = None) -> None:
+    """Recompute and store the drill-down levels of these models (inside the caller's transaction); `cells`: only
+    the levels these (task, lang, prompt_lang) cells pool into (nothing when none is a LINDSEA or PACUTE
+    hierarchy cell)."""
+    groups = level_groups(con, cells) if cells is not None else None
+    if groups is not None and not any(groups):
+        return
+    lindsea, pacute = groups or (None, None)
     for model_id in sorted(set(model_ids)):
-        save_levels(con, model_id, level_rows(lindsea_nodes(con, model_id), pacute_nodes(con, model_id)))
+        rows = level_rows(lindsea_nodes(con, model_id, lindsea), pacute_nodes(con, model_id, pacute))
+        save_levels(con, model_id, rows, groups)
 
 
 def backfill_levels(con: duckdb.DuckDBPyConnection) -> list[str]:

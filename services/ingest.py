@@ -104,12 +104,16 @@ def sync_registry(con: duckdb.DuckDBPyConnection) -> None:
     writer.sync_metrics(con, metric_rows())
 
 
-def refresh_rollups(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str]) -> None:
-    """Recompute and store the roll-ups of these models from their stored headline aggregates."""
+def refresh_rollups(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str],
+                    cells: Sequence[tuple[str, str, str]] | None = None) -> None:
+    """Recompute and store the roll-ups of these models from their stored headline aggregates, with their usage
+    and drill-down levels. `cells`: the (task, lang, prompt_lang) cells just recomputed; only the usage of their
+    prompt languages and the levels they pool into can have changed, so only those are recomputed."""
+    langs = sorted({c[2] for c in cells}) if cells is not None else None
     for model_id in sorted(set(model_ids)):
         writer.save_rollups(con, model_id, rollup_rows(writer.headline_cells(con, model_id)))
-        refresh_usage(con, [model_id])  # cost and speed per model, stored beside its roll-ups (V10)
-        refresh_levels(con, [model_id])  # LINDSEA / PACUTE drill-down levels from its drill-down nodes (V11)
+        refresh_usage(con, [model_id], langs)  # cost and speed per model, stored beside its roll-ups (V10)
+        refresh_levels(con, [model_id], cells)  # LINDSEA / PACUTE drill-down levels from its nodes (V11)
     refresh_ranks(con)
 
 
@@ -120,14 +124,15 @@ RANKED_ORIGINS = ("evaluated", "uploaded")
 def refresh_ranks(con: duckdb.DuckDBPyConnection) -> None:
     """Recompute every rank range (`evaluator.ranking.rank_ranges` over the stored overall intervals of the ranked
     models, per prompt language, family and scale) and store them as roll-up rows of level 'rank'."""
-    overalls = writer.ranked_overalls(con, RANKED_ORIGINS)
+    groups: dict[tuple, dict[str, tuple]] = {}
+    for m, prompt_lang, family, score, v, lo, hi in writer.ranked_overalls(con, RANKED_ORIGINS):
+        groups.setdefault((prompt_lang, family, score), {})[m] = (
+            lo if lo is not None and lo == lo else v, hi if hi is not None and hi == hi else v)  # none: the point
     rows = []
-    for (prompt_lang, family, score), grp in overalls.groupby(["prompt_lang", "family", "score"]):
-        ranges = rank_ranges({m: (lo if lo == lo else v, hi if hi == hi else v)  # no interval: the point itself
-                              for m, v, lo, hi in zip(grp["model_id"], grp["value"], grp["low"], grp["high"])})
+    for (prompt_lang, family, score), intervals in groups.items():
         base = {"prompt_lang": prompt_lang, "family": family, "score": score}
         rows += [{**base, "model_id": m, "key": k, "value": float(r)}
-                 for m, (best, worst) in ranges.items() for k, r in (("best", best), ("worst", worst))]
+                 for m, (best, worst) in rank_ranges(intervals).items() for k, r in (("best", best), ("worst", worst))]
     writer.save_ranks(con, rows)
 
 
@@ -237,7 +242,7 @@ def refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: Ite
     save_drilldowns(con, model_id, drills)
     refresh_pair_tests(con, model_id, keys)  # Compare's paired tests on these cells' item outcomes (V13)
     writer.save_aggregates_batch(con, model_id, computed)
-    refresh_rollups(con, [model_id])
+    refresh_rollups(con, [model_id], keys)
     return out
 
 

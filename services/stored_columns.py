@@ -1,5 +1,6 @@
-"""Cells' stored rows as `evaluator.cell_columns.CellColumns`: one query for every cell a refresh recomputes, text
-columns dictionary-encoded by Arrow (no Python object per row), items parsed once per (task, lang)."""
+"""Cells' stored rows as `evaluator.cell_columns.CellColumns`: two scans for every cell a refresh recomputes (the
+predictions and the item scores of the active runs), joined and put in store order here on integer codes (text
+columns dictionary-encoded by Arrow, no Python object per row), items parsed once per (task, lang)."""
 from __future__ import annotations
 
 import json
@@ -29,9 +30,25 @@ def parse_items(rows: Sequence[dict]) -> dict[tuple[str, str], dict[str, Item]]:
 
 def _dictionary(column: pa.ChunkedArray) -> tuple[list, np.ndarray]:
     """(distinct values sorted, code per row with -1 for null) of a text column."""
+    return sorted_codes(*_encoded(column))
+
+
+def _encoded(column: pa.ChunkedArray) -> tuple[list, np.ndarray]:
+    """(distinct values as Arrow found them, code per row with -1 for null) of a text column."""
     encoded = pc.dictionary_encode(column).combine_chunks()
-    idx = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
-    return sorted_codes(encoded.dictionary.to_pylist(), idx)
+    return encoded.dictionary.to_pylist(), encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _ranks(values: list) -> tuple[list, np.ndarray]:
+    """(`values` sorted, the sorted position of each value with one more entry, -1, for code -1)."""
+    ordered, rank = sorted_codes(values, np.arange(len(values)))
+    return ordered, np.append(rank, -1)
+
+
+def _lookup(column: pa.ChunkedArray, values: list) -> np.ndarray:
+    """Each row's position in `values` (-1 where absent or null)."""
+    found = pc.index_in(column, value_set=pa.array(values, pa.string()))
+    return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 def _compact(values: list, codes: np.ndarray) -> tuple[list, np.ndarray]:
@@ -41,33 +58,97 @@ def _compact(values: list, codes: np.ndarray) -> tuple[list, np.ndarray]:
     return [values[k] for k in np.flatnonzero(used).tolist()], remap[codes]
 
 
+def _sorting(key: np.ndarray) -> np.ndarray | None:
+    """The permutation sorting `key`, or None when it is sorted (rows come nearly in order: a stable sort of
+    sorted stretches is close to one pass)."""
+    return None if bool((key[1:] >= key[:-1]).all()) else np.argsort(key, kind="stable")
+
+
+class _Keys:
+    """Row keys in store order (cell, run number, item id, order, then run id) as one integer: the store's slot
+    (cell, run number) and dup (run id among runs sharing it), item ids and orders coded in sorted order."""
+
+    def __init__(self, preds: pa.Table):
+        values, item = _encoded(preds["item_id"])
+        orders, order = _encoded(preds["ord"])
+        self.values, self.orders = values, orders
+        (self.ids, self.item_rank), (self.sorted_orders, self.order_rank) = _ranks(values), _ranks(orders)
+        self.item, self.order = self.item_rank[item], self.order_rank[order]
+        dup = preds["dup"].to_numpy().astype(np.int64)
+        self.dups = int(dup.max(initial=0)) + 1
+        self.key = self.of(preds, self.item, self.order)
+
+    def of(self, rows: pa.Table, item: np.ndarray, order: np.ndarray) -> np.ndarray:
+        slot, dup = (rows[c].to_numpy().astype(np.int64) for c in ("slot", "dup"))
+        return ((slot * len(self.ids) + item) * max(len(self.orders), 1) + order) * self.dups + dup
+
+
+def _scores(scores: pa.Table, keys: _Keys, row_key: np.ndarray) -> dict[str, np.ndarray]:
+    """Metric -> each row's stored score (rows sorted by `row_key`; NaN where none), every metric with a stored
+    score: scores matched to rows on (run, item, order), both sorted by key (scores come in nearly the rows'
+    order, written together), so a metric scoring every row matches with one comparison."""
+    item = keys.item_rank[_lookup(scores["item_id"], keys.values)]
+    order = keys.order_rank[_lookup(scores["ord"], keys.orders)]
+    key = keys.of(scores, item, order)
+    known = (item >= 0) & (order >= 0) & (scores["dup"].to_numpy() < keys.dups)
+    names, metric = _encoded(scores["metric"])
+    value = scores["value"].fill_null(np.nan).to_numpy(zero_copy_only=False).astype(float)
+    out = {}
+    for k, name in sorted(enumerate(names), key=lambda x: x[1]):
+        pick = np.flatnonzero(known & (metric == k))
+        perm = _sorting(key[pick])
+        if perm is not None:
+            pick = pick[perm]
+        if np.array_equal(key[pick], row_key):
+            out[name] = value[pick]
+            continue
+        pos = np.minimum(np.searchsorted(row_key, key[pick]), max(len(row_key) - 1, 0))
+        hit = row_key[pos] == key[pick] if len(row_key) else np.zeros(len(pick), dtype=bool)
+        out[name] = np.full(len(row_key), np.nan)
+        out[name][pos[hit]] = value[pick[hit]]
+    return out
+
+
 def stored_columns(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[tuple[str, str, str]],
                    metrics: Callable[[str], Sequence[str]],
                    pairs: Callable[[tuple[str, str, str]], Callable[[], list]]) -> dict[tuple, CellColumns]:
-    """Each cell's active rows as columns, in store order (run, item id, order). `metrics(task)`: the task's
-    metrics (every metric with stored scores is read as well); `pairs(cell)`: the full (Item, ItemResult) pairs'
-    builder, called only if a metric has no columnar form."""
+    """Each cell's active rows as columns, in store order (run, item id, order), rows whose item is not stored
+    left out. `metrics(task)`: the task's metrics (every metric with stored scores is read as well);
+    `pairs(cell)`: the full (Item, ItemResult) pairs' builder, called only if a metric has no columnar form."""
     cells = list(cells)
-    stored = writer.cells_metrics(con, model_id, cells)
-    names = sorted(set(stored) | {m for c in cells for m in metrics(c[0])})
-    table = writer.cells_columns(con, model_id, cells, names)
+    preds, score_rows = writer.cells_rows(con, model_id, cells)
     items = parse_items(writer.items_of(con, sorted({c[:2] for c in cells})))
-    cell = table["cell"].to_numpy()
-    bounds = np.searchsorted(cell, np.arange(len(cells) + 1))
-    run = table["run_no"].to_numpy().astype(np.int64)
-    parsed = table["parsed"].fill_null(False).to_numpy(zero_copy_only=False).astype(bool)
-    text = {c: _dictionary(table[c]) for c in ("item_id", "ord", "answer")}
-    scores = {m: table[f"m{k}"].to_numpy(zero_copy_only=False).astype(float) for k, m in enumerate(names)}
-    out = {}
-    for k, key in enumerate(cells):
-        rows = slice(bounds[k], bounds[k + 1])
-        (ids, item_code), (orders, order_code), (answers, answer_code) = (
-            _compact(values, idx[rows]) for values, idx in text.values())
-        keep = set(stored) | set(metrics(key[0]))
-        out[key] = CellColumns(items=items.get(key[:2], {}), ids=ids, item_code=item_code, run=run[rows],
-                               orders=orders, order_code=order_code, parsed=parsed[rows], answers=answers,
-                               answer_code=answer_code,
-                               scores={m: v[rows] for m, v in scores.items()
-                                       if m in keep and (m in metrics(key[0]) or not np.isnan(v[rows]).all())},
-                               pairs=pairs(key))
-    return out
+    keys = _Keys(preds)
+    answers, answer_code = _dictionary(preds["answer"])
+    columns = {"cell": preds["cell"].to_numpy().astype(np.int64), "run": preds["run_no"].to_numpy().astype(np.int64),
+               "item": keys.item, "order": keys.order, "key": keys.key, "answer": answer_code,
+               "parsed": preds["parsed"].fill_null(False).to_numpy(zero_copy_only=False).astype(bool)}
+    perm = _sorting(keys.key)
+    if perm is not None:
+        columns = {k: v[perm] for k, v in columns.items()}
+    columns |= {f"m:{m}": v for m, v in _scores(score_rows, keys, columns["key"]).items()}
+    bounds = np.searchsorted(columns["cell"], np.arange(len(cells) + 1))
+    return {key: _cell(columns, slice(bounds[k], bounds[k + 1]), items.get(key[:2], {}), keys.ids,
+                       keys.sorted_orders, answers, set(metrics(key[0])), pairs(key)) for k, key in enumerate(cells)}
+
+
+def _cell(columns: dict[str, np.ndarray], rows: slice | np.ndarray, items: dict, ids: list, orders: list,
+          answers: list, task_metrics: set[str], pairs: Callable[[], list]) -> CellColumns:
+    """One cell's CellColumns from its rows of the store-ordered columns; rows of items not stored are dropped."""
+    cell_ids, item_code = _compact(ids, columns["item"][rows])
+    known = np.array([i in items for i in cell_ids], dtype=bool)
+    if not known.all():
+        start = rows.start if isinstance(rows, slice) else 0
+        rows = np.flatnonzero(known[item_code]) + start
+        cell_ids, item_code = _compact(ids, columns["item"][rows])
+    (cell_orders, order_code), (cell_answers, answer_code) = (
+        _compact(values, columns[name][rows]) for name, values in (("order", orders), ("answer", answers)))
+    n = len(item_code)
+    scores = {}
+    for m in sorted({name[2:] for name in columns if name.startswith("m:")} | task_metrics):
+        values = columns[f"m:{m}"][rows] if f"m:{m}" in columns else np.full(n, np.nan)
+        if m in task_metrics or not np.isnan(values).all():
+            scores[m] = values
+    return CellColumns(items=items, ids=cell_ids, item_code=item_code, run=columns["run"][rows], orders=cell_orders,
+                       order_code=order_code, parsed=columns["parsed"][rows], answers=cell_answers,
+                       answer_code=answer_code, scores=scores, pairs=pairs)

@@ -7,7 +7,7 @@ only filters the stored rows. `backfill_usage` fills the models of a store writt
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable, Mapping, Sequence
 
 import duckdb
 
@@ -16,21 +16,32 @@ from store.db import transaction
 from store.usage import models_without_usage, save_usage, usage_groups
 
 
-def usage_rows(groups) -> list[dict]:
-    """One row per (prompt_lang, family) and per (prompt_lang, '' = every family) from a model's run groups."""
+def usage_rows(groups: Sequence[Mapping[str, Any]]) -> list[dict]:
+    """One row per (prompt_lang, family) and per (prompt_lang, '' = every family) from a model's run groups
+    (`store.usage.usage_groups`, sorted by prompt language and family; a group without family counts in '' only)."""
+    by_lang: dict[str, list] = {}
+    for g in groups:
+        by_lang.setdefault(g["prompt_lang"], []).append(g)
     rows = []
-    for prompt_lang, by_lang in groups.groupby("prompt_lang"):
-        records = by_lang.to_dict("records")
+    for prompt_lang in sorted(by_lang):
+        records = by_lang[prompt_lang]
         rows.append({"prompt_lang": prompt_lang, "family": "", **usage_summary(records)})
-        for family, grp in by_lang.dropna(subset=["family"]).groupby("family"):
-            rows.append({"prompt_lang": prompt_lang, "family": family, **usage_summary(grp.to_dict("records"))})
+        families: dict[str, list] = {}
+        for g in records:
+            if g["family"] is not None:
+                families.setdefault(g["family"], []).append(g)
+        rows += [{"prompt_lang": prompt_lang, "family": family, **usage_summary(families[family])}
+                 for family in sorted(families)]
     return rows
 
 
-def refresh_usage(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str]) -> None:
-    """Recompute and store the usage of these models (inside the caller's transaction)."""
+def refresh_usage(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str],
+                  prompt_langs: Sequence[str] | None = None) -> None:
+    """Recompute and store the usage of these models (inside the caller's transaction); `prompt_langs`: only
+    their rows in these prompt languages (the runs of a refreshed cell count in its prompt language only)."""
+    langs = sorted(set(prompt_langs)) if prompt_langs is not None else None
     for model_id in sorted(set(model_ids)):
-        save_usage(con, model_id, usage_rows(usage_groups(con, model_id)))
+        save_usage(con, model_id, usage_rows(usage_groups(con, model_id, langs)), langs)
 
 
 def backfill_usage(con: duckdb.DuckDBPyConnection) -> list[str]:

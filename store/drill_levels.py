@@ -28,34 +28,64 @@ _LINDSEA_NODES = f"""
            AS category, nullif(nullif(subcategory, ''), 'none') AS subcategory, n, correct,
            CASE WHEN metric = 'accuracy' THEN 50.0 ELSE 0.0 END AS chance
     FROM drill_nodes
-    WHERE cell_no IN (SELECT cell_no FROM drill_cells WHERE model_id = ? AND task LIKE 'lindsea-%')
+    WHERE cell_no IN (SELECT cell_no FROM drill_cells WHERE model_id = ? AND task LIKE 'lindsea-%'
+                      AND (? IS NULL OR list_contains(?, [lang, prompt_lang])))
       AND metric IN {BINARY_SQL} AND n > 0"""
 
 _PACUTE_NODES = """
     SELECT lang, prompt_lang, task, metric, level, n, correct
     FROM drill_nodes
-    WHERE cell_no IN (SELECT cell_no FROM drill_cells WHERE model_id = ? AND task LIKE 'pacute-hierarchical-%')
+    WHERE cell_no IN (SELECT cell_no FROM drill_cells WHERE model_id = ? AND task LIKE 'pacute-hierarchical-%'
+                      AND (? IS NULL OR list_contains(?, [task, lang, prompt_lang])))
       AND n > 0"""
 
+_GROUPS = """
+    SELECT DISTINCT c[2] AS lang, c[3] AS prompt_lang, c[1] LIKE 'lindsea-%' AS lindsea, c[1] AS task
+    FROM (SELECT unnest(?::VARCHAR[][]) AS c)
+    WHERE c[1] LIKE 'lindsea-%' OR c[1] LIKE 'pacute-hierarchical-%' ORDER BY ALL"""
 
-def lindsea_nodes(con: duckdb.DuckDBPyConnection, model_id: str) -> pd.DataFrame:
+
+Groups = tuple[list[list[str]], list[list[str]]]
+"""(LINDSEA [lang, prompt_lang] groups, PACUTE hierarchy [task, lang, prompt_lang] cells) whose levels a change
+of some cells affects."""
+
+
+def level_groups(con: duckdb.DuckDBPyConnection, cells: Sequence[Sequence[str]]) -> Groups:
+    """The level groups the (task, lang, prompt_lang) `cells` belong to: a LINDSEA cell's tree pools every LINDSEA
+    task of its language and prompt language, a PACUTE hierarchy cell's levels are its own."""
+    rows = con.execute(_GROUPS, [[list(c) for c in cells]]).fetchall()
+    return ([[lang, pl] for lang, pl, lindsea, _ in rows if lindsea],
+            [[task, lang, pl] for lang, pl, lindsea, task in rows if not lindsea])
+
+
+def lindsea_nodes(con: duckdb.DuckDBPyConnection, model_id: str,
+                  groups: Sequence[Sequence[str]] | None = None) -> pd.DataFrame:
     """A model's LINDSEA node counts on 0/1 metrics with their drill-down keys: lang, prompt_lang, branch,
-    phenomenon, category, subcategory, n, correct, chance (50 for binary choices, 0 for open answers)."""
-    return con.execute(_LINDSEA_NODES, [model_id]).df()
+    phenomenon, category, subcategory, n, correct, chance (50 for binary choices, 0 for open answers).
+    `groups`: only these [lang, prompt_lang]."""
+    return con.execute(_LINDSEA_NODES, [model_id, groups, groups]).df()
 
 
-def pacute_nodes(con: duckdb.DuckDBPyConnection, model_id: str) -> pd.DataFrame:
-    """A model's PACUTE hierarchy node counts: lang, prompt_lang, task, metric, level, n, correct."""
-    return con.execute(_PACUTE_NODES, [model_id]).df()
+def pacute_nodes(con: duckdb.DuckDBPyConnection, model_id: str,
+                 cells: Sequence[Sequence[str]] | None = None) -> pd.DataFrame:
+    """A model's PACUTE hierarchy node counts: lang, prompt_lang, task, metric, level, n, correct. `cells`: only
+    these [task, lang, prompt_lang]."""
+    return con.execute(_PACUTE_NODES, [model_id, cells, cells]).df()
 
 
 def _cell(value):
     return None if value is None or (not isinstance(value, str) and pd.isna(value)) else value
 
 
-def save_levels(con: duckdb.DuckDBPyConnection, model_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
-    """Replace a model's stored levels with `rows` (COLUMNS after model_id; a missing key is NULL)."""
-    con.execute("DELETE FROM drill_levels WHERE model_id = ?", [model_id])
+def save_levels(con: duckdb.DuckDBPyConnection, model_id: str, rows: Sequence[Mapping[str, Any]],
+                groups: Groups | None = None) -> None:
+    """Replace a model's stored levels (only those of `groups` when given: `level_groups`) with `rows` (COLUMNS
+    after model_id; a missing key is NULL)."""
+    if groups is None:
+        con.execute("DELETE FROM drill_levels WHERE model_id = ?", [model_id])
+    else:
+        con.execute("DELETE FROM drill_levels WHERE model_id = ? AND (scope = 'lindsea' AND list_contains(?, "
+                    "[lang, prompt_lang]) OR list_contains(?, [scope, lang, prompt_lang]))", [model_id, *groups])
     if not rows:
         return
     frame = pd.DataFrame([[model_id, *(_cell(r.get(c)) for c in COLUMNS[1:])] for r in rows], columns=list(COLUMNS))

@@ -67,32 +67,55 @@ def headline_cells(con: duckdb.DuckDBPyConnection, model_id: str) -> list[dict[s
     return [dict(zip(cols, row)) for row in cur.fetchall()]
 
 
+def _stored(v: Any) -> Any:
+    """A value as a registered pandas frame stores it: NaN becomes NULL."""
+    return None if isinstance(v, float) and v != v else v
+
+
+def _insert_columns(con: duckdb.DuckDBPyConnection, table: str, cols: Sequence[str], rows: Sequence[Sequence[Any]],
+                    casts: Mapping[str, str], verb: str = "INSERT") -> None:
+    """Insert `rows` (values in `cols` order) in one statement, each column passed as one list parameter (no frame
+    to build and register: a fixed cost that every refresh paid per table); NaN is stored as NULL."""
+    if not rows:
+        return
+    values = [[_stored(r[k]) for r in rows] for k in range(len(cols))]
+    select = ", ".join(f"CAST(unnest(?) AS {casts[c]})" if c in casts else "unnest(?)" for c in cols)
+    con.execute(f"{verb} INTO {table} ({', '.join(cols)}) SELECT {select}", values)
+
+
+ROLLUP_COLUMNS = ("model_id", "prompt_lang", "family", "score", "level", "key", "value", "coverage")
+ROLLUP_CASTS = {"prompt_lang": "VARCHAR", "family": "VARCHAR", "score": "VARCHAR", "level": "VARCHAR",
+                "key": "VARCHAR", "value": "DOUBLE", "coverage": "INTEGER"}
+
+
 def save_rollups(con: duckdb.DuckDBPyConnection, model_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
     """Replace a model's roll-ups with `rows` (prompt_lang, family, score, level, key, value, coverage)."""
     con.execute("DELETE FROM rollups WHERE model_id = ?", [model_id])
-    _insert_df(con, "rollups", pd.DataFrame([{"model_id": model_id, **r} for r in rows]),
-               {"value": "DOUBLE", "coverage": "INTEGER"})
+    _insert_columns(con, "rollups", ROLLUP_COLUMNS, [[model_id, *(r.get(c) for c in ROLLUP_COLUMNS[1:])]
+                                                     for r in rows], ROLLUP_CASTS, "INSERT OR REPLACE")
 
 
-def ranked_overalls(con: duckdb.DuckDBPyConnection, origins: Sequence[str]) -> pd.DataFrame:
-    """Stored overall roll-ups with their 95% interval of every visible model of `origins`: model_id, prompt_lang,
-    family, score, value, low, high (for the rank ranges)."""
+def ranked_overalls(con: duckdb.DuckDBPyConnection, origins: Sequence[str]) -> list[tuple]:
+    """Stored overall roll-ups with their 95% interval of every visible model of `origins`, as (model_id,
+    prompt_lang, family, score, value, low, high) tuples sorted by prompt_lang, family, score (for the rank
+    ranges)."""
     return con.execute("""
         SELECT r.model_id, r.prompt_lang, r.family, r.score, max(r.value) FILTER (WHERE r.level = 'overall') AS value,
                max(r.value) FILTER (WHERE r.level = 'interval' AND r.key = 'low') AS low,
                max(r.value) FILTER (WHERE r.level = 'interval' AND r.key = 'high') AS high
         FROM rollups r JOIN models m ON m.model_id = r.model_id
         WHERE list_contains(?, m.origin) AND NOT coalesce(m.hidden, false)
-        GROUP BY ALL HAVING value IS NOT NULL""", [list(origins)]).df()
+        GROUP BY ALL HAVING value IS NOT NULL ORDER BY r.prompt_lang, r.family, r.score""",
+                       [list(origins)]).fetchall()
 
 
 def save_ranks(con: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, Any]]) -> None:
     """Replace every stored rank range (roll-up rows of level 'rank', key best | worst) with `rows`
     (model_id, prompt_lang, family, score, key, value)."""
     con.execute("DELETE FROM rollups WHERE level = 'rank'")
-    if rows:
-        _insert_df(con, "rollups", pd.DataFrame([{**r, "level": "rank", "coverage": None} for r in rows]),
-                   {"value": "DOUBLE", "coverage": "INTEGER"})
+    _insert_columns(con, "rollups", ROLLUP_COLUMNS, [[*(r[c] for c in ROLLUP_COLUMNS[:4]), "rank", r["key"],
+                                                      r["value"], None] for r in rows], ROLLUP_CASTS,
+                    "INSERT OR REPLACE")
 
 
 def models_without_rollups(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -286,19 +309,10 @@ def save_aggregates_batch(con: duckdb.DuckDBPyConnection, model_id: str,
     con.execute("DELETE FROM aggregates WHERE model_id = ? AND list_contains(?, [task, lang, prompt_lang])",
                 [model_id, [list(c) for c in cells]])
     cols = ["model_id", "task", "lang", "prompt_lang", *AGG_FIELDS]
-    df = pd.DataFrame([{"model_id": model_id, "task": t, "lang": lg, "prompt_lang": pl,
-                        **{f: getattr(c, f) for f in AGG_FIELDS}} for (t, lg, pl), scores in cells.items()
-                       for c in scores], columns=cols)
-    if df.empty:
-        return
-    df["_pos"] = range(len(df))
-    con.register("_tanaw_aggregates_batch", df)
-    try:  # in the cells' order, as one statement per cell stored them (roll-ups read them in that order)
-        select = ", ".join(f"CAST({c} AS {AGG_CASTS[c]})" if c in AGG_CASTS else c for c in cols)
-        con.execute(f"INSERT INTO aggregates ({', '.join(cols)}) SELECT {select} FROM _tanaw_aggregates_batch "
-                    "ORDER BY _pos")
-    finally:
-        con.unregister("_tanaw_aggregates_batch")
+    # in the cells' order, as one statement per cell stored them (roll-ups read them in that order)
+    _insert_columns(con, "aggregates", cols, [[model_id, t, lg, pl, *(getattr(c, f) for f in AGG_FIELDS)]
+                                              for (t, lg, pl), scores in cells.items() for c in scores],
+                    AGG_CASTS | {c: "VARCHAR" for c in ("model_id", "task", "lang", "prompt_lang", "metric")})
 
 
 AGG_FIELDS = ("metric", "value", "ci_low", "ci_high", "n", "n_runs", "parse_fail_rate", "chance", "normalized",
@@ -348,34 +362,25 @@ def cell_predictions(con: duckdb.DuckDBPyConnection, model_id: str, task: str, l
     return [dict(zip(cols, row)) for row in cur.fetchall()]
 
 
-def cells_metrics(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Sequence[str]]) -> list[str]:
-    """The metrics with stored item scores in the active runs of these (task, lang, prompt_lang) cells."""
-    return [r[0] for r in con.execute(
-        "SELECT DISTINCT s.metric FROM scores s JOIN runs r ON r.run_id = s.run_id WHERE r.model_id = ? "
-        "AND list_contains(?, [r.task, r.lang, r.prompt_lang]) AND NOT r.superseded ORDER BY 1",
-        [model_id, [list(c) for c in cells]]).fetchall()]
-
-
-def cells_columns(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Sequence[str]],
-                  metrics: Sequence[str]) -> Any:
-    """Every active prediction of these (task, lang, prompt_lang) cells as one Arrow table sorted by cell (its
-    position in `cells`), run, item id and order: cell, run_no, item_id, ord, parsed, answer and m0, m1, ... (the
-    stored item score of metrics[k], NaN where none); rows whose item is not stored are left out. One query: the
-    scores pivoted by one GROUP BY."""
-    pivot = "".join(f", max(s.value) FILTER (WHERE s.metric = ?) AS m{k}" for k in range(len(metrics)))
-    picked = "".join(f", coalesce(sc.m{k}, 'NaN'::DOUBLE) AS m{k}" for k in range(len(metrics)))
+def cells_rows(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Sequence[str]]) -> tuple[Any, Any]:
+    """Every active prediction of these (task, lang, prompt_lang) cells and every stored item score of their active
+    runs, as two Arrow tables in no particular order, joined and sorted by the caller (two scans: no join, pivot or
+    sort on text keys in the store): predictions (cell = position in `cells`, run_no, slot, dup, item_id, ord,
+    parsed, answer) and scores (slot, dup, item_id, ord, metric, value). `slot` numbers the (cell, run_no) of the
+    active runs in store order, `dup` the runs sharing one (by run id; 0 when a run number is not repeated)."""
     keys = [list(c) for c in cells]
-    return con.sql(f"""
-        WITH active AS (SELECT run_id, run_no, task, lang,
-                               CAST(list_position(?, [task, lang, prompt_lang]) - 1 AS INTEGER) AS cell
-                        FROM runs WHERE model_id = ? AND NOT superseded
-                          AND list_contains(?, [task, lang, prompt_lang])),
-             sc AS (SELECT s.run_id, s.item_id, s.ord{pivot} FROM scores s JOIN active USING (run_id) GROUP BY ALL)
-        SELECT a.cell, a.run_no, p.item_id, p.ord, p.parsed, p.answer{picked}
-        FROM active a JOIN predictions p ON p.run_id = a.run_id
-        LEFT JOIN sc ON sc.run_id = p.run_id AND sc.item_id = p.item_id AND sc.ord = p.ord
-        SEMI JOIN items i ON i.task = a.task AND i.lang = a.lang AND i.item_id = p.item_id
-        ORDER BY a.cell, a.run_no, p.item_id, p.ord""", params=[keys, model_id, keys, *metrics]).to_arrow_table()
+    active = """WITH numbered AS (
+        SELECT run_id, run_no, CAST(list_position(?, [task, lang, prompt_lang]) - 1 AS INTEGER) AS cell
+        FROM runs WHERE model_id = ? AND NOT superseded AND list_contains(?, [task, lang, prompt_lang])),
+      active AS (SELECT *, CAST(dense_rank() OVER (ORDER BY cell, run_no) - 1 AS INTEGER) AS slot,
+                        CAST(row_number() OVER (PARTITION BY cell, run_no ORDER BY run_id) - 1 AS INTEGER) AS dup
+                 FROM numbered)"""
+    con.complete()  # a caller's unread execute() result would block the relations below
+    preds = con.sql(f"""{active} SELECT a.cell, a.run_no, a.slot, a.dup, p.item_id, p.ord, p.parsed, p.answer
+                        FROM active a JOIN predictions p ON p.run_id = a.run_id""", params=[keys, model_id, keys])
+    scores = con.sql(f"""{active} SELECT a.slot, a.dup, s.item_id, s.ord, s.metric, s.value
+                         FROM active a JOIN scores s ON s.run_id = a.run_id""", params=[keys, model_id, keys])
+    return preds.to_arrow_table(), scores.to_arrow_table()
 
 
 def items_of(con: duckdb.DuckDBPyConnection, cells: Sequence[Sequence[str]]) -> list[dict[str, Any]]:

@@ -47,3 +47,36 @@ def test_levels_stored_at_ingest_and_backfilled(tmp_path):
     con.execute("UPDATE drill_levels SET n = n + 1 WHERE depth = 0 AND scope = 'lindsea'")  # stale
     assert backfill_levels(con) == [MODEL] and _levels(con) == stored
     con.close()
+
+
+def test_a_cells_refresh_recomputes_only_its_groups_and_equals_a_full_recompute(tmp_path):
+    """Issue 14: refresh_aggregates recomputes the levels of the LINDSEA / PACUTE groups its cells pool into and
+    the usage of their prompt languages only; the stored rows equal a recompute of the whole model, bit for bit."""
+    import dataclasses
+
+    from services.drill_levels import refresh_levels
+    from services.ingest import ingest_predictions
+    from services.usage_store import refresh_usage
+    from store import db
+    from store.drill_levels import level_groups
+
+    con = db.connect(tmp_path / "i.duckdb")
+    preds = [dataclasses.replace(p, tokens_in=10 + i % 7, latency_s=0.25 * (i % 5)) for i, p in
+             enumerate(predictions(MODEL))]
+    batches = [[p for p in preds if p.prompt_lang == "en" and p.task.startswith("lindsea-")],
+               [p for p in preds if p.prompt_lang != "en"],
+               [p for p in preds if p.prompt_lang == "en" and not p.task.startswith("lindsea-")],
+               [dataclasses.replace(p, run=2, output="A") for p in preds if p.task == "lindsea-mp"][:20]]
+    for k, batch in enumerate(batches):
+        ingest_predictions(con, batch, model={"model_id": MODEL, **MODELS[MODEL], "origin": "evaluated"},
+                           source={"file": f"{k}.jsonl", "kind": "upload", "harness": "tanaw"}, data_dir=DATA_DIR)
+    tables = ("drill_levels", "model_usage")
+    incremental = [con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in tables]
+    assert all(incremental)
+    refresh_levels(con, [MODEL])
+    refresh_usage(con, [MODEL])
+    assert [con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in tables] == incremental
+    lindsea, pacute = level_groups(con, [("lindsea-mp", "id", "en"), ("sentiment", "id", "en"),
+                                         ("pacute-hierarchical-mcq", "tl", "native")])
+    assert (lindsea, pacute) == ([["id", "en"]], [["pacute-hierarchical-mcq", "tl", "native"]])
+    assert level_groups(con, [("sentiment", "id", "en")]) == ([], [])

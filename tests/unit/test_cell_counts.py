@@ -54,3 +54,51 @@ def test_every_runs_value_at_once_equals_the_run_by_run_value():
         pairs = rng.integers(0, 3, (runs, 7, 2)).astype(float)
         want = [run_value("order", pairs, k, None) for k in range(runs)]
         assert np.array_equal(run_values("order", pairs, runs, None), want, equal_nan=True)
+
+
+def test_run_mean_equals_numpys_nan_mean_over_the_expanded_runs_bit_for_bit():
+    from evaluator.cell_counts import run_mean
+
+    rng = np.random.default_rng(3)
+    distinct = rng.random((5, 300))
+    distinct[rng.random((5, 300)) < 0.2] = np.nan
+    distinct[:, :4] = [[-0.0, np.nan, 0.0, np.nan]] * 5  # signed zeros and columns without any value
+    inverse = rng.integers(0, 5, 41)
+    full = distinct[inverse]
+    counted = (~np.isnan(full)).sum(axis=0)
+    want = np.where(counted > 0, np.nansum(full, axis=0) / np.maximum(counted, 1), np.nan)
+    got = run_mean(distinct, inverse)
+    assert np.array_equal(got, want, equal_nan=True) and np.array_equal(np.signbit(got), np.signbit(want))
+
+
+@pytest.mark.parametrize("task_name, lang, orders", [("causal", "id", ("ab", "ba")), ("sentiment", "th", ("ab",))])
+def test_repeated_runs_give_the_row_by_row_reference_bit_for_bit(task_name, lang, orders):
+    """Runs that repeat another run's answers are resampled once (`distinct_runs`); every label-count metric's
+    value and interval equal the row-by-row `aggregate._score` (its own draws and per-run loop)."""
+    from evaluator.aggregate import _rows, _score, aggregate_cell
+    from evaluator.metrics import METRICS
+    from evaluator.registry import get_task
+    from evaluator.scoring import score_prediction
+    from evaluator.spec import Item, Prediction
+
+    task = get_task(task_name)
+    golds = ["A", "B"] if task_name == "causal" else ["positive", "negative", "neutral"]
+    outputs = ["A", "B", "???"] if task_name == "causal" else ["positive", "negative", "neutral", "???", "ok"]
+    items = [Item(task=task.name, lang=lang, item_id=f"i{k:02d}", inputs={}, gold=golds[k % len(golds)],
+                  options=("x", "y") if task_name == "causal" else None) for k in range(23)]
+    pairs = []
+    for run in range(1, 12):
+        pick = np.random.default_rng(run % 3 if run != 7 else 99)  # runs 1, 4, 7... repeat; run 7 is its own
+        for item in items:
+            for order in orders:
+                p = Prediction(task=task.name, lang=lang, item_id=item.item_id, prompt_lang="en", run=run,
+                               order=order, output=outputs[int(pick.integers(0, len(outputs)))])
+                pairs.append((item, score_prediction(task, item, p)))
+    fast = {c.metric: c for c in aggregate_cell(task, lang, pairs, n_boot=200)}
+    rows = _rows(task, pairs)
+    counted = [m for m in task.metrics if METRICS[m].counted]
+    assert len(counted) >= 2
+    for name in counted:
+        want = _score(METRICS[name], task, lang, rows, items, 11, fast[name].parse_fail_rate, 200, 4156)
+        got = fast[name]
+        assert (got.value, got.ci_low, got.ci_high) == (want.value, want.ci_low, want.ci_high), name
