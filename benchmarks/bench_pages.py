@@ -179,7 +179,7 @@ def pages(models: list[str]) -> dict[str, list[tuple[str, dict]]]:
         "model": [("explore_models", {}), ("model_info", {"model": m}), ("model_cells", {"model": m}),
                   ("model_extremes", {"model": m, "side": "strength"}),
                   ("model_extremes", {"model": m, "side": "weakness"}), ("model_runs", {"model": m}),
-                  ("model_parse_failures", {"runs": "@model_runs"}), ("model_failed_flags", {"model": m})],
+                  ("model_parse_failures", {"model": m}), ("model_failed_flags", {"model": m})],
     }
 
 

@@ -21,6 +21,7 @@ import numpy as np
 from evaluator import cell_columns as columns
 from evaluator import cell_counts
 from evaluator.cell_columns import CellColumns, Layout
+from evaluator.chance import metric_chance, normalized_score
 from evaluator.metrics import METRICS
 from evaluator.metrics.base import MetricSpec, item_score
 from evaluator.rollup import SUBTASKS, rollup  # noqa: F401  (re-exported)
@@ -72,18 +73,6 @@ def wilson(p: float, n: int, z: float = Z95) -> tuple[float, float]:
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
     return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def _chance(spec: MetricSpec, task: TaskSpec, lang: str, items: Sequence[Item]) -> float | None:
-    if spec.chance == "zero":
-        return 0.0
-    if spec.chance == "none":
-        return None
-    level = task.chance_level(lang)
-    if level is None:
-        ks = [len(i.options) for i in items if i.options]
-        level = float(np.mean([1 / k for k in ks])) if ks else None
-    return None if level is None else 100.0 * level
 
 
 @dataclass(frozen=True)
@@ -313,12 +302,10 @@ def _close(spec: MetricSpec, task: TaskSpec, lang: str, items: list[Item], n_run
     """The CellScore with its notes (runs, clustered SE), chance and normalised value."""
     if n_runs > 1:
         notes.append(f"mean of {n_runs} runs" + (f"; clustered SE by item {100 * se:.2f}" if se is not None else ""))
-    chance = _chance(spec, task, lang, items)
-    normalized = None
-    if chance is not None and chance < 100:
-        normalized = (100 * value - chance) / (100 - chance) * 100
-        if normalized < 0:
-            notes.append("below chance")
+    chance = metric_chance(spec, task, lang, items)
+    normalized = normalized_score(100 * value, chance)
+    if normalized is not None and normalized < 0:
+        notes.append("below chance")
     return CellScore(spec.name, 100 * value, 100 * lo, 100 * hi, len(items), n_runs, fail, chance, normalized,
                      spec.name == task.headline_metric(lang), "ok", "; ".join(notes))
 

@@ -9,6 +9,8 @@ included). Models whose best rank is 1 are "tied with #1". Stated on the Methodo
 from __future__ import annotations
 
 import math
+
+import numpy as np
 from typing import Mapping
 
 from evaluator.rollup import rollup
@@ -36,10 +38,13 @@ def overall_interval(cells: Mapping[tuple[str, str], tuple[float, float, float]]
 
 
 def rank_ranges(intervals: Mapping[str, tuple[float, float]]) -> dict[str, tuple[int, int]]:
-    """{model: (best rank, worst rank)} from {model: (low, high)} by the interval-overlap rule."""
-    out = {}
-    for model, (lo, hi) in intervals.items():
-        above = sum(o_lo > hi for m, (o_lo, _) in intervals.items() if m != model)
-        reach = sum(o_hi >= lo for _, (_, o_hi) in intervals.items())
-        out[model] = (1 + above, reach)
-    return out
+    """{model: (best rank, worst rank)} from {model: (low, high)} by the interval-overlap rule: best = 1 + the
+    other models whose low is above this high, worst = the models (itself included) whose high reaches this low.
+    Counted on sorted bounds (n log n: a cell's field is ranked at every refresh); a NaN bound counts nowhere."""
+    models = list(intervals)
+    lo = np.array([float(intervals[m][0]) for m in models])
+    hi = np.array([float(intervals[m][1]) for m in models])
+    lows, highs = np.sort(lo[~np.isnan(lo)]), np.sort(hi[~np.isnan(hi)])
+    above = len(lows) - np.searchsorted(lows, hi, side="right") - (lo > hi)  # others' lows above this high
+    reach = len(highs) - np.searchsorted(highs, lo, side="left")  # highs at or above this low
+    return {m: (1 + int(a), int(r)) for m, a, r in zip(models, above, reach)}

@@ -53,7 +53,7 @@ else:
 
 st.subheader("Instruction-following failures")
 runs = q("model_runs", model=model)
-fails = q("model_parse_failures", runs=runs)
+fails = q("model_parse_failures", model=model)
 if fails.empty:
     empty_state("No answers stored.", "")
 else:

@@ -19,6 +19,7 @@ import duckdb
 
 from evaluator.datasets import available_cells, load_items
 from services.ingest import ingest_predictions, refresh_rollups, sync_registry
+from services.page_figures import refresh_reported
 from evaluator.registry import TASKS
 from evaluator.spec import Item, Prediction, TaskSpec
 from store.db import transaction
@@ -129,6 +130,8 @@ def build_default_db(con: duckdb.DuckDBPyConnection, data_dir: Path = DEMO_DIR) 
     """Fill an empty store with the reported results, the demo model's run and the demo baselines; returns
     counts."""
     counts = {"reported": load_reported(con)}
+    with transaction(con):
+        refresh_reported(con)  # normalised like the aggregates (V12)
     counts[DEMO_MODEL["model_id"]] = ingest_model_run(con, data_dir)
     for model_id, kind in BASELINES.items():
         preds = baseline_predictions(kind, data_dir)
@@ -149,6 +152,7 @@ def ensure_default_db(con: duckdb.DuckDBPyConnection) -> bool:
     from services.drilldown import backfill_drilldowns
     from services.human_results import refresh_stale
     from services.drill_levels import backfill_levels
+    from services.page_figures import backfill_page_figures
     from services.pair_tests import backfill_pair_tests
     from services.usage_store import backfill_usage
 
@@ -162,6 +166,7 @@ def ensure_default_db(con: duckdb.DuckDBPyConnection) -> bool:
     refresh_stale(con)  # human-evaluation figures of stores written before V9 (and V8's copied ratings)
     backfill_usage(con)  # cost and speed of stores written before V10
     backfill_levels(con)  # drill-down levels of stores written before V11 (and of cells back-filled just now)
+    backfill_page_figures(con)  # reported rows normalised, Model page field, ceilings, own-score means (V12)
     backfill_pair_tests(con)  # Compare's paired tests of stores written before V13 (and of cells back-filled now)
     return not has
 

@@ -24,6 +24,7 @@ from evaluator.rollup import rollup_rows
 from evaluator.spec import Item, ItemResult, Prediction, TaskSpec
 from services.stored_columns import parse_items, stored_columns
 from services.drill_levels import refresh_levels
+from services.page_figures import refresh_model_figures, store_self_reported
 from services.pair_tests import refresh_pair_tests
 from services.usage_store import refresh_usage
 from store import writer
@@ -110,11 +111,13 @@ def refresh_rollups(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str],
     and drill-down levels. `cells`: the (task, lang, prompt_lang) cells just recomputed; only the usage of their
     prompt languages and the levels they pool into can have changed, so only those are recomputed."""
     langs = sorted({c[2] for c in cells}) if cells is not None else None
-    for model_id in sorted(set(model_ids)):
+    model_ids = sorted(set(model_ids))
+    for model_id in model_ids:
         writer.save_rollups(con, model_id, rollup_rows(writer.headline_cells(con, model_id)))
         refresh_usage(con, [model_id], langs)  # cost and speed per model, stored beside its roll-ups (V10)
         refresh_levels(con, [model_id], cells)  # LINDSEA / PACUTE drill-down levels from its nodes (V11)
     refresh_ranks(con)
+    refresh_model_figures(con, model_ids)  # its cells' field, parse failures, PACUTE ceilings (V12)
 
 
 RANKED_ORIGINS = ("evaluated", "uploaded")
@@ -286,6 +289,7 @@ def ingest_predictions(con: duckdb.DuckDBPyConnection, preds: Iterable[Predictio
                                   "source_file": file, "source_hash": source.get("hash")}
                                  for (task, lang, prompt_lang, run_no), rid in run_ids.items()])
         writer.save_results_batch(con, [(rid, by_run[key]) for key, rid in run_ids.items()])
+        store_self_reported(con, {rid: by_run[key] for key, rid in run_ids.items()})  # the file's own means (V12)
         summary.run_ids.extend(run_ids.values())
         written = {cell: (cell_pairs, {rid for (t, lg, pl, rn), rid in run_ids.items() if (t, lg, pl) == cell})
                    for cell, cell_pairs in fresh.items()}

@@ -136,11 +136,15 @@ def _harness(upload: Upload) -> str:
 def admin_action(db_path: str | Path | None, source_hash: str, action: str, *, actor: str = "admin",
                  timeout: float = 120.0) -> str:
     """Hide, show again or delete an upload (recomputing the aggregates a deletion changes); audited."""
-    from services.ingest import refresh_aggregates
+    from services.ingest import refresh_aggregates, refresh_ranks
+    from services.page_figures import refresh_model_figures
 
     with store_writer(db_path, timeout=timeout) as con:
         if action in ("hide", "unhide"):
             model = audit.set_hidden(con, source_hash, action == "hide", actor)
+            with transaction(con):  # the field the model leaves or joins: rank ranges, medians (V12)
+                refresh_ranks(con)
+                refresh_model_figures(con, [model])
             return f"{model}: {'hidden' if action == 'hide' else 'visible again'}"
         if action == "delete":
             with transaction(con):

@@ -248,7 +248,8 @@ def check_footers(con: duckdb.DuckDBPyConnection, files: list[Path] | str, rows:
 
 DERIVED_TABLES = ("drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags",
                   "campaign_provisional", "campaign_quality", "language_alphas", "campaign_computed",
-                  "model_usage", "drill_levels", "pair_tests")
+                  "model_usage", "drill_levels", "pair_tests", "reported_normalized", "cell_field",
+                  "parse_failures", "control_ceilings", "run_self_reported")
 """Drill-down pre-aggregates (schema V7), derived from runs and answers with per-store cell numbers, the
 human-evaluation figures (V9), derived from judgements, the usage and drill-down levels per model (V10, V11),
 derived from runs and node counts, and the paired tests between systems (V13), derived from item outcomes: never

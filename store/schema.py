@@ -319,6 +319,43 @@ V11 = (
 """Drill-down levels (LINDSEA tree, PACUTE levels) pooled from the node counts by evaluator.drill_levels whenever a
 model's roll-ups are refreshed (services.drill_levels); the explorer pages only filter them (issue 13)."""
 
+V12 = (
+    """CREATE TABLE IF NOT EXISTS reported_normalized (
+        source VARCHAR, task VARCHAR, lang VARCHAR, prompt_lang VARCHAR, metric VARCHAR, system VARCHAR,
+        value DOUBLE,                          -- the reported value it was computed from
+        chance DOUBLE,                         -- 0-100, as the cell's aggregates use it (NULL: none)
+        normalized DOUBLE)                     -- (value - chance) / (100 - chance) * 100 (NULL without chance)""",
+    """CREATE TABLE IF NOT EXISTS cell_field (
+        model_id VARCHAR, task VARCHAR, lang VARCHAR, prompt_lang VARCHAR, metric VARCHAR,   -- a headline cell
+        rank_best INTEGER, rank_worst INTEGER, -- rank range among the visible models' intervals on the cell
+        n_models INTEGER,                      -- visible models with a scored value on the cell
+        field_median DOUBLE, delta DOUBLE,     -- their median value, and this model's value minus it
+        inputs_hash VARCHAR,                   -- of the cell's visible scored rows it was computed from (a
+                                               -- refresh recomputes only cells whose rows changed)
+        PRIMARY KEY (model_id, task, lang, prompt_lang, metric))""",
+    """CREATE TABLE IF NOT EXISTS parse_failures (
+        model_id VARCHAR, lang VARCHAR, prompt_lang VARCHAR,   -- current runs, open-ended tasks left out
+        answers BIGINT, unparsed BIGINT,
+        fail_pct DOUBLE,                       -- 100 * unparsed / answers
+        PRIMARY KEY (model_id, lang, prompt_lang))""",
+    """CREATE TABLE IF NOT EXISTS control_ceilings (
+        model_id VARCHAR, fmt VARCHAR, metric VARCHAR,  -- PACUTE format (mcq | gen) and metric, English prompt
+        ceiling DOUBLE,                        -- mean of the control tasks' values (0-100)
+        controls VARCHAR,                      -- the control stems averaged, e.g. 'langgame, mda'
+        n BIGINT,                              -- their items together
+        PRIMARY KEY (model_id, fmt, metric))""",
+    """CREATE TABLE IF NOT EXISTS run_self_reported (
+        run_id VARCHAR, metric VARCHAR,
+        value DOUBLE,                          -- mean of the file's own per-item scores (its own scale)
+        items BIGINT,
+        PRIMARY KEY (run_id, metric))""",
+)
+"""Figures the pages showed as read-time arithmetic (issue 13), now computed by the evaluator and stored by the
+wiring (services.page_figures): the papers' reported rows normalised like the aggregates (when they load), each
+headline cell's rank range and field median among the visible models and each model's parse failures per language
+and PACUTE control ceiling (whenever a model's roll-ups are refreshed), and the mean of an uploaded file's own
+per-item scores per run (at ingest). Queries only filter and join them."""
+
 V13 = (
     """CREATE TABLE IF NOT EXISTS pair_tests (
         task VARCHAR, lang VARCHAR, metric VARCHAR,
@@ -336,7 +373,8 @@ answered, computed by evaluator.pair_tests whenever a cell's item outcomes are r
 only read by the page (issue 13). V12 is another slice's; versions are applied by number, whichever lands first."""
 
 MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6),
-                                                       (7, V7), (8, V8), (9, V9), (10, V10), (11, V11), (13, V13))
+                                                       (7, V7), (8, V8), (9, V9), (10, V10), (11, V11),
+                                                       (12, V12), (13, V13))
 """(version, statements) in order; append a new version, never edit an applied one."""
 
 TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",
@@ -344,6 +382,7 @@ TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregat
           "campaigns", "campaign_candidates", "campaign_assignments", "judgements", "campaign_tokens",
           "campaign_results", "campaign_provisional", "campaign_quality", "language_alphas", "campaign_computed",
           "drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags", "model_usage", "drill_levels",
+          "reported_normalized", "cell_field", "parse_failures", "control_ceilings", "run_self_reported",
           "pair_tests")
 """Tables whose row counts the integrity tests compare before and after a failed write (not `audit`, which records
 refusals too, nor the bookkeeping tables `schema_version` and `hub_sync`)."""

@@ -60,3 +60,8 @@ TASKS = tuple(
     for stem, (data, desc) in table.items()
     for fmt in (("gen",) if stem in _GEN_ONLY else ("mcq", "gen"))
 )
+
+PARTS = {f"pacute-{stem}-{fmt}": (stem, fmt)
+         for table in (_SUITE, _CONTROLS) for stem in table
+         for fmt in (("gen",) if stem in _GEN_ONLY else ("mcq", "gen"))}
+"""(stem, format) of each PACUTE task, e.g. "pacute-mda-mcq" -> ("mda", "mcq"): the explorer's format choice."""

@@ -24,14 +24,15 @@ def human_campaigns(con, *, status: str | None = None) -> pd.DataFrame:
 
 @query
 def campaign_metric_scores(con, *, campaign_id: str) -> pd.DataFrame:
-    """item_id, system ("model|prompt_lang"), metric, value: automatic scores of the campaign's rated candidates."""
+    """item_id, system ("model|prompt_lang"), metric, value: the automatic score of every answer of the campaign's
+    rated candidates (each run and option order; evaluator.human.results averages them per item and system)."""
     return con.execute("""
-        SELECT s.item_id, r.model_id || '|' || r.prompt_lang AS system, s.metric, avg(s.value) AS value
+        SELECT s.item_id, r.model_id || '|' || r.prompt_lang AS system, s.metric, s.value
         FROM campaign_candidates k JOIN campaigns c USING (campaign_id)
         JOIN runs r ON r.task = c.task AND r.lang = c.lang AND NOT r.superseded
              AND r.model_id || '|' || r.prompt_lang = k.system
         JOIN scores s ON s.run_id = r.run_id AND s.item_id = k.item_id
-        WHERE k.campaign_id = ? GROUP BY ALL ORDER BY ALL""", [campaign_id]).df()
+        WHERE k.campaign_id = ? ORDER BY ALL""", [campaign_id]).df()
 
 
 @query

@@ -102,17 +102,21 @@ def leaderboard_table(con: duckdb.DuckDBPyConnection, prompt_lang: str = "en", s
 @query
 def reported_table(con: duckdb.DuckDBPyConnection, prompt_lang: str = "en", score: str = "value",
                    family: str | None = None) -> pd.DataFrame:
-    """Results reported in the papers on each cell's headline metric, one row per system (never ranked)."""
+    """Results reported in the papers on each cell's headline metric, one row per system (never ranked); the
+    normalised score is the one stored when the rows loaded (services.page_figures, normalised like the
+    aggregates)."""
     col = _score_col(score)
     df = con.execute("""
         SELECT r.source, r.system, r.task, r.lang, r.prompt_lang, r.metric, r.value, r.note, r.citation,
-               TRY_CAST(json_extract_string(t.chance, '$.' || r.lang) AS DOUBLE) * 100 AS chance
+               n.chance, n.normalized
         FROM reported r JOIN tasks t ON t.task = r.task
+        LEFT JOIN reported_normalized n ON n.source IS NOT DISTINCT FROM r.source AND n.task = r.task
+             AND n.lang = r.lang AND n.prompt_lang IS NOT DISTINCT FROM r.prompt_lang AND n.metric = r.metric
+             AND n.system IS NOT DISTINCT FROM r.system AND n.value IS NOT DISTINCT FROM r.value
         WHERE json_extract_string(t.headline, '$.' || r.lang) = r.metric
           AND r.prompt_lang IN (?, 'n/a') AND (? IS NULL OR t.family = ?)""", [prompt_lang, family, family]).df()
     if df.empty:
         return pd.DataFrame(columns=["system", "source"])
-    df["normalized"] = (df["value"] - df["chance"]) / (100 - df["chance"]) * 100
     df["cell"] = df["task"] + " · " + df["lang"]
     wide = df.pivot_table(index=["system", "source"], columns="cell", values=col, aggfunc="first")
     return wide[sorted(wide.columns)].reset_index()

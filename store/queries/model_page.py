@@ -7,20 +7,13 @@ import pandas as pd
 from store.queries import query
 
 _FIELD = """
-    WITH cell AS (
-        SELECT a.* FROM aggregates a JOIN models m ON m.model_id = a.model_id
-        WHERE a.is_headline AND a.status = 'ok' AND a.value IS NOT NULL AND NOT coalesce(m.hidden, false)),
-    ranked AS (
-        SELECT c.task, c.lang, c.prompt_lang, c.metric, any_value(c.value) AS value,
-               any_value(c.ci_low) AS ci_low, any_value(c.ci_high) AS ci_high, any_value(c.n) AS n,
-               any_value(c.chance) AS chance, any_value(c.parse_fail_rate) AS parse_fail_rate,
-               1 + count(*) FILTER (WHERE o.ci_low > c.ci_high) AS rank_best,
-               count(*) FILTER (WHERE o.ci_high >= c.ci_low) AS rank_worst,
-               count(*) AS n_models, median(o.value) AS field_median
-        FROM cell c JOIN cell o ON o.task = c.task AND o.lang = c.lang AND o.prompt_lang = c.prompt_lang
-                                AND o.metric = c.metric
-        WHERE c.model_id = ?
-        GROUP BY c.task, c.lang, c.prompt_lang, c.metric)"""
+    WITH ranked AS (
+        SELECT a.task, a.lang, a.prompt_lang, a.metric, a.value, a.ci_low, a.ci_high, a.n, a.chance,
+               a.parse_fail_rate, f.rank_best, f.rank_worst, f.n_models, f.field_median, f.delta
+        FROM aggregates a JOIN cell_field f USING (model_id, task, lang, prompt_lang, metric)
+        WHERE a.model_id = ? AND a.is_headline AND a.status = 'ok' AND a.value IS NOT NULL)"""
+"""A model's scored headline cells with their stored field (cell_field: rank range among the visible models,
+their median and the model's difference to it, computed by services.page_figures when roll-ups are refreshed)."""
 
 
 @query
@@ -29,7 +22,7 @@ def model_cells(con, *, model: str) -> pd.DataFrame:
     overlap), field median and the difference to it (delta), parse-failure percentage."""
     return con.execute(f"""{_FIELD}
         SELECT task, lang, prompt_lang, value, ci_low, ci_high, n, rank_best, rank_worst, n_models, field_median,
-               value - field_median AS delta, chance, value < chance AS below_chance, metric,
+               delta, chance, value < chance AS below_chance, metric,
                100 * parse_fail_rate AS parse_fail_pct
         FROM ranked ORDER BY task, lang, prompt_lang""", [model]).df()
 
@@ -41,9 +34,8 @@ def model_extremes(con, *, model: str, side: str = "strength", k: int = 5) -> pd
     order = "DESC" if side == "strength" else "ASC"
     sign = ">" if side == "strength" else "<"
     return con.execute(f"""{_FIELD}
-        SELECT task || ' · ' || lang || ' · ' || prompt_lang AS cell, value, field_median,
-               value - field_median AS delta, n
-        FROM ranked WHERE n_models > 1 AND value - field_median {sign} 0
+        SELECT task || ' · ' || lang || ' · ' || prompt_lang AS cell, value, field_median, delta, n
+        FROM ranked WHERE n_models > 1 AND delta {sign} 0
         ORDER BY delta {order}, task LIMIT ?""", [model, k]).df()
 
 
@@ -61,16 +53,13 @@ def model_runs(con, *, model: str) -> pd.DataFrame:
 
 
 @query
-def model_parse_failures(con, *, runs: pd.DataFrame) -> pd.DataFrame:
-    """Instruction-following failures per language and prompt language from `model_runs` (current runs, open-ended
-    tasks left out): lang, prompt_lang, answers, unparsed, fail_pct, share ("12/100")."""
-    per_run = runs  # noqa: F841  (read by DuckDB by name; `runs` is also a table)
+def model_parse_failures(con, *, model: str) -> pd.DataFrame:
+    """Instruction-following failures per language and prompt language over the model's current runs (open-ended
+    tasks left out), as stored by services.page_figures: lang, prompt_lang, answers, unparsed, fail_pct, share
+    ("12/100")."""
     return con.execute("""
-        SELECT lang, prompt_lang, sum(answers)::BIGINT AS answers, sum(unparsed)::BIGINT AS unparsed,
-               100.0 * sum(unparsed) / sum(answers) AS fail_pct,
-               sum(unparsed)::BIGINT::VARCHAR || '/' || sum(answers)::BIGINT::VARCHAR AS share
-        FROM per_run WHERE NOT superseded AND task NOT LIKE 'cultural-%' AND answers > 0
-        GROUP BY ALL ORDER BY lang, prompt_lang""").df()
+        SELECT lang, prompt_lang, answers, unparsed, fail_pct, unparsed::VARCHAR || '/' || answers::VARCHAR AS share
+        FROM parse_failures WHERE model_id = ? ORDER BY lang, prompt_lang""", [model]).df()
 
 
 @query

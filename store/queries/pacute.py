@@ -103,23 +103,21 @@ def pacute_suite(con, *, models: tuple[str, ...], fmt: str = "mcq", metric: str 
 
 @query
 def pacute_ceiling(con, *, models: tuple[str, ...], fmt: str = "mcq", metric: str = "mcq_acc") -> pd.DataFrame:
-    """Per model, the mean score over the control benchmarks (English prompt): the character-level ceiling."""
+    """Per model, the mean score over the control benchmarks (English prompt): the character-level ceiling, as
+    stored by services.page_figures (evaluator.ceiling): model_id, ceiling, controls, n."""
     return con.execute("""
-        SELECT model_id, avg(value) AS ceiling, string_agg(regexp_extract(task, '^pacute-(.*)-(mcq|gen)$', 1), ', '
-               ORDER BY task) AS controls, sum(n) AS n
-        FROM aggregates
-        WHERE list_contains(?, regexp_extract(task, '^pacute-(.*)-(mcq|gen)$', 1)) AND task LIKE ?
-          AND list_contains(?, model_id) AND metric = ? AND prompt_lang = 'en' AND value IS NOT NULL
-        GROUP BY model_id ORDER BY model_id""", [list(CONTROL_STEMS), f"%-{fmt}", list(models), metric]).df()
+        SELECT model_id, ceiling, controls, n FROM control_ceilings
+        WHERE list_contains(?, model_id) AND fmt = ? AND metric = ? ORDER BY model_id""",
+                       [list(models), fmt, metric]).df()
 
 
 @query
 def pacute_availability(con, *, models: tuple[str, ...]) -> pd.DataFrame:
     """Which hierarchy formats and prompt languages the chosen models have results for: fmt, prompt_lang, models
-    (how many of them), items (scored answers)."""
+    (how many of them have a cell with scored items)."""
     return con.execute("""
         SELECT regexp_extract(task, '^pacute-hierarchical-(mcq|gen)$', 1) AS fmt, prompt_lang,
-               count(DISTINCT model_id) AS models, sum(items)::BIGINT AS items
+               count(DISTINCT model_id) AS models
         FROM drill_cells
         WHERE task IN ('pacute-hierarchical-mcq', 'pacute-hierarchical-gen') AND list_contains(?, model_id)
           AND items > 0

@@ -25,12 +25,16 @@ def audit_log(con: duckdb.DuckDBPyConnection, *, limit: int = 200) -> pd.DataFra
 
 @query
 def self_reported_summary(con: duckdb.DuckDBPyConnection, *, model: str) -> pd.DataFrame:
-    """Self-reported scores of a model (from summary files and per-item means of file scores); never ranked."""
+    """Self-reported scores of a model, never ranked: each summary file's own figure per cell, and the mean of a
+    file's per-item scores per current run (stored at ingest by services.page_figures): task, lang, prompt_lang,
+    metric, value, origin, file (the summary file's hash prefix, or the run number), items (NULL for summaries)."""
     return con.execute(
-        """SELECT task, lang, prompt_lang, metric, avg(value) AS value, 'summary file' AS origin
-           FROM self_reported_cells WHERE model_id = ? GROUP BY ALL
+        """SELECT task, lang, prompt_lang, metric, value, 'summary file' AS origin, left(source_hash, 12) AS file,
+                  NULL::BIGINT AS items
+           FROM self_reported_cells WHERE model_id = ?
            UNION ALL
-           SELECT r.task, r.lang, r.prompt_lang, s.metric, avg(s.value) AS value, 'per-item scores in file'
-           FROM self_reported s JOIN runs r USING (run_id)
-           WHERE r.model_id = ? AND NOT r.superseded GROUP BY ALL
-           ORDER BY task, lang, prompt_lang, metric""", [model, model]).df()
+           SELECT r.task, r.lang, r.prompt_lang, s.metric, s.value, 'per-item scores in file',
+                  'run ' || r.run_no, s.items
+           FROM run_self_reported s JOIN runs r USING (run_id)
+           WHERE r.model_id = ? AND NOT r.superseded
+           ORDER BY task, lang, prompt_lang, metric, origin, file""", [model, model]).df()

@@ -65,3 +65,30 @@ def test_every_reported_row_downloads_with_its_citation(demo_db, monkeypatch):
     rows = q("reported_rows")
     assert len(rows) == 334 and rows["citation"].str.len().min() > 20
     assert any(b.label.startswith("Download every reported result") for b in at.get("download_button"))
+
+
+def test_reported_rows_normalized_are_the_evaluators(demo_db, monkeypatch):
+    """The papers' rows on the normalised leaderboard: the evaluator's normalisation with the chance level the
+    cell's own aggregates use (stored when the rows load), e.g. causal reasoning (chance 50): 96.8 -> 93.6."""
+    from evaluator.chance import metric_chance, normalized_score
+    from evaluator.metrics import METRICS
+    from evaluator.registry import TASKS
+    from store.cached import q
+
+    at = _run(demo_db, monkeypatch, bench="BHASA", prompt="English", score="Normalized")
+    shown = next(d.value for d in at.dataframe if list(d.value.columns[:2]) == ["system", "source"])
+    shown = shown.set_index(["system", "source"])
+    rows = q("reported_rows")
+    rows = rows[rows["prompt_lang"].isin(["en", "n/a"])]
+    checked = 0
+    for system, source, task, lang, metric, value in zip(*(rows[c] for c in ("system", "source", "task", "lang",
+                                                                             "metric", "value"))):
+        col = f"{task} · {lang}"
+        if col not in shown.columns or TASKS[task].headline_metric(lang) != metric:
+            continue
+        want = normalized_score(value, metric_chance(METRICS[metric], TASKS[task], lang))
+        got = shown.loc[(system, source), col]
+        assert (got != got and want is None) or got == pytest.approx(want), (system, col)
+        checked += 1
+    assert checked > 20
+    assert shown.loc[("gpt-4-0314", "BHASA"), "causal · id"] == pytest.approx((96.8 - 50) / 50 * 100)

@@ -13,7 +13,7 @@ from evaluator.metrics import METRICS
 from evaluator.ranking import rank_ranges
 from evaluator.registry import TASKS
 from evaluator.rollup import rollup
-from tests.helpers.fixtures_store import cell_pairs, MODELS, app_test, frame_with, predictions
+from tests.helpers.fixtures_store import CELLS, cell_pairs, MODELS, app_test, frame_with, predictions
 
 
 pairs = cell_pairs
@@ -272,3 +272,24 @@ def test_lindsea_tree_and_branches_are_the_evaluators(db):
         branch = label.split(" (n=")[0]
         n, v, low, high = _pooled([s for b, _, s in items if b == branch])
         assert (x, x - minus, x + plus) == pytest.approx((v, low, high))
+
+
+def test_pacute_ceiling_is_the_evaluators(db):
+    """The stars beside the PACUTE levels: each model's mean over the control tasks (English prompt) of the
+    evaluator's cell scores on the chosen metric."""
+    import json
+
+    from evaluator.rollup import CONTROLS
+
+    chosen = ["SeaLion-9B-it", "Gemma-2B", "Closed-XL"]
+    at = app_test("pacute", models=chosen, fmt="MCQ", prompt="en")
+    assert not at.exception
+    spec = json.loads(next(c for c in at.get("plotly_chart") if "controls (ceiling)" in c.proto.spec).proto.spec)
+    stars = {t["name"]: t["y"][0] for t in spec["data"] if t.get("x") == ["controls (ceiling)"]}
+    controls = sorted({task for task, *_ in CELLS if task in CONTROLS})  # the fixture's control cells
+    assert controls == ["pacute-langgame-mcq", "pacute-mda-mcq"]
+    for model in chosen:
+        values = [next(c.value for c in aggregate_cell(TASKS[t], "tl", pairs(model, t, "tl", "en"))
+                       if c.metric == "mcq_acc") for t in controls]
+        assert stars[model] == pytest.approx(statistics.mean(values))
+

@@ -1,0 +1,88 @@
+"""Page figures computed once and stored (V12, issue 13), so every query the pages call only filters and joins.
+
+- `refresh_reported`: the papers' reported rows normalised like the aggregates (evaluator.reported), when the rows
+  load (services.demo) and whenever a start or a Hub pull finds them stale.
+- `refresh_model_figures`: runs wherever a model's roll-ups are refreshed (services.ingest.refresh_rollups: ingest,
+  upload deletion, the live runner's per-cell refresh, a Hub pull), and when a model is hidden or shown again, inside
+  the caller's transaction: the field of the model's headline cells (every visible model's rank range, median and
+  delta on them, evaluator.model_figures.cell_field), its parse failures per language and its PACUTE control
+  ceilings (evaluator.ceiling).
+- `store_self_reported`: at ingest, the mean of the file's own per-item scores per run and metric.
+- `backfill_page_figures`: at start and after a Hub pull, whatever a store written before V12 or an export lacks.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Mapping, Sequence
+
+import duckdb
+
+from evaluator.ceiling import control_ceilings
+from evaluator.model_figures import cell_field, parse_failures
+from evaluator.reported import reported_normalized
+from evaluator.self_reported import run_means
+from store import page_figures as stored
+from store.db import transaction
+
+
+def refresh_reported(con: duckdb.DuckDBPyConnection) -> int:
+    """Recompute and store every reported row's chance and normalised value (caller's transaction); returns rows."""
+    rows = []
+    for r in stored.reported_rows(con).astype(object).to_dict("records"):
+        r = {k: (None if v != v else v) for k, v in r.items()}  # NaN -> NULL
+        chance, normalized = reported_normalized(r["task"], r["lang"], r["metric"], r["value"])
+        rows.append({**r, "chance": chance, "normalized": normalized})
+    stored.save_reported_normalized(con, rows)
+    return len(rows)
+
+
+def _refresh_field(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str]) -> None:
+    """The field of the cells these models are on whose scored rows changed (the live runner's refresh after one
+    cell recomputes that cell's, not the model's every cell)."""
+    cells: dict[tuple, dict] = {}
+    hashes: dict[tuple, str | None] = {}
+    for *key, inputs_hash, model_id, value, lo, hi in stored.stale_field_cells(con, model_ids):
+        cell = cells.setdefault(tuple(key), {})
+        hashes[tuple(key)] = inputs_hash
+        if model_id is not None:
+            cell[model_id] = (float(value), lo, hi)
+    rows = [{"model_id": m, **dict(zip(stored.CELL_KEY, key)), **f, "inputs_hash": hashes[key]}
+            for key, cell in cells.items() for m, f in cell_field(cell).items()]
+    stored.save_field(con, [list(k) for k in cells], rows)
+
+
+def refresh_model_figures(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str]) -> None:
+    """Recompute and store the page figures of these models (inside the caller's transaction)."""
+    models = sorted(set(model_ids))
+    if not models:
+        return
+    _refresh_field(con, models)
+    for model_id in models:
+        stored.save_parse_failures(con, model_id, parse_failures(
+            stored.run_answer_counts(con, model_id).to_dict("records")))
+        stored.save_ceilings(con, model_id, control_ceilings(stored.english_cells(con, model_id).to_dict("records")))
+
+
+def store_self_reported(con: duckdb.DuckDBPyConnection, results_by_run: Mapping[str, Sequence]) -> None:
+    """Store the per-run means of the file's own per-item scores of runs just written ({run_id: ItemResults})."""
+    rows = run_means((run_id, metric, value) for run_id, results in results_by_run.items() for res in results
+                     for metric, value in (res.prediction.self_reported or {}).items())
+    stored.save_run_self_reported(con, list(results_by_run), rows)
+
+
+def backfill_page_figures(con: duckdb.DuckDBPyConnection) -> dict[str, object]:
+    """Compute, in one transaction, the page figures a store written before V12 (or an export) lacks; returns
+    what was done."""
+    done: dict[str, object] = {}
+    with transaction(con):
+        if stored.reported_stale(con):
+            done["reported"] = refresh_reported(con)
+        missing = stored.models_without_figures(con)
+        if missing:
+            refresh_model_figures(con, missing)
+            done["models"] = missing
+        own = stored.self_reported_without_means(con)
+        if own:
+            runs = sorted({r[0] for r in own})
+            stored.save_run_self_reported(con, runs, run_means(own))
+            done["runs"] = runs
+    return done

@@ -1,0 +1,148 @@
+"""Stored page figures (schema V12): the rows the wiring computes them from, and their writers.
+
+services.page_figures computes each figure with the evaluator (normalised reported rows, a cell's field, parse
+failures per language, PACUTE control ceilings, per-run means of a file's own scores) and writes it here inside the
+caller's transaction; store.queries only filter and join the tables (issue 13).
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import duckdb
+import pandas as pd
+
+CELL_KEY = ("task", "lang", "prompt_lang", "metric")
+"""A headline cell, as cell_field keys it (with model_id)."""
+
+
+def _insert(con: duckdb.DuckDBPyConnection, table: str, cols: Sequence[str], rows: Sequence[Mapping[str, Any]]):
+    """One INSERT of every row (a registered frame; `table` and `cols` are this module's own names)."""
+    if not rows:
+        return
+    frame = pd.DataFrame([[r[c] for c in cols] for r in rows], columns=list(cols)).astype(object)
+    view = f"_tanaw_{table}_rows"
+    con.register(view, frame.where(frame.notna(), None))
+    try:
+        con.execute(f"INSERT INTO {table} ({', '.join(cols)}) SELECT {', '.join(cols)} FROM {view}")
+    finally:
+        con.unregister(view)
+
+
+def reported_rows(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Every reported row's key and value: source, task, lang, prompt_lang, metric, system, value."""
+    return con.execute("SELECT source, task, lang, prompt_lang, metric, system, value FROM reported").df()
+
+
+def save_reported_normalized(con: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Replace every stored normalised reported row with `rows` (reported_rows' columns, chance, normalized)."""
+    con.execute("DELETE FROM reported_normalized")
+    _insert(con, "reported_normalized",
+            ("source", "task", "lang", "prompt_lang", "metric", "system", "value", "chance", "normalized"), rows)
+
+
+def reported_stale(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether some reported row has no stored normalised row with its key and value (a store written before V12,
+    a Hub pull that replaced the reported rows)."""
+    return bool(con.execute("""
+        SELECT count(*) FROM reported r WHERE NOT EXISTS (
+            SELECT 1 FROM reported_normalized n
+            WHERE n.source IS NOT DISTINCT FROM r.source AND n.task IS NOT DISTINCT FROM r.task
+              AND n.lang IS NOT DISTINCT FROM r.lang AND n.prompt_lang IS NOT DISTINCT FROM r.prompt_lang
+              AND n.metric IS NOT DISTINCT FROM r.metric AND n.system IS NOT DISTINCT FROM r.system
+              AND n.value IS NOT DISTINCT FROM r.value)""").fetchone()[0])
+
+
+def stale_field_cells(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str]) -> list[tuple]:
+    """The headline cells these models have (or had a stored field on) whose visible scored rows changed since
+    their field was stored (or that have none stored), with every visible model's scored value on them, sorted:
+    (task, lang, prompt_lang, metric, inputs_hash, model_id, value, ci_low, ci_high); model_id NULL when nobody
+    is left on a cell."""
+    return con.execute("""
+        WITH keys AS (
+            SELECT DISTINCT task, lang, prompt_lang, metric FROM aggregates
+            WHERE is_headline AND list_contains(?, model_id)
+            UNION SELECT task, lang, prompt_lang, metric FROM cell_field WHERE list_contains(?, model_id)),
+        scored AS (
+            SELECT a.task, a.lang, a.prompt_lang, a.metric, a.model_id, a.value, a.ci_low, a.ci_high
+            FROM aggregates a JOIN models m ON m.model_id = a.model_id
+            WHERE a.is_headline AND a.status = 'ok' AND a.value IS NOT NULL AND NOT coalesce(m.hidden, false)
+              AND (a.task, a.lang, a.prompt_lang, a.metric) IN (SELECT (task, lang, prompt_lang, metric) FROM keys)),
+        now AS (
+            SELECT k.task, k.lang, k.prompt_lang, k.metric,
+                   (bit_xor(hash(s.model_id, s.value, s.ci_low, s.ci_high)) FILTER (WHERE s.model_id IS NOT NULL)
+                   )::VARCHAR AS inputs_hash
+            FROM keys k LEFT JOIN scored s USING (task, lang, prompt_lang, metric) GROUP BY ALL),
+        stored AS (
+            SELECT task, lang, prompt_lang, metric, any_value(inputs_hash) AS inputs_hash FROM cell_field
+            WHERE (task, lang, prompt_lang, metric) IN (SELECT (task, lang, prompt_lang, metric) FROM keys)
+            GROUP BY ALL),
+        stale AS (
+            SELECT n.* FROM now n LEFT JOIN stored o USING (task, lang, prompt_lang, metric)
+            WHERE n.inputs_hash IS DISTINCT FROM o.inputs_hash)
+        SELECT st.*, s.model_id, s.value, s.ci_low, s.ci_high
+        FROM stale st LEFT JOIN scored s USING (task, lang, prompt_lang, metric)
+        ORDER BY ALL""", [list(model_ids), list(model_ids)]).fetchall()
+
+
+def save_field(con: duckdb.DuckDBPyConnection, keys: Sequence[Sequence[str]], rows: Sequence[Mapping[str, Any]]):
+    """Replace the stored field of these cells ([task, lang, prompt_lang, metric]) with `rows` (model_id, the key,
+    rank_best, rank_worst, n_models, field_median, delta, inputs_hash)."""
+    if keys:
+        con.execute("DELETE FROM cell_field WHERE list_contains(?, [task, lang, prompt_lang, metric])",
+                    [[list(k) for k in keys]])
+    _insert(con, "cell_field", ("model_id", *CELL_KEY, "rank_best", "rank_worst", "n_models", "field_median",
+                                "delta", "inputs_hash"), rows)
+
+
+def run_answer_counts(con: duckdb.DuckDBPyConnection, model_id: str) -> pd.DataFrame:
+    """A model's current runs with their answers and unparsed outputs (run_counts, 0 when not counted): task,
+    lang, prompt_lang, answers, unparsed."""
+    return con.execute("""
+        SELECT r.task, r.lang, r.prompt_lang, coalesce(c.answers, 0) AS answers, coalesce(c.unparsed, 0) AS unparsed
+        FROM runs r LEFT JOIN run_counts c ON c.run_id = r.run_id
+        WHERE r.model_id = ? AND NOT r.superseded ORDER BY r.run_id""", [model_id]).df()
+
+
+def save_parse_failures(con: duckdb.DuckDBPyConnection, model_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Replace a model's stored parse failures with `rows` (lang, prompt_lang, answers, unparsed, fail_pct)."""
+    con.execute("DELETE FROM parse_failures WHERE model_id = ?", [model_id])
+    _insert(con, "parse_failures", ("model_id", "lang", "prompt_lang", "answers", "unparsed", "fail_pct"),
+            [{**r, "model_id": model_id} for r in rows])
+
+
+def english_cells(con: duckdb.DuckDBPyConnection, model_id: str) -> pd.DataFrame:
+    """A model's English-prompt aggregates: task, metric, value, n."""
+    return con.execute("SELECT task, metric, value, n FROM aggregates WHERE model_id = ? AND prompt_lang = 'en' "
+                       "ORDER BY task, metric", [model_id]).df()
+
+
+def save_ceilings(con: duckdb.DuckDBPyConnection, model_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Replace a model's stored control ceilings with `rows` (fmt, metric, ceiling, controls, n)."""
+    con.execute("DELETE FROM control_ceilings WHERE model_id = ?", [model_id])
+    _insert(con, "control_ceilings", ("model_id", "fmt", "metric", "ceiling", "controls", "n"),
+            [{**r, "model_id": model_id} for r in rows])
+
+
+def models_without_figures(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Models with aggregates but no stored parse failures, field or ceiling (a store written before V12, an
+    export without them)."""
+    return [r[0] for r in con.execute("""
+        SELECT DISTINCT model_id FROM aggregates WHERE model_id NOT IN (
+            SELECT model_id FROM parse_failures UNION SELECT model_id FROM cell_field
+            UNION SELECT model_id FROM control_ceilings) ORDER BY 1""").fetchall()]
+
+
+def save_run_self_reported(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str],
+                           rows: Sequence[Mapping[str, Any]]) -> None:
+    """Replace the stored per-run means of these runs' own scores with `rows` (run_id, metric, value, items)."""
+    if run_ids:
+        con.execute("DELETE FROM run_self_reported WHERE list_contains(?, run_id)", [list(run_ids)])
+    _insert(con, "run_self_reported", ("run_id", "metric", "value", "items"), rows)
+
+
+def self_reported_without_means(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, float]]:
+    """(run_id, metric, value) per item of the runs with own scores but no stored means (before V12, a pull)."""
+    return con.execute("""
+        SELECT run_id, metric, value FROM self_reported
+        WHERE run_id IN (SELECT run_id FROM self_reported EXCEPT SELECT run_id FROM run_self_reported)
+        ORDER BY ALL""").fetchall()

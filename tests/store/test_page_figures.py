@@ -1,0 +1,131 @@
+"""Issue 13, schema V12: figures the pages once computed at read time are stored by the wiring. A store written
+before V12 gets them at start, equal to a fresh build's; hiding a model takes it out of every cell's field (and
+out of the rank ranges); an uploaded file's own per-item scores are summarised per run at ingest."""
+from __future__ import annotations
+
+import dataclasses
+import shutil
+
+import pytest
+
+from evaluator.model_figures import cell_field
+from tests.helpers.fixtures_store import DATA_DIR, MODELS, fixture_db, predictions
+
+V12_TABLES = ("reported_normalized", "cell_field", "parse_failures", "control_ceilings", "run_self_reported")
+
+
+@pytest.fixture()
+def store(tmp_path):
+    """A copy of the fixture store (three models, written through the wiring) with one reported row."""
+    from services.page_figures import refresh_reported
+    from store import db
+
+    path = tmp_path / "copy.duckdb"
+    shutil.copy(fixture_db(), path)
+    con = db.connect(path)
+    con.execute("INSERT INTO reported (source, task, lang, metric, system, prompt_lang, value) VALUES "
+                "('bhasa', 'sentiment', 'th', 'macro_f1', 'GPT-4', 'en', 60.0)")
+    refresh_reported(con)
+    yield con
+    con.close()
+
+
+def _rows(con, table: str) -> list[tuple]:
+    return sorted(con.execute(f"SELECT * FROM {table}").fetchall(), key=repr)
+
+
+def test_a_store_written_before_v12_gets_the_figures_at_start(store, tmp_path):
+    from services.demo import ensure_default_db
+    from store import db
+
+    fresh = {t: _rows(store, t) for t in V12_TABLES}
+    assert all(fresh[t] for t in ("reported_normalized", "cell_field", "parse_failures", "control_ceilings"))
+    assert fresh["reported_normalized"][0][-2:] == (pytest.approx(100 / 3), pytest.approx((60 - 100 / 3) / (200 / 3)
+                                                                                            * 100))
+    for t in V12_TABLES:  # back to V11: the migration's tables gone
+        store.execute(f"DROP TABLE {t}")
+    store.execute("DELETE FROM schema_version WHERE version = 12")
+    store.close()
+    con = db.connect(tmp_path / "copy.duckdb")
+    try:
+        assert all(not _rows(con, t) for t in V12_TABLES)
+        ensure_default_db(con)
+        assert {t: _rows(con, t) for t in V12_TABLES} == fresh
+    finally:
+        con.close()
+
+
+def _field(con) -> dict:
+    return {(m, t, lg, pl): (best, worst, n, med)
+            for m, t, lg, pl, best, worst, n, med in con.execute(
+                "SELECT model_id, task, lang, prompt_lang, rank_best, rank_worst, n_models, field_median "
+                "FROM cell_field").fetchall()}
+
+
+def test_hiding_a_model_takes_it_out_of_the_field_and_the_ranks(store, tmp_path):
+    from services.upload import admin_action
+
+    store.execute("UPDATE models SET origin = 'uploaded'")
+    store.execute("INSERT INTO uploads (source_hash, model_id, file_name) VALUES ('h', 'Gemma-2B', 'g.jsonl')")
+    before = _field(store)
+    ranked = "SELECT DISTINCT model_id FROM rollups WHERE level = 'rank' ORDER BY 1"
+    store.close()
+    path = tmp_path / "copy.duckdb"
+    assert admin_action(path, "h", "hide").endswith("hidden")
+    from store import db
+
+    con = db.connect(path)
+    try:
+        hidden = _field(con)
+        assert not [k for k in hidden if k[0] == "Gemma-2B"]
+        cells = con.execute("""SELECT task, lang, prompt_lang, model_id, value, ci_low, ci_high FROM aggregates
+                               WHERE is_headline AND status = 'ok' AND model_id <> 'Gemma-2B'""").fetchall()
+        for t, lg, pl in {k[1:] for k in hidden}:
+            want = cell_field({m: (v, lo, hi) for t2, lg2, pl2, m, v, lo, hi in cells if (t2, lg2, pl2) == (t, lg, pl)})
+            for m, f in want.items():
+                assert hidden[(m, t, lg, pl)] == (f["rank_best"], f["rank_worst"], 2, pytest.approx(f["field_median"]))
+        assert [r[0] for r in con.execute(ranked).fetchall()] == ["Closed-XL", "SeaLion-9B-it"]
+    finally:
+        con.close()
+    admin_action(path, "h", "unhide")
+    con = db.connect(path)
+    try:
+        assert _field(con) == before
+        assert [r[0] for r in con.execute(ranked).fetchall()] == ["Closed-XL", "Gemma-2B", "SeaLion-9B-it"]
+    finally:
+        con.close()
+
+
+def test_a_files_own_scores_are_summarised_per_run_at_ingest(store):
+    from services.ingest import ingest_predictions
+    from store.queries.upload import self_reported_summary
+
+    cell = [p for p in predictions("Closed-XL") if p.task == "sentiment" and p.prompt_lang == "en"]
+    own = [dataclasses.replace(p, run=run, self_reported={"acc": float((i + run) % 3 == 0)})
+           for run in (1, 2) for i, p in enumerate(cell)]
+    ingest_predictions(store, own, model={"model_id": "Own", **MODELS["Closed-XL"]},
+                       source={"file": "own.jsonl", "kind": "upload", "hash": "own-1"}, data_dir=DATA_DIR)
+    got = self_reported_summary(store, model="Own")
+    assert got[["task", "metric", "origin", "file", "items"]].values.tolist() == [
+        ["sentiment", "acc", "per-item scores in file", f"run {run}", len(cell)] for run in (1, 2)]
+    for run, value in zip((1, 2), got["value"]):
+        scores = [p.self_reported["acc"] for p in own if p.run == run]
+        assert value == pytest.approx(sum(scores) / len(scores))
+
+
+def test_a_refresh_recomputes_the_cells_whose_rows_changed_as_a_full_rebuild_would(store):
+    """The field is recomputed only where a cell's visible scored rows changed (the live runner refreshes after
+    every cell): after one model's value changes, the stored field equals one computed from scratch."""
+    from services.page_figures import refresh_model_figures
+
+    store.execute("UPDATE aggregates SET value = value + 30, ci_low = ci_low + 30, ci_high = ci_high + 30 "
+                  "WHERE model_id = 'Gemma-2B' AND task = 'sentiment' AND prompt_lang = 'en'")
+    before = _field(store)
+    refresh_model_figures(store, ["Gemma-2B"])
+    refreshed = _field(store)
+    assert refreshed != before
+    assert {k: v for k, v in refreshed.items() if k[1] != "sentiment"} == \
+        {k: v for k, v in before.items() if k[1] != "sentiment"}
+    store.execute("DELETE FROM cell_field")
+    refresh_model_figures(store, list(MODELS))
+    assert _field(store) == refreshed
