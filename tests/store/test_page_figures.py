@@ -129,3 +129,23 @@ def test_a_refresh_recomputes_the_cells_whose_rows_changed_as_a_full_rebuild_wou
     store.execute("DELETE FROM cell_field")
     refresh_model_figures(store, list(MODELS))
     assert _field(store) == refreshed
+
+
+def test_a_hub_merge_leaves_the_figures_to_the_wiring(tmp_path):
+    """The V12 tables are derived: a merge never copies another store's figures; the pull's back-fill recomputes
+    them from the merged rows."""
+    from services.page_figures import backfill_page_figures
+    from store import db
+    from store.parquet import export_store, import_store
+    from tests.helpers.store_fixture import filled_store
+
+    remote = filled_store()  # a reported row, aggregates and runs of three models, one file's own score
+    backfill_page_figures(remote)
+    assert all(_rows(remote, t) for t in ("reported_normalized", "cell_field", "run_self_reported"))
+    export_store(remote, tmp_path / "x")
+    local = db.connect(":memory:")
+    import_store(local, tmp_path / "x", mode="merge")
+    assert not any(_rows(local, t) for t in V12_TABLES)
+    backfill_page_figures(local)
+    for t in V12_TABLES:
+        assert _rows(local, t) == _rows(remote, t), t
