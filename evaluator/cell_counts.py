@@ -51,7 +51,8 @@ def _labels(cols: CellColumns, lay: Layout, null: bool) -> tuple[np.ndarray, np.
         gold = cols.items[item_id].gold
         flipped = FLIP[gold.upper()] if isinstance(gold, str) and gold.upper() in FLIP else gold
         golds += [_norm(gold), _norm(flipped)]
-    used = np.unique(cols.answer_code[cols.parsed & (cols.answer_code >= 0)])
+    used = np.flatnonzero(np.bincount(cols.answer_code[cols.parsed & (cols.answer_code >= 0)],
+                                      minlength=len(a_vals)))
     labels = sorted({a_vals[k] for k in used.tolist()} | set(golds) | ({NULL} if null else set()))
     pos = {lab: k for k, lab in enumerate(labels)}
     a_map = np.array([pos.get(v, -1) for v in a_vals] + [pos[NULL] if null else -1], dtype=np.int64)
@@ -75,7 +76,9 @@ class LabelCounts:
         self.parts = [np.bincount(cell[hit] + a[hit], minlength=size).reshape(n_runs, n, width),
                       np.bincount(cell[has] + a[has], minlength=size).reshape(n_runs, n, width),
                       np.bincount(cell + g, minlength=size).reshape(n_runs, n, width)]
-        totals = [p.sum(axis=1) for p in self.parts]  # (runs × labels), exact integers
+        run_label = lay.run_code * width  # (runs × labels) totals: the parts summed over items, counted directly
+        totals = [np.bincount(run_label[m] + x[m], minlength=n_runs * width).reshape(n_runs, width)
+                  for m, x in ((hit, a), (has, a), (slice(None), g))]
         self.totals = totals
         self.present = (totals[1] + totals[2]) > 0
         first = first_rows(lay.run_code * width + g, n_runs * width).reshape(n_runs, width)
@@ -223,18 +226,20 @@ def _finished(kind: str, parts: list[Resampled], chance: float | None, runs: Any
 
 def distinct_runs(parts: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """(first run of each distinct run, run → its distinct run) for (runs × …) count arrays: runs are the same when
-    every part holds the same integers for them (non-integer counts: every run is its own)."""
+    every part holds the same integers for them (non-integer counts: every run is its own). Runs are grouped by a
+    fingerprint of their counts and each checked against its group's first run, so equal means equal."""
     n_runs = parts[0].shape[0]
-    if not all(p.dtype.kind in "iu" or bool((p == np.rint(p)).all()) for p in parts):
+    if n_runs < 2 or not all(p.dtype.kind in "iu" or bool((p == np.rint(p)).all()) for p in parts):
         return np.arange(n_runs), np.arange(n_runs)
-    seen: dict[bytes, int] = {}
-    inverse = np.empty(n_runs, dtype=np.int64)
     rows = np.concatenate([p.reshape(n_runs, -1).astype(np.int64, copy=False) for p in parts], axis=1)
-    for k, row in enumerate(rows):
-        inverse[k] = seen.setdefault(row.tobytes(), len(seen))
-    first = np.empty(len(seen), dtype=np.int64)
-    first[inverse[::-1]] = np.arange(n_runs)[::-1]  # the last write per distinct run is its first run
-    return first, inverse
+    weights = np.random.default_rng(rows.shape[1]).integers(1, 2 ** 31, rows.shape[1])
+    _, first, inverse = np.unique(rows @ weights, return_index=True, return_inverse=True)
+    if not (rows == rows[first[inverse]]).all():  # two different runs share a fingerprint: compare them whole
+        seen: dict[bytes, int] = {}
+        inverse = np.array([seen.setdefault(row.tobytes(), len(seen)) for row in rows], dtype=np.int64)
+        first = np.empty(len(seen), dtype=np.int64)
+        first[inverse[::-1]] = np.arange(n_runs)[::-1]  # the last write per distinct run is its first run
+    return first, inverse.reshape(-1)
 
 
 def _label_stats(kind: str, present: np.ndarray, sums: list[Resampled], chance: float | None) -> np.ndarray:
@@ -277,7 +282,7 @@ def run_values(kind: str, counts: LabelCounts | np.ndarray, n_runs: int, chance:
     the order they first appear in). Otherwise run by run."""
     if kind == "order":
         if bool((counts == np.rint(counts)).all()):
-            ok, n = counts.sum(axis=1).T
+            ok, n = counts[:, :, 0].sum(axis=1), counts[:, :, 1].sum(axis=1)  # exact: integers in any order
             return finish(kind, [[ok], [n]], chance)
     elif counts.totals[0].shape[1] <= 7 and (kind == "f1" or max(map(len, counts.gold_first), default=0) <= 2):
         tp, pred_n, gold_n = (t.astype(float) for t in counts.totals)

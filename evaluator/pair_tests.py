@@ -7,28 +7,36 @@ counts. Instead of one 10,000 × n resampling per pair, the pairs that share the
 seeded index matrix (the same seed and n give the same draws): per chunk of resamples the draws become a
 multiplicity-count matrix, one matrix product gives every system's resampled sum, and a pair's resampled
 difference is the difference of two columns. With 0/1 scores the sums are exact integers in float64, so the
-resampled differences equal `paired_test`'s bit for bit; with fractional scores they agree to rounding (~1e-15),
-and the resamples whose difference is within rounding of zero are recomputed the way `paired_test` does, so its
-bootstrap p-value (a count of differences <= 0 and >= 0) is reproduced exactly.
+resampled differences equal `paired_test`'s bit for bit (so do halves and quarters); with other fractional scores
+they agree to rounding (~1e-15), and the resamples whose difference is within rounding of zero are recomputed the
+way `paired_test` does, so its bootstrap p-value (a count of differences <= 0 and >= 0) is reproduced exactly.
 """
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
-from typing import Mapping, Sequence
+from typing import Hashable, Iterator, Mapping, Sequence
 
 import numpy as np
 
 from evaluator.aggregate import BOOTSTRAP_SEED, PairedTest, mcnemar_exact
+from evaluator.cell_counts import _one_blas_thread
 
 N_PAIR_BOOTSTRAP = 10_000
 """Resamples per pair (`paired_test`'s default)."""
-_CHUNK_CELLS = 2_000_000
-"""Resamples are drawn in chunks of about this many indices (memory stays ~30 MB whatever the cell size)."""
+_CHUNK_CELLS = 1_000_000
+"""Resamples are drawn in chunks of about this many indices (~12 MB of draws and counts whatever the cell size)."""
+_PAIR_BATCH = 256
+"""Pairs whose resampled differences are held at once (n_boot × 256 floats, 20 MB)."""
+_DYADIC = 1024.0
+"""Scores that are multiples of 1/1024 (0/1, halves of two option orders, quarters) sum exactly in float64 in any
+order, so their resampled differences are paired_test's bit for bit and need no recomputation near zero."""
 _NEAR_ZERO = 1e-9
 """A resampled mean difference this close to zero is recomputed as `paired_test` computes it (its sign counts)."""
 
-Scores = Mapping[str, Mapping[str, float]]
-"""{system: {item_id: per-item score 0-1}}; an item a system has no score for is absent (or NaN)."""
+Scores = Mapping[Hashable, Mapping[str, float]]
+"""{system: {item_id: per-item score 0-1}}; an item a system has no score for is absent (or NaN). A key may be any
+hashable, e.g. (metric, system), so the pairs of several metrics share their resampling."""
 
 
 def _common(a: Mapping[str, float], b: Mapping[str, float]) -> tuple[str, ...]:
@@ -37,65 +45,112 @@ def _common(a: Mapping[str, float], b: Mapping[str, float]) -> tuple[str, ...]:
     return tuple(sorted(keep, key=str))
 
 
-def _resampled_differences(values: np.ndarray, cols: np.ndarray, fix: np.ndarray, n_boot: int,
-                           seed: int) -> np.ndarray:
-    """(n_boot × pairs) resampled mean differences: `values` (items × 2·pairs, A then B column of each pair),
-    `fix` marks the pairs whose near-zero differences are recomputed exactly."""
-    n, pairs = values.shape[0], cols.shape[0]
-    systems = np.unique(cols)
-    where = {s: i for i, s in enumerate(systems)}
-    ia, ib = (np.array([where[c] for c in cols[:, k]]) for k in (0, 1))
-    per_system = values[:, systems]
-    out = np.empty((n_boot, pairs))
-    rng = np.random.default_rng(seed)
+def _counted(draws: np.ndarray) -> np.ndarray:
+    """Per resample (row), how often each item was drawn, as float64 (so a product with 0/1 scores stays exact)."""
+    rows, n = draws.shape
+    counts = np.bincount((draws + (np.arange(rows) * n)[:, None]).ravel(), minlength=rows * n)
+    return counts.reshape(rows, n).astype(np.float64)
+
+
+@functools.lru_cache(maxsize=2)
+def _small_draws(seed: int, n_boot: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The whole (n_boot × n) index matrix and its counts when they fit one chunk, kept for the next refresh of a
+    cell of that size (the live runner refreshes after every cell); read-only."""
+    draws = np.random.default_rng(seed).integers(0, n, size=(n_boot, n)).astype(np.int32)
+    counts = _counted(draws)
+    draws.flags.writeable = counts.flags.writeable = False
+    return draws, counts
+
+
+def _chunks(seed: int, n_boot: int, n: int) -> Iterator[tuple[int, np.ndarray, np.ndarray | None]]:
+    """(first resample, draws, counts) chunk by chunk: the same stream as paired_test's one (n_boot × n) call."""
     chunk = max(1, _CHUNK_CELLS // n)
+    if chunk >= n_boot:
+        yield (0, *_small_draws(seed, n_boot, n))
+        return
+    rng = np.random.default_rng(seed)
     for start in range(0, n_boot, chunk):
-        rows = min(chunk, n_boot - start)
-        draws = rng.integers(0, n, size=(rows, n))  # the same stream as paired_test's one (n_boot × n) call
-        counts = np.bincount((draws + (np.arange(rows) * n)[:, None]).ravel(), minlength=rows * n)
-        sums = counts.reshape(rows, n).astype(np.float64) @ per_system
-        diffs = (sums[:, ia] - sums[:, ib]) / n
-        for k in np.flatnonzero(fix):
-            near = np.flatnonzero(np.abs(diffs[:, k]) <= _NEAR_ZERO)
-            if near.size:
-                d = per_system[:, ia[k]] - per_system[:, ib[k]]
-                diffs[near, k] = d[draws[near]].mean(axis=1)
-        out[start:start + rows] = diffs
-    return out
+        draws = rng.integers(0, n, size=(min(chunk, n_boot - start), n))
+        yield start, draws, None
+
+
+def _draw_rows(seed: int, n_boot: int, n: int, rows: np.ndarray) -> np.ndarray:
+    """The index-matrix rows `rows` (sorted resample numbers), drawn again from the seed."""
+    parts = []
+    for start, draws, _ in _chunks(seed, n_boot, n):
+        mine = rows[(rows >= start) & (rows < start + len(draws))]
+        if mine.size:
+            parts.append(draws[mine - start])
+        if start + len(draws) > rows[-1]:
+            break
+    return np.concatenate(parts)
+
+
+def _system_sums(values: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
+    """(n_boot × systems) each system's resampled score sum: multiplicity counts × scores, chunk by chunk."""
+    sums = np.empty((n_boot, values.shape[1]))
+    with _one_blas_thread():  # small products: OpenBLAS's spinning helper threads cost more than they save
+        for start, draws, counts in _chunks(seed, n_boot, values.shape[0]):
+            sums[start:start + len(draws)] = (_counted(draws) if counts is None else counts) @ values
+    return sums
+
+
+def _differences(values: np.ndarray, sums: np.ndarray, cols: np.ndarray, fix: np.ndarray, n_boot: int,
+                 seed: int) -> np.ndarray:
+    """(n_boot × pairs) resampled mean differences of pairs `cols` (A and B columns), those of `fix` pairs within
+    rounding of zero recomputed as paired_test computes them (from the same draws)."""
+    n = values.shape[0]
+    diffs = (sums[:, cols[:, 0]] - sums[:, cols[:, 1]]) / n
+    near = np.abs(diffs) <= _NEAR_ZERO
+    near[:, ~fix] = False
+    rows = np.flatnonzero(near.any(axis=1))
+    if rows.size:
+        draws = _draw_rows(seed, n_boot, n, rows)
+        for k in np.flatnonzero(near.any(axis=0)):
+            hit = near[rows, k]
+            d = values[:, cols[k, 0]] - values[:, cols[k, 1]]
+            diffs[rows[hit], k] = d[draws[hit]].mean(axis=1)
+    return diffs
 
 
 def _group_tests(matrix: np.ndarray, cols: np.ndarray, n_boot: int, seed: int) -> list[PairedTest]:
-    """`paired_test` of each pair (column indices into `matrix`, items × systems) on all of matrix's rows."""
-    a, b = matrix[:, cols[:, 0]], matrix[:, cols[:, 1]]
-    d = a - b
-    binary = np.isin(a, (0.0, 1.0)).all(axis=0) & np.isin(b, (0.0, 1.0)).all(axis=0)
-    boots = _resampled_differences(matrix, cols, ~binary, n_boot, seed)
-    lo, hi = np.percentile(boots, [2.5, 97.5], axis=0)
-    below, above = (boots <= 0).mean(axis=0), (boots >= 0).mean(axis=0)
-    a_only, b_only = ((a == 1) & (b == 0)).sum(axis=0), ((a == 0) & (b == 1)).sum(axis=0)
+    """`paired_test` of each pair (column indices into `matrix`, items × systems) on all of matrix's rows; the
+    resampled sums once per system, the differences in batches of pairs (memory stays n_boot × batch)."""
+    sums = _system_sums(matrix, n_boot, seed)
     tests = []
-    for k in range(cols.shape[0]):
-        if binary[k]:
-            p, method, counts = mcnemar_exact(int(a_only[k]), int(b_only[k])), "mcnemar-exact", (a_only[k], b_only[k])
-        else:
-            p, method, counts = min(1.0, 2 * min(float(below[k]), float(above[k]))), "paired-bootstrap", (0, 0)
-        tests.append(PairedTest(100 * float(d[:, k].mean()), 100 * float(lo[k]), 100 * float(hi[k]), p, method,
-                                len(d), int(counts[0]), int(counts[1])))
+    for first in range(0, len(cols), _PAIR_BATCH):
+        batch = cols[first:first + _PAIR_BATCH]
+        a, b = matrix[:, batch[:, 0]], matrix[:, batch[:, 1]]
+        d = a - b
+        binary = np.isin(a, (0.0, 1.0)).all(axis=0) & np.isin(b, (0.0, 1.0)).all(axis=0)
+        exact = (np.mod(a * _DYADIC, 1) == 0).all(axis=0) & (np.mod(b * _DYADIC, 1) == 0).all(axis=0)
+        boots = _differences(matrix, sums, batch, ~exact, n_boot, seed)
+        lo, hi = np.percentile(boots, [2.5, 97.5], axis=0)
+        below, above = (boots <= 0).mean(axis=0), (boots >= 0).mean(axis=0)
+        a_only, b_only = ((a == 1) & (b == 0)).sum(axis=0), ((a == 0) & (b == 1)).sum(axis=0)
+        for k in range(len(batch)):
+            if binary[k]:
+                p, method, counts = mcnemar_exact(int(a_only[k]), int(b_only[k])), "mcnemar-exact", \
+                    (a_only[k], b_only[k])
+            else:
+                p, method, counts = min(1.0, 2 * min(float(below[k]), float(above[k]))), "paired-bootstrap", (0, 0)
+            tests.append(PairedTest(100 * float(d[:, k].mean()), 100 * float(lo[k]), 100 * float(hi[k]), p, method,
+                                    len(d), int(counts[0]), int(counts[1])))
     return tests
 
 
-def pair_tests(scores: Scores, pairs: Sequence[tuple[str, str]], *, n_boot: int = N_PAIR_BOOTSTRAP,
-               seed: int = BOOTSTRAP_SEED) -> dict[tuple[str, str], PairedTest | None]:
+def pair_tests(scores: Scores, pairs: Sequence[tuple[Hashable, Hashable]], *, n_boot: int = N_PAIR_BOOTSTRAP,
+               seed: int = BOOTSTRAP_SEED) -> dict[tuple[Hashable, Hashable], PairedTest | None]:
     """{(a, b): paired_test(scores[a], scores[b])} for each pair, None when the two share no scored item."""
-    groups: dict[tuple[str, ...], list[tuple[str, str]]] = defaultdict(list)
+    groups: dict[tuple[str, ...], list[tuple[Hashable, Hashable]]] = defaultdict(list)
     for a, b in pairs:
         groups[_common(scores[a], scores[b])].append((a, b))
-    out: dict[tuple[str, str], PairedTest | None] = {}
+    out: dict[tuple[Hashable, Hashable], PairedTest | None] = {}
     for items, members in groups.items():
         if not items:
             out.update((pair, None) for pair in members)
             continue
-        systems = sorted({s for pair in members for s in pair})
+        systems = list(dict.fromkeys(s for pair in members for s in pair))
         column = {s: i for i, s in enumerate(systems)}
         matrix = np.array([[float(scores[s][i]) for s in systems] for i in items], dtype=float)
         cols = np.array([[column[a], column[b]] for a, b in members])
@@ -110,7 +165,8 @@ def reversed_test(test: PairedTest) -> PairedTest:
                       test.a_only)
 
 
-def both_orders(tests: Mapping[tuple[str, str], PairedTest | None]) -> dict[tuple[str, str], PairedTest | None]:
+def both_orders(tests: Mapping[tuple[Hashable, Hashable], PairedTest | None]
+                ) -> dict[tuple[Hashable, Hashable], PairedTest | None]:
     """The tests of each pair in both orders ((a, b) and (b, a)), so a reader picks its row without arithmetic."""
     out = dict(tests)
     for (a, b), test in tests.items():

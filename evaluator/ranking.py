@@ -8,6 +8,7 @@ included). Models whose best rank is 1 are "tied with #1". Stated on the Methodo
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -26,15 +27,24 @@ def overall_interval(cells: Mapping[tuple[str, str], tuple[float, float, float]]
     interval adds no uncertainty."""
     keys = list(cells)
     overall = rollup({k: cells[k][0] for k in keys}, groups)["overall"]
+    weights = _weights(tuple(keys), tuple(groups[t] for t, _ in keys))
     var = 0.0
-    for k in keys:
+    for k, weight in zip(keys, weights):
         _, lo, hi = cells[k]
         if lo is None or hi is None or math.isnan(lo) or math.isnan(hi):
             continue
-        weight = rollup({j: float(j == k) for j in keys}, groups)["overall"]
         var += (weight * (hi - lo) / (2 * Z95)) ** 2
     half = Z95 * math.sqrt(var)
     return overall, overall - half, overall + half
+
+
+@functools.lru_cache(maxsize=512)
+def _weights(keys: tuple[tuple[str, str], ...], groups: tuple[str, ...]) -> tuple[float, ...]:
+    """Each cell's weight in the overall: `rollup` of its indicator over `keys` (in this order, each task in its
+    group). A function of the cells present only, so each model's refresh reuses it instead of one roll-up per
+    cell per call."""
+    by_task = dict(zip((t for t, _ in keys), groups))
+    return tuple(rollup({j: float(j == k) for j in keys}, by_task)["overall"] for k in keys)
 
 
 def rank_ranges(intervals: Mapping[str, tuple[float, float]]) -> dict[str, tuple[int, int]]:

@@ -18,6 +18,13 @@ SLICE_NAMES = {"all": "all items", "a_right_b_wrong": "A right, B wrong", "a_wro
                "all_wrong": "all wrong", "any_wrong": "any wrong", "unparseable": "unparseable output",
                "prompt_disagree": "EN and native prompt disagree"}
 
+# The pairs table shows two decimals (the sentence above it rounds to one).
+PAIR_COLUMNS = {"n": st.column_config.NumberColumn("n", format="%d", help="items both systems answered"),
+                "diff": st.column_config.NumberColumn("A − B", format="%+.2f", help="points, 0-100 scale"),
+                "ci_low": st.column_config.NumberColumn("95% CI low", format="%+.2f"),
+                "ci_high": st.column_config.NumberColumn("95% CI high", format="%+.2f"),
+                "p_value": st.column_config.NumberColumn("p", format="%.4f")}
+
 st.title("Compare generations")
 st.caption("Pick a task and language, then 2-4 systems (a model with the English or native prompt). Each item shows "
            "the prompt as sent, the reference, each raw output, the extracted answer and its score. An item is "
@@ -75,7 +82,7 @@ if len(chosen) >= 2:
                "answered: the item filter and the search only narrow the table above. A test on items picked by "
                "their outcome (\"A right, B wrong\") or by a search would measure the picking, not the systems.")
     if len(chosen) > 2 and not tests.empty:
-        table(tests.drop(columns=["a_only", "b_only"]), f"paired_tests_{task}_{lang}", height="auto")
+        table(tests.drop(columns=["a_only", "b_only"]), f"paired_tests_{task}_{lang}", columns=PAIR_COLUMNS)
 
 diff = run_card_diff(task, lang, chosen)
 with st.expander(f"Run cards: {len(diff)} settings differ" if len(chosen) > 1 else "Run card", expanded=len(diff) > 0):

@@ -88,6 +88,10 @@ class StoreSink:
         self.con, self.model_id, self.model_info = con, model_id, dict(model_info or {})
         self._known: set = set()
         self._unstored: set[str] = set()  # runs the plan's lookup found without answers
+        # (task, lang, prompt language) cells whose every run had no answer stored when the run began: their run
+        # ids, and every pair this sink stores for them keyed (run, item, order), for their refresh (`refresh`)
+        self._fresh_runs: dict[tuple, set[str]] = {}
+        self._fresh: dict[tuple, dict[tuple, tuple[Item, ItemResult]]] = {}
 
     def _run_id(self, cell: Cell) -> str:
         return run_id(self.model_id, cell.task.name, cell.lang, cell.prompt_lang, cell.run_no, "evaluated")
@@ -101,6 +105,11 @@ class StoreSink:
         ids = {self._run_id(c): c.key for c in cells}
         stored = live.stored_keys(self.con, list(ids))
         self._unstored = set(ids) - set(stored)
+        runs_of: dict[tuple, set[str]] = {}
+        for rid, key in ids.items():
+            runs_of.setdefault(key[:3], set()).add(rid)
+        self._fresh_runs = {cell: rids for cell, rids in runs_of.items() if rids <= self._unstored}
+        self._fresh = {cell: {} for cell in self._fresh_runs}
         return {ids[rid]: keys for rid, keys in stored.items()}
 
     def save_many(self, rows: Sequence[tuple[Cell, Mapping[str, Any], Item, ItemResult]]) -> None:
@@ -110,16 +119,28 @@ class StoreSink:
                  for cell, settings, item, result in rows]
         save_live(self.con, self.model_id, group, model_info=self.model_info, known=self._known,
                   unstored=self._unstored)
+        for cell, _, item, result in rows:
+            if (fresh := self._fresh.get((cell.task.name, cell.lang, cell.prompt_lang))) is not None:
+                fresh[(cell.run_no, item.item_id, result.prediction.order)] = (item, result)
 
     def refresh(self, cells: Sequence[Cell]) -> list[float | None]:
         """Recompute the cells' aggregates (and the model's roll-ups, once) in one transaction, so the board never
         shows a cell's new numbers beside old roll-ups (and one commit is cheaper than one per statement); the
-        headline value (0-100) per cell."""
+        headline value (0-100) per cell.
+
+        A cell whose every run this sink wrote in full (none had an answer stored when the run began) is
+        aggregated from the pairs it stored, as an ingest does (`refresh_aggregates(written=...)`), instead of
+        reading its rows back: the same rows in the store's order, so the same numbers
+        (tests/store/test_pipeline.py compares every derived table with a recompute from the store)."""
         keys = [(c.task.name, c.lang, c.prompt_lang) for c in cells]
+        written = {}
+        for key in keys:
+            if (fresh := self._fresh.pop(key, None)) is not None:
+                written[key] = ([fresh[k] for k in sorted(fresh)], self._fresh_runs[key])
         cur = self.con.cursor()  # its own connection: runs on the refresh thread beside the writer
         try:
             with transaction(cur):
-                summaries = refresh_aggregates(cur, self.model_id, keys)
+                summaries = refresh_aggregates(cur, self.model_id, keys, written=written)
         finally:
             cur.close()
         value = {(c.task, c.lang, c.prompt_lang): c.value for c in summaries}

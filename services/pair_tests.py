@@ -14,11 +14,11 @@ from collections import defaultdict
 from typing import Iterable
 
 import duckdb
-import pandas as pd
 
 from evaluator.pair_tests import both_orders, pair_tests
 from store.db import transaction
-from store.pair_tests import cell_outcomes, delete_pairs, drop_orphan_pairs, save_pair_tests, stale_systems
+from store.pair_tests import (cell_outcomes, delete_pairs, drop_orphan_pairs, save_pair_tests, stale_systems,
+                              system_count)
 
 System = tuple[str, str]
 """(model_id, prompt_lang)."""
@@ -29,46 +29,49 @@ def _pairs(systems: list[System], targets: set[System]) -> list[tuple[System, Sy
     return [(a, b) for i, a in enumerate(systems) for b in systems[i + 1:] if a in targets or b in targets]
 
 
-def pair_rows(task: str, lang: str, outcomes: pd.DataFrame, targets: set[System]) -> list[dict]:
+def pair_rows(task: str, lang: str, outcomes: list[tuple], targets: set[System]) -> list[dict]:
     """Stored rows (both orders) of the pairs involving `targets` on one (task, lang), from its `cell_outcomes`."""
-    cells = {(m, pl): int(c) for c, m, pl in outcomes[["cell_no", "model_id", "prompt_lang"]]
-             .drop_duplicates().itertuples(index=False)}
+    cells: dict[System, int] = {}
+    by_metric: dict[str, dict[System, dict[str, float]]] = defaultdict(lambda: defaultdict(dict))
+    for cell_no, model_id, prompt_lang, metric, item_id, value in outcomes:
+        cells[(model_id, prompt_lang)] = cell_no
+        by_metric[metric][(model_id, prompt_lang)][item_id] = value
+    scores = {(metric, system): items for metric, systems in by_metric.items() for system, items in systems.items()}
+    pairs = [((metric, a), (metric, b)) for metric, systems in sorted(by_metric.items())
+             for a, b in _pairs(sorted(systems), targets)]
     rows = []
-    for metric, part in outcomes.groupby("metric", sort=True):
-        scores: dict[System, dict[str, float]] = defaultdict(dict)
-        for m, pl, item, value in part[["model_id", "prompt_lang", "item_id", "value"]].itertuples(index=False):
-            scores[(m, pl)][item] = float(value)
-        tests = both_orders(pair_tests(scores, _pairs(sorted(scores), targets)))
-        for (a, b), t in sorted(tests.items()):
-            stats = {} if t is None else {"n": t.n, "diff": t.diff, "ci_low": t.ci_low, "ci_high": t.ci_high,
-                                          "p_value": t.p_value, "method": t.method, "a_only": t.a_only,
-                                          "b_only": t.b_only}
-            rows.append({"task": task, "lang": lang, "metric": metric, "model_a": a[0], "prompt_lang_a": a[1],
-                         "model_b": b[0], "prompt_lang_b": b[1], "cell_a": cells[a], "cell_b": cells[b],
-                         "n": 0, **stats})
+    for ((metric, a), (_, b)), t in sorted(both_orders(pair_tests(scores, pairs)).items()):
+        stats = {} if t is None else {"n": t.n, "diff": t.diff, "ci_low": t.ci_low, "ci_high": t.ci_high,
+                                      "p_value": t.p_value, "method": t.method, "a_only": t.a_only, "b_only": t.b_only}
+        rows.append({"task": task, "lang": lang, "metric": metric, "model_a": a[0], "prompt_lang_a": a[1],
+                     "model_b": b[0], "prompt_lang_b": b[1], "cell_a": cells[a], "cell_b": cells[b], "n": 0, **stats})
     return rows
 
 
-def refresh_systems(con: duckdb.DuckDBPyConnection, targets: Iterable[tuple[str, str, str, str]]) -> int:
+def refresh_systems(con: duckdb.DuckDBPyConnection, targets: Iterable[tuple[str, str, str, str]],
+                    model_id: str | None = None) -> int:
     """Recompute and store the tests of (task, lang, model_id, prompt_lang) systems against every other system of
-    their (task, lang) (inside the caller's transaction); returns how many rows were written."""
+    their (task, lang), and drop orphaned tests (of `model_id` only, when given), inside the caller's transaction;
+    returns how many rows were written."""
     by_cell: dict[tuple[str, str], set[System]] = defaultdict(set)
     for task, lang, model_id, prompt_lang in targets:
         by_cell[(task, lang)].add((model_id, prompt_lang))
     written = 0
     for (task, lang), systems in sorted(by_cell.items()):
         delete_pairs(con, task, lang, systems)
+        if system_count(con, task, lang) < 2:  # a model alone on its cell (en or native only): no pair
+            continue
         rows = pair_rows(task, lang, cell_outcomes(con, task, lang), systems)
         save_pair_tests(con, rows)
         written += len(rows)
-    drop_orphan_pairs(con)
+    drop_orphan_pairs(con, model_id)
     return written
 
 
 def refresh_pair_tests(con: duckdb.DuckDBPyConnection, model_id: str, cells: Iterable[tuple[str, str, str]]) -> int:
     """Recompute the tests of a model's re-aggregated (task, lang, prompt_lang) cells against every other system
     on them, and drop the tests of cells that are gone (inside the caller's transaction)."""
-    return refresh_systems(con, [(task, lang, model_id, prompt_lang) for task, lang, prompt_lang in cells])
+    return refresh_systems(con, [(task, lang, model_id, prompt_lang) for task, lang, prompt_lang in cells], model_id)
 
 
 def backfill_pair_tests(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str, str]]:

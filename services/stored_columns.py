@@ -16,15 +16,26 @@ from evaluator.spec import Item
 from store import writer
 
 
+_PARSED: dict[tuple, Item] = {}
+"""Items already parsed, by their stored row (equal text, equal item): a refresh re-reads the same items."""
+
+
 def parse_items(rows: Sequence[dict]) -> dict[tuple[str, str], dict[str, Item]]:
-    """Stored item rows as Items by (task, lang) and id, each parsed once."""
+    """Stored item rows as Items by (task, lang) and id, each row's JSON parsed once per process."""
+    if len(_PARSED) > 200_000:
+        _PARSED.clear()
     out: dict[tuple[str, str], dict[str, Item]] = {}
     for r in rows:
-        out.setdefault((r["task"], r["lang"]), {})[r["item_id"]] = Item(
-            task=r["task"], lang=r["lang"], item_id=r["item_id"], inputs=json.loads(r["inputs"] or "{}"),
-            gold=json.loads(r["gold"]) if r["gold"] is not None else None,
-            options=tuple(json.loads(r["options"])) if r["options"] else None,
-            metadata=json.loads(r["metadata"] or "{}"), warnings=tuple(r["warnings"] or ()))
+        key = (r["task"], r["lang"], r["item_id"], r["inputs"], r["gold"], r["options"], r["metadata"],
+               tuple(r["warnings"] or ()))
+        item = _PARSED.get(key)
+        if item is None:
+            item = _PARSED[key] = Item(
+                task=r["task"], lang=r["lang"], item_id=r["item_id"], inputs=json.loads(r["inputs"] or "{}"),
+                gold=json.loads(r["gold"]) if r["gold"] is not None else None,
+                options=tuple(json.loads(r["options"])) if r["options"] else None,
+                metadata=json.loads(r["metadata"] or "{}"), warnings=tuple(r["warnings"] or ()))
+        out.setdefault((r["task"], r["lang"]), {})[r["item_id"]] = item
     return out
 
 

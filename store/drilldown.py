@@ -6,6 +6,7 @@ from typing import Any, Mapping
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 
 ANSWER = pa.struct([("run_no", pa.int32()), ("ord", pa.string()), ("value", pa.float64())])
 OUTCOME_SCHEMA = pa.schema([
@@ -37,9 +38,11 @@ def _outcomes(cell_no: int, key: list[str], drill: Any) -> pa.Table:
     """The item outcomes of a duck-typed CellDrilldown as an Arrow table shaped like `item_outcomes`."""
     cols, ans = drill.items, drill.answers
     n = len(cols["item_id"])
+    orders = (pc.take(pa.array(ans["orders"], pa.string()), pa.array(ans["ord_code"], pa.int64()))
+              if "ord_code" in ans else pa.array(ans["ord"], pa.string()))  # codes: no string per answer to convert
     answers = pa.ListArray.from_arrays(
         pa.array(ans["offsets"], pa.int32()),
-        pa.StructArray.from_arrays([pa.array(ans["run_no"], pa.int32()), pa.array(ans["ord"], pa.string()),
+        pa.StructArray.from_arrays([pa.array(ans["run_no"], pa.int32()), orders,
                                     pa.array(ans["value"], pa.float64())], fields=list(ANSWER)))
     fixed = {"cell_no": pa.array([cell_no] * n, pa.int64()),
              **{c: pa.array([v] * n, pa.string()) for c, v in zip(("model_id", "task", "lang", "prompt_lang"), key)}}
@@ -62,9 +65,10 @@ def save_drilldowns(con: duckdb.DuckDBPyConnection, model_id: str, drills: Mappi
         return
     keys = [[model_id, *cell] for cell in drills]
     in_cells = "list_contains(?, [model_id, task, lang, prompt_lang])"
-    con.execute(f"DELETE FROM item_outcomes WHERE cell_no IN (SELECT cell_no FROM drill_cells WHERE {in_cells})",
-                [keys])
-    for table in ("drill_cells", *CELL_TABLES):
+    old = [n for (n,) in con.execute(f"DELETE FROM drill_cells WHERE {in_cells} RETURNING cell_no", [keys]).fetchall()]
+    if old:  # a constant list: DuckDB skips the row groups of other cells (a subquery scanned every cell number)
+        con.execute(f"DELETE FROM item_outcomes WHERE cell_no IN ({', '.join('?' * len(old))})", old)
+    for table in CELL_TABLES:
         con.execute(f"DELETE FROM {table} WHERE {in_cells}", [keys])
     first = con.execute("SELECT coalesce(max(cell_no), 0) + 1 FROM drill_cells").fetchone()[0]
     numbers = list(range(first, first + len(keys)))
@@ -94,7 +98,7 @@ def _save_run_counts(con: duckdb.DuckDBPyConnection, model_id: str, keys: list[l
                if run_no in drills[(t, lg, pl)].runs]
     if counted:
         ids, answers, unparsed = (list(c) for c in zip(*counted))
-        con.execute("DELETE FROM run_counts WHERE list_contains(?, run_id)", [ids])
+        con.execute("DELETE FROM run_counts WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [ids])  # a hash join
         con.execute("INSERT INTO run_counts (run_id, answers, unparsed) SELECT unnest(?), unnest(?), unnest(?)",
                     [ids, answers, unparsed])
 

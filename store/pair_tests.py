@@ -19,14 +19,19 @@ _CELLS = "SELECT cell_no, model_id, task, lang, prompt_lang FROM drill_cells WHE
 """Cells with per-item outcomes (open-ended, human-rated cells have none)."""
 
 
-def cell_outcomes(con: duckdb.DuckDBPyConnection, task: str, lang: str) -> pd.DataFrame:
-    """Every scored item outcome of a (task, lang)'s current cells: cell_no, model_id, prompt_lang, metric, item_id,
-    value (0-1; NULL values left out)."""
+def cell_outcomes(con: duckdb.DuckDBPyConnection, task: str, lang: str) -> list[tuple[int, str, str, str, str, float]]:
+    """Every scored item outcome of a (task, lang)'s current cells as (cell_no, model_id, prompt_lang, metric,
+    item_id, value 0-1) rows (NULL values left out)."""
     return con.execute(f"""
         SELECT c.cell_no, c.model_id, c.prompt_lang, o.metric, o.item_id, o.value
         FROM item_outcomes o JOIN ({_CELLS}) c USING (cell_no)
         WHERE c.task = ? AND c.lang = ? AND o.value IS NOT NULL AND NOT isnan(o.value)
-        ORDER BY c.cell_no, o.metric, o.item_id""", [task, lang]).df()
+        ORDER BY c.cell_no, o.metric, o.item_id""", [task, lang]).fetchall()
+
+
+def system_count(con: duckdb.DuckDBPyConnection, task: str, lang: str) -> int:
+    """How many systems have per-item outcomes on a (task, lang) (fewer than two: nothing to compare)."""
+    return con.execute(f"SELECT count(*) FROM ({_CELLS}) WHERE task = ? AND lang = ?", [task, lang]).fetchone()[0]
 
 
 def delete_pairs(con: duckdb.DuckDBPyConnection, task: str, lang: str, systems: Iterable[tuple[str, str]]) -> None:
@@ -65,9 +70,11 @@ def stale_systems(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str, s
         ORDER BY ALL""").fetchall()]
 
 
-def drop_orphan_pairs(con: duckdb.DuckDBPyConnection) -> int:
+def drop_orphan_pairs(con: duckdb.DuckDBPyConnection, model_id: str | None = None) -> int:
     """Delete the tests whose two cells are no longer the current cells of those systems (runs deleted, cells
-    rewritten); returns how many rows went."""
+    rewritten), only those of `model_id` (as A or B) when given; returns how many rows went."""
+    mine = "" if model_id is None else "WHERE model_a = $model OR model_b = $model"
     return con.execute(f"""
         DELETE FROM pair_tests WHERE (task, lang, model_a, prompt_lang_a, cell_a, model_b, prompt_lang_b, cell_b)
-            IN ({_STORED} EXCEPT {_EXPECTED})""").fetchone()[0]
+            IN (SELECT * FROM ({_STORED} {mine}) EXCEPT {_EXPECTED})""",
+                       {} if model_id is None else {"model": model_id}).fetchone()[0]

@@ -25,13 +25,16 @@ def usage_groups(con: duckdb.DuckDBPyConnection, model_id: str,
     the registry) and operator prices (run settings `price_per_mtok`), as rows with GROUP_COLUMNS sorted by them.
     Runs without stored answers count 0 requests. `prompt_langs`: only runs in these prompt languages."""
     rows = con.execute("""
-        SELECT r.prompt_lang, t.family,
-               TRY_CAST(json_extract_string(r.settings, '$.price_per_mtok.input') AS DOUBLE) AS price_in,
-               TRY_CAST(json_extract_string(r.settings, '$.price_per_mtok.output') AS DOUBLE) AS price_out,
+        WITH r AS (  -- prices read once per run, not once per answer
+            SELECT r.run_id, r.prompt_lang, t.family,
+                   TRY_CAST(json_extract_string(r.settings, '$.price_per_mtok.input') AS DOUBLE) AS price_in,
+                   TRY_CAST(json_extract_string(r.settings, '$.price_per_mtok.output') AS DOUBLE) AS price_out
+            FROM runs r LEFT JOIN tasks t ON t.task = r.task
+            WHERE r.model_id = ? AND NOT r.superseded AND (? IS NULL OR list_contains(?, r.prompt_lang)))
+        SELECT r.prompt_lang, r.family, r.price_in, r.price_out,
                count(p.run_id) AS requests, sum(p.tokens_in) AS tokens_in, sum(p.tokens_out) AS tokens_out,
                sum(p.latency_s) AS latency_sum, count(p.latency_s) AS latency_n
-        FROM runs r LEFT JOIN predictions p ON p.run_id = r.run_id LEFT JOIN tasks t ON t.task = r.task
-        WHERE r.model_id = ? AND NOT r.superseded AND (? IS NULL OR list_contains(?, r.prompt_lang))
+        FROM r LEFT JOIN predictions p ON p.run_id = r.run_id
         GROUP BY ALL ORDER BY ALL""", [model_id, prompt_langs, prompt_langs]).fetchall()
     return [dict(zip(GROUP_COLUMNS, r)) for r in rows]
 

@@ -73,14 +73,14 @@ def _stored(v: Any) -> Any:
 
 
 def _insert_columns(con: duckdb.DuckDBPyConnection, table: str, cols: Sequence[str], rows: Sequence[Sequence[Any]],
-                    casts: Mapping[str, str], verb: str = "INSERT") -> None:
+                    casts: Mapping[str, str]) -> None:
     """Insert `rows` (values in `cols` order) in one statement, each column passed as one list parameter (no frame
     to build and register: a fixed cost that every refresh paid per table); NaN is stored as NULL."""
     if not rows:
         return
     values = [[_stored(r[k]) for r in rows] for k in range(len(cols))]
     select = ", ".join(f"CAST(unnest(?) AS {casts[c]})" if c in casts else "unnest(?)" for c in cols)
-    con.execute(f"{verb} INTO {table} ({', '.join(cols)}) SELECT {select}", values)
+    con.execute(f"INSERT INTO {table} ({', '.join(cols)}) SELECT {select}", values)
 
 
 ROLLUP_COLUMNS = ("model_id", "prompt_lang", "family", "score", "level", "key", "value", "coverage")
@@ -92,7 +92,7 @@ def save_rollups(con: duckdb.DuckDBPyConnection, model_id: str, rows: Sequence[M
     """Replace a model's roll-ups with `rows` (prompt_lang, family, score, level, key, value, coverage)."""
     con.execute("DELETE FROM rollups WHERE model_id = ?", [model_id])
     _insert_columns(con, "rollups", ROLLUP_COLUMNS, [[model_id, *(r.get(c) for c in ROLLUP_COLUMNS[1:])]
-                                                     for r in rows], ROLLUP_CASTS, "INSERT OR REPLACE")
+                                                     for r in rows], ROLLUP_CASTS)  # keys just deleted
 
 
 def ranked_overalls(con: duckdb.DuckDBPyConnection, origins: Sequence[str]) -> list[tuple]:
@@ -104,7 +104,7 @@ def ranked_overalls(con: duckdb.DuckDBPyConnection, origins: Sequence[str]) -> l
                max(r.value) FILTER (WHERE r.level = 'interval' AND r.key = 'low') AS low,
                max(r.value) FILTER (WHERE r.level = 'interval' AND r.key = 'high') AS high
         FROM rollups r JOIN models m ON m.model_id = r.model_id
-        WHERE list_contains(?, m.origin) AND NOT coalesce(m.hidden, false)
+        WHERE r.level IN ('overall', 'interval') AND list_contains(?, m.origin) AND NOT coalesce(m.hidden, false)
         GROUP BY ALL HAVING value IS NOT NULL ORDER BY r.prompt_lang, r.family, r.score""",
                        [list(origins)]).fetchall()
 
@@ -114,8 +114,7 @@ def save_ranks(con: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, Any]]
     (model_id, prompt_lang, family, score, key, value)."""
     con.execute("DELETE FROM rollups WHERE level = 'rank'")
     _insert_columns(con, "rollups", ROLLUP_COLUMNS, [[*(r[c] for c in ROLLUP_COLUMNS[:4]), "rank", r["key"],
-                                                      r["value"], None] for r in rows], ROLLUP_CASTS,
-                    "INSERT OR REPLACE")
+                                                      r["value"], None] for r in rows], ROLLUP_CASTS)
 
 
 def models_without_rollups(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -369,17 +368,22 @@ def cells_rows(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Se
     parsed, answer) and scores (slot, dup, item_id, ord, metric, value). `slot` numbers the (cell, run_no) of the
     active runs in store order, `dup` the runs sharing one (by run id; 0 when a run number is not repeated)."""
     keys = [list(c) for c in cells]
-    active = """WITH numbered AS (
-        SELECT run_id, run_no, CAST(list_position(?, [task, lang, prompt_lang]) - 1 AS INTEGER) AS cell
-        FROM runs WHERE model_id = ? AND NOT superseded AND list_contains(?, [task, lang, prompt_lang])),
-      active AS (SELECT *, CAST(dense_rank() OVER (ORDER BY cell, run_no) - 1 AS INTEGER) AS slot,
-                        CAST(row_number() OVER (PARTITION BY cell, run_no ORDER BY run_id) - 1 AS INTEGER) AS dup
-                 FROM numbered)"""
-    con.complete()  # a caller's unread execute() result would block the relations below
+    runs = sorted(con.execute(
+        "SELECT CAST(list_position(?, [task, lang, prompt_lang]) - 1 AS INTEGER), run_no, run_id FROM runs "
+        "WHERE model_id = ? AND NOT superseded AND list_contains(?, [task, lang, prompt_lang])",
+        [keys, model_id, keys]).fetchall())  # store order: cell, run number, run id
+    slot, dup = [], []
+    for k, (cell, run_no, _) in enumerate(runs):
+        same = k > 0 and runs[k - 1][:2] == (cell, run_no)
+        slot.append(slot[-1] + (not same) if slot else 0)
+        dup.append(dup[-1] + 1 if same else 0)
+    active = ("WITH active AS (SELECT unnest(?::INTEGER[]) AS cell, unnest(?::INTEGER[]) AS run_no, "
+              "unnest(?::VARCHAR[]) AS run_id, unnest(?::INTEGER[]) AS slot, unnest(?::INTEGER[]) AS dup)")
+    params = [*(list(c) for c in zip(*runs)), slot, dup] if runs else [[], [], [], [], []]
     preds = con.sql(f"""{active} SELECT a.cell, a.run_no, a.slot, a.dup, p.item_id, p.ord, p.parsed, p.answer
-                        FROM active a JOIN predictions p ON p.run_id = a.run_id""", params=[keys, model_id, keys])
+                        FROM active a JOIN predictions p ON p.run_id = a.run_id""", params=params)
     scores = con.sql(f"""{active} SELECT a.slot, a.dup, s.item_id, s.ord, s.metric, s.value
-                         FROM active a JOIN scores s ON s.run_id = a.run_id""", params=[keys, model_id, keys])
+                         FROM active a JOIN scores s ON s.run_id = a.run_id""", params=params)
     return preds.to_arrow_table(), scores.to_arrow_table()
 
 

@@ -102,3 +102,24 @@ def test_repeated_runs_give_the_row_by_row_reference_bit_for_bit(task_name, lang
         want = _score(METRICS[name], task, lang, rows, items, 11, fast[name].parse_fail_rate, 200, 4156)
         got = fast[name]
         assert (got.value, got.ci_low, got.ci_high) == (want.value, want.ci_low, want.ci_high), name
+
+
+@pytest.mark.parametrize("collide", (False, True))
+def test_distinct_runs_groups_exactly_equal_runs(monkeypatch, collide):
+    """Runs are grouped by a fingerprint and checked whole: the groups are those of the runs' bytes, also when every
+    fingerprint collides (weights forced to zero)."""
+    from evaluator import cell_counts
+
+    rng = np.random.default_rng(5)
+    base = rng.integers(0, 4, (4, 6, 3))
+    parts = [base[rng.integers(0, 4, 30)], base[rng.integers(0, 4, 30)] * 2]
+    if collide:
+        class Zeros:
+            def integers(self, low, high, size):
+                return np.zeros(size, dtype=np.int64)
+
+        monkeypatch.setattr(cell_counts.np.random, "default_rng", lambda seed: Zeros())
+    first, inverse = cell_counts.distinct_runs(parts)
+    rows = [b"".join(p[k].tobytes() for p in parts) for k in range(30)]
+    assert [rows[k] for k in first[inverse]] == rows  # each run maps to an equal run
+    assert len(set(rows)) == len(first) and all(inverse[f] == i for i, f in enumerate(first))

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from evaluator.aggregate import paired_test
+from evaluator import pair_tests as pair_tests_module
 from evaluator.pair_tests import both_orders, pair_tests
 
 
@@ -28,7 +29,12 @@ def _systems() -> dict[str, dict[str, float]]:
     return out
 
 
-def test_vectorised_tests_are_paired_test_pair_by_pair():
+@pytest.mark.parametrize("chunk_cells, pair_batch", [(1_000_000, 256), (48 * 3_001, 7)])
+def test_vectorised_tests_are_paired_test_pair_by_pair(monkeypatch, chunk_cells, pair_batch):
+    """Also with the resamples drawn in chunks (4 of 3,001 rows; a cell larger than one chunk) and the pairs taken
+    7 at a time (the memory bounds of a large cell or many systems)."""
+    monkeypatch.setattr(pair_tests_module, "_CHUNK_CELLS", chunk_cells)
+    monkeypatch.setattr(pair_tests_module, "_PAIR_BATCH", pair_batch)
     scores = _systems()
     names = sorted(scores)
     pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
@@ -50,9 +56,12 @@ def test_vectorised_tests_are_paired_test_pair_by_pair():
     assert got[("binary", "part")].n == 16 and got[("part", "part-thirds")].n == 8
 
 
-def test_binary_pairs_are_bit_for_bit():
-    """0/1 scores keep the resampled sums exact integers: the interval is paired_test's to the last bit."""
+def test_binary_and_halves_pairs_are_bit_for_bit():
+    """0/1 scores and halves (two option orders) keep the resampled sums exact: the interval is paired_test's to the
+    last bit."""
     scores = _systems()
-    test = pair_tests(scores, [("binary", "binary-2")])[("binary", "binary-2")]
-    want = paired_test(scores["binary"], scores["binary-2"])
-    assert (test.diff, test.ci_low, test.ci_high, test.p_value) == (want.diff, want.ci_low, want.ci_high, want.p_value)
+    for pair in (("binary", "binary-2"), ("halves", "binary")):
+        test = pair_tests(scores, [pair])[pair]
+        want = paired_test(scores[pair[0]], scores[pair[1]])
+        assert (test.diff, test.ci_low, test.ci_high, test.p_value) == (want.diff, want.ci_low, want.ci_high,
+                                                                         want.p_value)
