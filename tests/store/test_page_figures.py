@@ -149,3 +149,26 @@ def test_a_hub_merge_leaves_the_figures_to_the_wiring(tmp_path):
     backfill_page_figures(local)
     for t in V12_TABLES:
         assert _rows(local, t) == _rows(remote, t), t
+
+
+def test_deleting_an_upload_takes_its_figures_away(store, tmp_path):
+    """A deleted upload's model leaves the field of the cells it emptied, and its runs' own-score means go."""
+    from services.ingest import ingest_predictions
+    from services.upload import admin_action
+    from store import db
+
+    before = _field(store)
+    own = [dataclasses.replace(p, self_reported={"acc": 1.0}) for p in predictions("Closed-XL")
+           if p.task == "sentiment" and p.prompt_lang == "en"]
+    ingest_predictions(store, own, model={"model_id": "Own", **MODELS["Closed-XL"]},
+                       source={"file": "own.jsonl", "kind": "upload", "hash": "own-1"}, data_dir=DATA_DIR)
+    store.execute("INSERT INTO uploads (source_hash, model_id, file_name) VALUES ('own-1', 'Own', 'own.jsonl')")
+    assert _field(store)[("Own", "sentiment", "th", "en")][2] == 4  # four models on the cell now
+    store.close()
+    admin_action(tmp_path / "copy.duckdb", "own-1", "delete")
+    con = db.connect(tmp_path / "copy.duckdb")
+    try:
+        assert _field(con) == before
+        assert not _rows(con, "run_self_reported")
+    finally:
+        con.close()
