@@ -3,8 +3,9 @@
 Cells come from `registry.select`, items from `datasets.load_items`, prompts from `prompts.render`. At most
 `concurrency` (C) requests are in flight; a request's slot is released as soon as its answer arrives and is handed
 to one writer (`AnswerWriter`), which scores the answers and stores them in groups: a commit when a group holds
-`group_size(C)` = max(8, 4C) answers or 200 ms after its first answer, with at most one group's worth of answers
-waiting uncommitted (back-pressure beyond that). A killed run therefore loses at most C + max(8, 4C) answers (C in
+`group_size(C)` = max(8, 4C) answers, 200 ms after its first answer, or earlier in the gap between two bursts of
+answers (`run_pace.Pace`), with at most one group's worth of answers waiting uncommitted (back-pressure beyond
+that). A killed run therefore loses at most C + max(8, 4C) answers (C in
 flight, one group handed over), and a restart asks only for those. The sink is duck-typed (see `Sink`);
 `services/run.py` builds one on `services.live`. What to run is a
 `runspec.RunSpec`.

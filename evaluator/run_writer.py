@@ -27,13 +27,7 @@ than a commit takes: then the group is committed at once, in the gap between two
 `evaluator.run_pace`), if it holds at least `AnswerWriter.lull_group` answers."""
 
 GAP_MIN_S = 0.02
-"""The shortest gap store work is started in, whatever the last commit or refresh took (the first has no measure)."""
-
-REFRESH_WAIT_MAX = 1.0
-"""A finished cell waits at most this long for a gap between bursts of answers (usually it is the commit that
-finished it which ran in one, so it waits for nothing); then it is refreshed anyway. Once every request is sent,
-cells are refreshed at once. (A gap rarely holds a whole refresh; started at its beginning, most of it runs
-there.)"""
+"""The shortest gap a commit is started in, whatever the last one took (the first has no measure)."""
 
 REFRESH_PAUSE = 1.0
 """A finished cell's aggregates are refreshed at once, unless the last refresh ended less than this many times its
@@ -44,8 +38,9 @@ last cell is refreshed right after its last commit, and a run's tail is that one
 
 def group_size(concurrency: int) -> int:
     """Answers per group at most, which is also how many answered-but-uncommitted answers may wait: 4 x C, at
-    least 8. At full speed the 200 ms clock closes groups of about C x 0.2 s / L answers; the room beyond that
-    absorbs a slow commit (a loaded machine) without stalling the requests."""
+    least 8. Groups close earlier, in the gap after each burst of answers (about C answers when C requests go out
+    together), or by the 200 ms clock (about C x 0.2 s / L answers); the room beyond that absorbs a slow commit (a
+    loaded machine) without stalling the requests."""
     return max(8, 4 * concurrency)
 
 
@@ -80,7 +75,6 @@ class AnswerWriter:
         self._wake = asyncio.Event()
         self._refreshing: asyncio.Task | None = None
         self._prepare: Callable[[], Any] | None = None  # run by the first commit
-        self._ready_at = 0.0  # when the oldest of `_ready` was queued
         self._refresh_s = 0.0  # how long the last refresh took
         self._closing = False
 
@@ -117,17 +111,15 @@ class AnswerWriter:
             self._arrived.set()
 
     def _in_lull(self, needed: float) -> bool:
-        """Whether no answer is expected for at least `needed` seconds (always without a `Pace`: no rhythm is
-        known), or no request is left to send (`last_round`): then store work only delays reading the last answers,
-        not the requests."""
-        return self.pace is None or self._last_round or self.pace.lull() >= max(needed, GAP_MIN_S)
+        """Whether no answer is expected for at least `needed` seconds, or no request is left to send
+        (`last_round`): then store work only delays reading the last answers, not the requests."""
+        return self._last_round or (self.pace is not None and self.pace.lull() >= max(needed, GAP_MIN_S))
 
     def last_round(self) -> None:
-        """Every request is sent: from now on quiet groups are committed and cells refreshed without waiting for a
-        gap, so the run's end waits for the last few answers' commit and its last cells' refresh only."""
+        """Every request is sent: from now on quiet groups are committed without waiting for a gap, so the run's
+        end waits for the last few answers' commit only."""
         self._last_round = True
         self._arrived.set()
-        self._wake.set()
 
     def _group_ready(self, now: float) -> bool:
         """A group is due: full, `GROUP_WAIT_S` old, draining, or quiet in a gap longer than a commit."""
@@ -183,8 +175,6 @@ class AnswerWriter:
             for _ in group:
                 self._room.release()
             self.on_commit([job for job, _, _ in group])
-            if self._ready:  # a commit ends in a gap or a burst: a waiting refresh looks again
-                self._wake.set()
 
     async def drain(self) -> None:
         """Commit every answer handed over, stop the writer and raise what a commit raised."""
@@ -200,11 +190,9 @@ class AnswerWriter:
         return await asyncio.get_running_loop().run_in_executor(self.thread, fn, *args)
 
     def refresh_later(self, statuses: Sequence["CellStatus"]) -> None:
-        """Queue a finished cell (the statuses of its runs) for an aggregate refresh, off the writer thread: as soon
-        as the refresher is idle, has rested (`REFRESH_PAUSE`) and no answer is expected for `GAP_MIN_S` (at most
-        `REFRESH_WAIT_MAX` later), together with the other cells waiting."""
-        if not self._ready:
-            self._ready_at = asyncio.get_running_loop().time()
+        """Queue a finished cell (the statuses of its runs) for an aggregate refresh, off the writer thread: at once
+        when the refresher is idle and has rested (`REFRESH_PAUSE`), else together with the other cells waiting. (The
+        commit that finished the cell usually ran in a gap between bursts of answers: so does the refresh.)"""
         self._ready.append(list(statuses))
         self._wake.set()
         if self._refreshing is None:
@@ -214,9 +202,7 @@ class AnswerWriter:
         loop = asyncio.get_running_loop()
         due = loop.time()
         while True:  # the state is checked before every wait (no await in between), so no wake-up is missed
-            now = loop.time()
-            latest = self._ready_at + REFRESH_WAIT_MAX
-            if self._ready and (self._closing or (now >= due and (now >= latest or self._in_lull(GAP_MIN_S)))):
+            if self._ready and (self._closing or loop.time() >= due):
                 batch, self._ready = self._ready, []
                 began = loop.time()
                 scores = await loop.run_in_executor(self.refresher, self.sink.refresh, [b[0].cell for b in batch])
@@ -228,10 +214,9 @@ class AnswerWriter:
                 continue
             if self._closing:
                 return
-            self._wake.clear()  # woken by a queued cell, a commit and closing; else at `due` or `latest`
-            wait = (max(due, latest) if now >= due else due) - now if self._ready else None
+            self._wake.clear()
             try:
-                await asyncio.wait_for(self._wake.wait(), None if wait is None else max(0.0, wait))
+                await asyncio.wait_for(self._wake.wait(), max(0.0, due - loop.time()) if self._ready else None)
             except TimeoutError:
                 pass
 

@@ -17,6 +17,10 @@ from store import live, writer
 from store.db import transaction
 
 
+FRESH_PAIRS_MAX = 20_000
+"""At most this many answers of one cell are kept in memory for its refresh (`StoreSink.refresh`); a bigger cell is
+read back from the store instead."""
+
 REGISTRY = ("registry",)
 """The mark in `known` that this process has written the registry's rows."""
 MODEL = "model"
@@ -120,8 +124,11 @@ class StoreSink:
         save_live(self.con, self.model_id, group, model_info=self.model_info, known=self._known,
                   unstored=self._unstored)
         for cell, _, item, result in rows:
-            if (fresh := self._fresh.get((cell.task.name, cell.lang, cell.prompt_lang))) is not None:
+            key = (cell.task.name, cell.lang, cell.prompt_lang)
+            if (fresh := self._fresh.get(key)) is not None:
                 fresh[(cell.run_no, item.item_id, result.prediction.order)] = (item, result)
+                if len(fresh) > FRESH_PAIRS_MAX:  # too big to hold: its refresh reads the store
+                    del self._fresh[key]
 
     def refresh(self, cells: Sequence[Cell]) -> list[float | None]:
         """Recompute the cells' aggregates (and the model's roll-ups, once) in one transaction, so the board never

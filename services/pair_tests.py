@@ -54,8 +54,8 @@ def refresh_systems(con: duckdb.DuckDBPyConnection, targets: Iterable[tuple[str,
     their (task, lang), and drop orphaned tests (of `model_id` only, when given), inside the caller's transaction;
     returns how many rows were written."""
     by_cell: dict[tuple[str, str], set[System]] = defaultdict(set)
-    for task, lang, model_id, prompt_lang in targets:
-        by_cell[(task, lang)].add((model_id, prompt_lang))
+    for task, lang, model, prompt_lang in targets:
+        by_cell[(task, lang)].add((model, prompt_lang))
     written = 0
     for (task, lang), systems in sorted(by_cell.items()):
         delete_pairs(con, task, lang, systems)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping, Sequence
 
 import duckdb
-import pandas as pd
 
 COLUMNS = ("task", "lang", "metric", "model_a", "prompt_lang_a", "model_b", "prompt_lang_b", "cell_a", "cell_b", "n",
            "diff", "ci_low", "ci_high", "p_value", "method", "a_only", "b_only")
@@ -42,16 +41,12 @@ def delete_pairs(con: duckdb.DuckDBPyConnection, task: str, lang: str, systems: 
 
 
 def save_pair_tests(con: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, Any]]) -> None:
-    """Insert test rows (COLUMNS; a missing key is NULL) in one statement."""
+    """Insert test rows (COLUMNS; a missing key is NULL) in one statement of list parameters."""
     if not rows:
         return
-    frame = pd.DataFrame([[r.get(c) for c in COLUMNS] for r in rows], columns=list(COLUMNS))
-    view = "_tanaw_pair_tests_append"
-    con.register(view, frame)
-    try:
-        con.execute(f"INSERT INTO pair_tests ({', '.join(COLUMNS)}) SELECT {', '.join(COLUMNS)} FROM {view}")
-    finally:
-        con.unregister(view)
+    columns = [[r.get(c) for r in rows] for c in COLUMNS]
+    con.execute(f"INSERT INTO pair_tests ({', '.join(COLUMNS)}) SELECT {', '.join('unnest(?)' for _ in COLUMNS)}",
+                columns)
 
 
 _EXPECTED = f"""

@@ -82,7 +82,9 @@ def test_store_written_before_v13_is_backfilled_and_stale_rows_recomputed(tmp_pa
     assert _rows(con) == []
     assert len(backfill_pair_tests(con)) == 4 and _rows(con) == stored
     con.execute("UPDATE pair_tests SET cell_b = cell_b + 1000, diff = 99 WHERE model_a = 'Closed-XL'")  # stale
-    assert backfill_pair_tests(con) and _rows(con) == stored
+    con.execute("INSERT INTO pair_tests (task, lang, metric, model_a, prompt_lang_a, model_b, prompt_lang_b, cell_a, "
+                "cell_b, n) VALUES (?, ?, 'accuracy', 'gone', 'en', 'gone-too', 'en', 998, 999, 0)", [TASK, LANG])
+    assert backfill_pair_tests(con) and _rows(con) == stored  # stale rows recomputed, orphans of any model dropped
     con.close()
 
 

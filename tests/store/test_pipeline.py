@@ -135,3 +135,29 @@ def test_cells_a_live_run_wrote_in_full_are_aggregated_from_its_own_pairs_with_t
     assert len(again["rollups"]) == len(live["rollups"])
     for a, b in zip(again["rollups"], live["rollups"]):
         assert a[:-2] == b[:-2] and a[-1] == b[-1] and (a[-2] == b[-2] or math.isclose(a[-2], b[-2], rel_tol=1e-12))
+
+
+def test_a_cell_too_big_to_hold_is_read_back_from_the_store(mem_store, shared_data, monkeypatch):
+    import asyncio
+
+    import services.live
+    from evaluator.clients import ModelClient
+    from evaluator.run import run
+    from evaluator.runspec import RunSpec
+    from services.live import StoreSink
+    from tests.helpers.standin_server import StandinServer
+
+    monkeypatch.setattr(services.live, "FRESH_PAIRS_MAX", 3)
+    calls = []
+    real = services.live.refresh_aggregates
+    monkeypatch.setattr(services.live, "refresh_aggregates",
+                        lambda con, m, keys, written=None: calls.append(sorted(written or {})) or real(
+                            con, m, keys, written=written))
+    with StandinServer() as server:
+        async def ask():
+            async with ModelClient(server.base_url, "standin", concurrency=2) as client:
+                return await run(client, StoreSink(mem_store, "m"), RunSpec(
+                    tasks="sentiment", langs="id", prompt_langs=("en",), limit=4, concurrency=2,
+                    data_dir=shared_data), progress=False)
+        statuses = asyncio.run(ask())
+    assert calls == [[]] and statuses[0].asked == 4 and statuses[0].score is not None

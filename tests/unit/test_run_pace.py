@@ -96,35 +96,3 @@ def test_a_gap_commit_waits_for_enough_answers_unless_every_request_is_sent():
     assert [n for _, n in commits] == [4] and commits[0][0] - t0 >= GROUP_WAIT_S * 0.95
     t0, commits = _group_times(lull=0.0, lull_group=8, last_round=True)  # nothing left to send: at once
     assert [n for _, n in commits] == [4] and commits[0][0] - t0 < GROUP_WAIT_S / 2
-
-
-def test_a_finished_cell_waits_for_a_gap_between_bursts_at_most_refresh_wait_max(monkeypatch):
-    import evaluator.run_writer
-    from evaluator.registry import get_task
-    from evaluator.run import Cell, CellStatus
-
-    monkeypatch.setattr(evaluator.run_writer, "REFRESH_WAIT_MAX", 0.3)
-    monkeypatch.setattr(evaluator.run_writer, "REFRESH_PAUSE", 0.0)
-
-    class Sink:
-        def refresh(self, cells):
-            return [50.0] * len(cells)
-
-    def waited(lull: float) -> float:
-        async def main():
-            pace = FakePace(lull)
-            writer = AnswerWriter(Sink(), {}, 8, lambda done: None, pace)
-            status = CellStatus(Cell(get_task("sentiment"), "id", "en"))
-            loop = asyncio.get_running_loop()
-            try:
-                t0 = loop.time()
-                writer.refresh_later([status])
-                while status.score is None:
-                    await asyncio.sleep(0.005)
-                return loop.time() - t0
-            finally:
-                writer.close()
-        return asyncio.run(main())
-
-    assert waited(lull=1.0) < 0.1  # a long gap: at once
-    assert 0.3 <= waited(lull=0.0) < 0.6  # answers keep coming: refreshed anyway after REFRESH_WAIT_MAX
