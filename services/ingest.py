@@ -118,7 +118,7 @@ def refresh_rollups(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str],
         refresh_usage(con, [model_id], langs)  # cost and speed per model, stored beside its roll-ups (V10)
         refresh_levels(con, [model_id], cells)  # LINDSEA / PACUTE drill-down levels from its nodes (V11)
     refresh_ranks(con)
-    refresh_model_figures(con, model_ids)  # its cells' field, parse failures, PACUTE ceilings (V12)
+    refresh_model_figures(con, model_ids, cells)  # its cells' field, parse failures, PACUTE ceilings (V12)
 
 
 RANKED_ORIGINS = ("evaluated", "uploaded")
