@@ -238,6 +238,13 @@ def main(argv: list[str] | None = None) -> int:
         n = len(backfill_levels(con))
         print(f"pooled the LINDSEA / PACUTE levels of {n:,} models (evaluator.drill_levels → store.drill_levels) in "
               f"{time.perf_counter() - t:.0f} s")
+    if not con.execute("SELECT count(*) FROM cell_field").fetchone()[0]:
+        from services.page_figures import backfill_page_figures
+
+        t = time.perf_counter()
+        n = len(backfill_page_figures(con).get("models", []))
+        print(f"stored the page figures (field, parse failures, ceilings) of {n:,} models (services.page_figures) in "
+              f"{time.perf_counter() - t:.0f} s")
     con.execute("CHECKPOINT")
     models = [r[0] for r in con.execute("SELECT model_id FROM models ORDER BY model_id").fetchall()]
     counts = {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]

@@ -19,6 +19,7 @@ import duckdb
 from evaluator.ceiling import control_ceilings
 from evaluator.model_figures import cell_field, parse_failures
 from evaluator.reported import reported_normalized
+from evaluator.rollup import CONTROLS
 from evaluator.self_reported import run_means
 from store import page_figures as stored
 from store.db import transaction
@@ -35,12 +36,13 @@ def refresh_reported(con: duckdb.DuckDBPyConnection) -> int:
     return len(rows)
 
 
-def _refresh_field(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str]) -> None:
+def _refresh_field(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str],
+                   among: Sequence[Sequence[str]] | None) -> None:
     """The field of the cells these models are on whose scored rows changed (the live runner's refresh after one
     cell recomputes that cell's, not the model's every cell)."""
     cells: dict[tuple, dict] = {}
     hashes: dict[tuple, str | None] = {}
-    for *key, inputs_hash, model_id, value, lo, hi in stored.stale_field_cells(con, model_ids):
+    for *key, inputs_hash, model_id, value, lo, hi in stored.stale_field_cells(con, model_ids, among):
         cell = cells.setdefault(tuple(key), {})
         hashes[tuple(key)] = inputs_hash
         if model_id is not None:
@@ -50,16 +52,20 @@ def _refresh_field(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str]) -> 
     stored.save_field(con, [list(k) for k in cells], rows)
 
 
-def refresh_model_figures(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str]) -> None:
-    """Recompute and store the page figures of these models (inside the caller's transaction)."""
+def refresh_model_figures(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str],
+                          cells: Iterable[Sequence[str]] | None = None) -> None:
+    """Recompute and store the page figures of these models (inside the caller's transaction). `cells`: the
+    (task, lang, prompt_lang) cells just recomputed, when only those changed (None: any may have)."""
     models = sorted(set(model_ids))
     if not models:
         return
-    _refresh_field(con, models)
+    among = None if cells is None else sorted({tuple(c)[:3] for c in cells})
+    _refresh_field(con, models, among)
     for model_id in models:
         stored.save_parse_failures(con, model_id, parse_failures(
             stored.run_answer_counts(con, model_id).to_dict("records")))
-        stored.save_ceilings(con, model_id, control_ceilings(stored.english_cells(con, model_id).to_dict("records")))
+        if among is None or any(task in CONTROLS for task, *_ in among):  # else its ceilings are unchanged
+            stored.save_ceilings(con, model_id, control_ceilings(stored.english_cells(con, model_id).to_dict("records")))
 
 
 def store_self_reported(con: duckdb.DuckDBPyConnection, results_by_run: Mapping[str, Sequence]) -> None:

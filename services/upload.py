@@ -150,6 +150,7 @@ def admin_action(db_path: str | Path | None, source_hash: str, action: str, *, a
             with transaction(con):
                 model, cells = audit.delete_upload(Joined(con), source_hash, actor)
                 refresh_aggregates(con, model, cells)
+                refresh_model_figures(con, [model])  # also the cells the deletion emptied (V12)
             return f"{model}: upload deleted ({len(cells)} cells recomputed from the remaining runs)"
     raise ValueError(f"unknown admin action {action!r}")
 

@@ -16,16 +16,11 @@ CELL_KEY = ("task", "lang", "prompt_lang", "metric")
 
 
 def _insert(con: duckdb.DuckDBPyConnection, table: str, cols: Sequence[str], rows: Sequence[Mapping[str, Any]]):
-    """One INSERT of every row (a registered frame; `table` and `cols` are this module's own names)."""
+    """One INSERT of every row, a list parameter per column (`table` and `cols` are this module's own names)."""
     if not rows:
         return
-    frame = pd.DataFrame([[r[c] for c in cols] for r in rows], columns=list(cols)).astype(object)
-    view = f"_tanaw_{table}_rows"
-    con.register(view, frame.where(frame.notna(), None))
-    try:
-        con.execute(f"INSERT INTO {table} ({', '.join(cols)}) SELECT {', '.join(cols)} FROM {view}")
-    finally:
-        con.unregister(view)
+    values = [[None if (v := r[c]) is None or v != v else v for r in rows] for c in cols]  # NaN -> NULL
+    con.execute(f"INSERT INTO {table} ({', '.join(cols)}) SELECT {', '.join('unnest(?)' for _ in cols)}", values)
 
 
 def reported_rows(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
@@ -52,16 +47,20 @@ def reported_stale(con: duckdb.DuckDBPyConnection) -> bool:
               AND n.value IS NOT DISTINCT FROM r.value)""").fetchone()[0])
 
 
-def stale_field_cells(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str]) -> list[tuple]:
-    """The headline cells these models have (or had a stored field on) whose visible scored rows changed since
-    their field was stored (or that have none stored), with every visible model's scored value on them, sorted:
+def stale_field_cells(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str],
+                      cells: Sequence[Sequence[str]] | None = None) -> list[tuple]:
+    """The headline cells these models have (or had a stored field on), among `cells` ([task, lang, prompt_lang];
+    None = all), whose visible scored rows changed since their field was stored (or that have none stored), with
+    every visible model's scored value on them, sorted:
     (task, lang, prompt_lang, metric, inputs_hash, model_id, value, ci_low, ci_high); model_id NULL when nobody
     is left on a cell."""
-    return con.execute("""
+    among, only = ("true", []) if cells is None else ("list_contains(?, [task, lang, prompt_lang])",
+                                                      [[list(c) for c in cells]])
+    return con.execute(f"""
         WITH keys AS (
             SELECT DISTINCT task, lang, prompt_lang, metric FROM aggregates
-            WHERE is_headline AND list_contains(?, model_id)
-            UNION SELECT task, lang, prompt_lang, metric FROM cell_field WHERE list_contains(?, model_id)),
+            WHERE is_headline AND list_contains(?, model_id) AND {among}
+            UNION SELECT task, lang, prompt_lang, metric FROM cell_field WHERE list_contains(?, model_id) AND {among}),
         scored AS (
             SELECT a.task, a.lang, a.prompt_lang, a.metric, a.model_id, a.value, a.ci_low, a.ci_high
             FROM aggregates a JOIN models m ON m.model_id = a.model_id
@@ -81,7 +80,7 @@ def stale_field_cells(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str]) 
             WHERE n.inputs_hash IS DISTINCT FROM o.inputs_hash)
         SELECT st.*, s.model_id, s.value, s.ci_low, s.ci_high
         FROM stale st LEFT JOIN scored s USING (task, lang, prompt_lang, metric)
-        ORDER BY ALL""", [list(model_ids), list(model_ids)]).fetchall()
+        ORDER BY ALL""", [list(model_ids), *only, list(model_ids), *only]).fetchall()
 
 
 def save_field(con: duckdb.DuckDBPyConnection, keys: Sequence[Sequence[str]], rows: Sequence[Mapping[str, Any]]):

@@ -252,10 +252,12 @@ DERIVED_TABLES = ("drill_cells", "drill_nodes", "item_outcomes", "run_counts", "
                   "parse_failures", "control_ceilings", "run_self_reported")
 """Drill-down pre-aggregates (schema V7), derived from runs and answers with per-store cell numbers, the
 human-evaluation figures (V9), derived from judgements, the usage and drill-down levels per model (V10, V11),
-derived from runs and node counts, and the paired tests between systems (V13), derived from item outcomes: never
-merged (a merge would mix two stores' numbering, or keep figures of rows that the merge changed); emptied by a
-replace whose export lacks them. The wiring (`services.hub_sync.rollup_all`: roll-ups with usage and levels,
-`backfill_drilldowns`, `refresh_stale`, `backfill_pair_tests`) recomputes what is left without them."""
+derived from runs and node counts, the stored page figures (V12: normalised reported rows, a cell's field, parse
+failures, control ceilings, per-run means of a file's own scores), derived from reported rows, aggregates and runs,
+and the paired tests between systems (V13), derived from item outcomes: never merged (a merge would mix two stores'
+numbering, or keep figures of rows that the merge changed); emptied by a replace whose export lacks them. The wiring
+(`services.hub_sync.rollup_all`: roll-ups with usage, levels and page figures, `backfill_drilldowns`,
+`refresh_stale`, `backfill_page_figures`, `backfill_pair_tests`) recomputes what is left without them."""
 
 MERGE_PREFER = {"submissions": "CASE {t}.status WHEN 'PENDING' THEN 0 WHEN 'RUNNING' THEN 1 ELSE 2 END"}
 """Merge rule for rows present on both sides: the incoming row replaces the local one when this rank is higher

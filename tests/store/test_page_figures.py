@@ -129,3 +129,46 @@ def test_a_refresh_recomputes_the_cells_whose_rows_changed_as_a_full_rebuild_wou
     store.execute("DELETE FROM cell_field")
     refresh_model_figures(store, list(MODELS))
     assert _field(store) == refreshed
+
+
+def test_a_hub_merge_leaves_the_figures_to_the_wiring(tmp_path):
+    """The V12 tables are derived: a merge never copies another store's figures; the pull's back-fill recomputes
+    them from the merged rows."""
+    from services.page_figures import backfill_page_figures
+    from store import db
+    from store.parquet import export_store, import_store
+    from tests.helpers.store_fixture import filled_store
+
+    remote = filled_store()  # a reported row, aggregates and runs of three models, one file's own score
+    backfill_page_figures(remote)
+    assert all(_rows(remote, t) for t in ("reported_normalized", "cell_field", "run_self_reported"))
+    export_store(remote, tmp_path / "x")
+    local = db.connect(":memory:")
+    import_store(local, tmp_path / "x", mode="merge")
+    assert not any(_rows(local, t) for t in V12_TABLES)
+    backfill_page_figures(local)
+    for t in V12_TABLES:
+        assert _rows(local, t) == _rows(remote, t), t
+
+
+def test_deleting_an_upload_takes_its_figures_away(store, tmp_path):
+    """A deleted upload's model leaves the field of the cells it emptied, and its runs' own-score means go."""
+    from services.ingest import ingest_predictions
+    from services.upload import admin_action
+    from store import db
+
+    before = _field(store)
+    own = [dataclasses.replace(p, self_reported={"acc": 1.0}) for p in predictions("Closed-XL")
+           if p.task == "sentiment" and p.prompt_lang == "en"]
+    ingest_predictions(store, own, model={"model_id": "Own", **MODELS["Closed-XL"]},
+                       source={"file": "own.jsonl", "kind": "upload", "hash": "own-1"}, data_dir=DATA_DIR)
+    store.execute("INSERT INTO uploads (source_hash, model_id, file_name) VALUES ('own-1', 'Own', 'own.jsonl')")
+    assert _field(store)[("Own", "sentiment", "th", "en")][2] == 4  # four models on the cell now
+    store.close()
+    admin_action(tmp_path / "copy.duckdb", "own-1", "delete")
+    con = db.connect(tmp_path / "copy.duckdb")
+    try:
+        assert _field(con) == before
+        assert not _rows(con, "run_self_reported")
+    finally:
+        con.close()
