@@ -22,7 +22,7 @@ _PARSED: dict[tuple, Item] = {}
 
 def parse_items(rows: Sequence[dict]) -> dict[tuple[str, str], dict[str, Item]]:
     """Stored item rows as Items by (task, lang) and id, each row's JSON parsed once per process."""
-    if len(_PARSED) > 200_000:
+    if len(_PARSED) > 50_000:  # more than every task and language holds; bounds the memory
         _PARSED.clear()
     out: dict[tuple[str, str], dict[str, Item]] = {}
     for r in rows:
