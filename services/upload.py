@@ -136,7 +136,7 @@ def _harness(upload: Upload) -> str:
 def admin_action(db_path: str | Path | None, source_hash: str, action: str, *, actor: str = "admin",
                  timeout: float = 120.0) -> str:
     """Hide, show again or delete an upload (recomputing the aggregates a deletion changes); audited."""
-    from services.ingest import refresh_aggregates, refresh_ranks
+    from services.ingest import refresh_aggregates, refresh_ranks, refresh_rollups
     from services.page_figures import refresh_model_figures
 
     with store_writer(db_path, timeout=timeout) as con:
@@ -150,7 +150,7 @@ def admin_action(db_path: str | Path | None, source_hash: str, action: str, *, a
             with transaction(con):
                 model, cells = audit.delete_upload(Joined(con), source_hash, actor)
                 refresh_aggregates(con, model, cells)
-                refresh_model_figures(con, [model])  # also the cells the deletion emptied (V12)
+                refresh_rollups(con, [model])  # every per-model figure, also of the cells the deletion emptied
             return f"{model}: upload deleted ({len(cells)} cells recomputed from the remaining runs)"
     raise ValueError(f"unknown admin action {action!r}")
 

@@ -152,14 +152,15 @@ def test_a_hub_merge_leaves_the_figures_to_the_wiring(tmp_path):
 
 
 def test_deleting_an_upload_takes_its_figures_away(store, tmp_path):
-    """A deleted upload's model leaves the field of the cells it emptied, and its runs' own-score means go."""
+    """A deleted upload's model leaves the field of the cells it emptied, its runs' own-score means go, and so do
+    its other per-model figures (usage, drill-down levels), which a refresh of the remaining cells alone kept."""
     from services.ingest import ingest_predictions
     from services.upload import admin_action
     from store import db
 
     before = _field(store)
     own = [dataclasses.replace(p, self_reported={"acc": 1.0}) for p in predictions("Closed-XL")
-           if p.task == "sentiment" and p.prompt_lang == "en"]
+           if p.task in ("sentiment", "lindsea-mp") and p.lang in ("th", "id") and p.prompt_lang == "en"]
     ingest_predictions(store, own, model={"model_id": "Own", **MODELS["Closed-XL"]},
                        source={"file": "own.jsonl", "kind": "upload", "hash": "own-1"}, data_dir=DATA_DIR)
     store.execute("INSERT INTO uploads (source_hash, model_id, file_name) VALUES ('own-1', 'Own', 'own.jsonl')")
@@ -170,5 +171,7 @@ def test_deleting_an_upload_takes_its_figures_away(store, tmp_path):
     try:
         assert _field(con) == before
         assert not _rows(con, "run_self_reported")
+        for table in ("model_usage", "drill_levels", "parse_failures", "rollups"):
+            assert not con.execute(f"SELECT count(*) FROM {table} WHERE model_id = 'Own'").fetchone()[0], table
     finally:
         con.close()
