@@ -63,7 +63,7 @@ def refresh_model_figures(con: duckdb.DuckDBPyConnection, model_ids: Iterable[st
     _refresh_field(con, models, among)
     for model_id in models:
         stored.save_parse_failures(con, model_id, parse_failures(
-            stored.run_answer_counts(con, model_id).to_dict("records")))
+            stored.run_answer_counts(con, model_id)))
         if among is None or any(task in CONTROLS for task, *_ in among):  # else its ceilings are unchanged
             stored.save_ceilings(con, model_id, control_ceilings(stored.english_cells(con, model_id).to_dict("records")))
 

@@ -17,8 +17,8 @@ import duckdb
 
 from evaluator.pair_tests import both_orders, pair_tests
 from store.db import transaction
-from store.pair_tests import (cell_outcomes, delete_pairs, drop_orphan_pairs, save_pair_tests, stale_systems,
-                              system_count)
+from store.pair_tests import (cell_outcomes, delete_systems_pairs, drop_orphan_pairs, save_pair_tests,
+                              stale_systems, system_counts)
 
 System = tuple[str, str]
 """(model_id, prompt_lang)."""
@@ -57,9 +57,11 @@ def refresh_systems(con: duckdb.DuckDBPyConnection, targets: Iterable[tuple[str,
     for task, lang, model, prompt_lang in targets:
         by_cell[(task, lang)].add((model, prompt_lang))
     written = 0
+    delete_systems_pairs(con, [(task, lang, *s) for (task, lang), systems in sorted(by_cell.items())
+                               for s in sorted(systems)])  # one statement for every (task, lang)
+    counts = system_counts(con, sorted(by_cell)) if by_cell else {}
     for (task, lang), systems in sorted(by_cell.items()):
-        delete_pairs(con, task, lang, systems)
-        if system_count(con, task, lang) < 2:  # a model alone on its cell (en or native only): no pair
+        if counts.get((task, lang), 0) < 2:  # a model alone on its cell (en or native only): no pair
             continue
         rows = pair_rows(task, lang, cell_outcomes(con, task, lang), systems)
         save_pair_tests(con, rows)

@@ -93,13 +93,18 @@ def save_field(con: duckdb.DuckDBPyConnection, keys: Sequence[Sequence[str]], ro
                                 "delta", "inputs_hash"), rows)
 
 
-def run_answer_counts(con: duckdb.DuckDBPyConnection, model_id: str) -> pd.DataFrame:
-    """A model's current runs with their answers and unparsed outputs (run_counts, 0 when not counted): task,
-    lang, prompt_lang, answers, unparsed."""
-    return con.execute("""
+RUN_COUNT_COLUMNS = ("task", "lang", "prompt_lang", "answers", "unparsed")
+"""Keys of `run_answer_counts`' rows."""
+
+
+def run_answer_counts(con: duckdb.DuckDBPyConnection, model_id: str) -> list[dict[str, Any]]:
+    """A model's current runs with their answers and unparsed outputs (run_counts, 0 when not counted), as rows
+    with RUN_COUNT_COLUMNS (plain Python values: no data frame per refresh)."""
+    rows = con.execute("""
         SELECT r.task, r.lang, r.prompt_lang, coalesce(c.answers, 0) AS answers, coalesce(c.unparsed, 0) AS unparsed
         FROM runs r LEFT JOIN run_counts c ON c.run_id = r.run_id
-        WHERE r.model_id = ? AND NOT r.superseded ORDER BY r.run_id""", [model_id]).df()
+        WHERE r.model_id = ? AND NOT r.superseded ORDER BY r.run_id""", [model_id]).fetchall()
+    return [dict(zip(RUN_COUNT_COLUMNS, r)) for r in rows]
 
 
 def save_parse_failures(con: duckdb.DuckDBPyConnection, model_id: str, rows: Sequence[Mapping[str, Any]]) -> None:

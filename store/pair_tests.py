@@ -28,16 +28,21 @@ def cell_outcomes(con: duckdb.DuckDBPyConnection, task: str, lang: str) -> list[
         ORDER BY c.cell_no, o.metric, o.item_id""", [task, lang]).fetchall()
 
 
-def system_count(con: duckdb.DuckDBPyConnection, task: str, lang: str) -> int:
-    """How many systems have per-item outcomes on a (task, lang) (fewer than two: nothing to compare)."""
-    return con.execute(f"SELECT count(*) FROM ({_CELLS}) WHERE task = ? AND lang = ?", [task, lang]).fetchone()[0]
+def system_counts(con: duckdb.DuckDBPyConnection, cells: Sequence[tuple[str, str]]) -> dict[tuple[str, str], int]:
+    """How many systems have per-item outcomes on each of these (task, lang) (fewer than two: nothing to compare;
+    a missing key: none), in one query."""
+    return {(t, lg): n for t, lg, n in con.execute(
+        f"SELECT task, lang, count(*) FROM ({_CELLS}) WHERE list_contains(?, [task, lang]) GROUP BY ALL",
+        [[list(c) for c in cells]]).fetchall()}
 
 
-def delete_pairs(con: duckdb.DuckDBPyConnection, task: str, lang: str, systems: Iterable[tuple[str, str]]) -> None:
-    """Delete the stored tests of a (task, lang) that involve any of `systems` ((model_id, prompt_lang)), as A or B."""
-    keys = [list(s) for s in systems]
-    con.execute("DELETE FROM pair_tests WHERE task = ? AND lang = ? AND (list_contains(?, [model_a, prompt_lang_a]) "
-                "OR list_contains(?, [model_b, prompt_lang_b]))", [task, lang, keys, keys])
+def delete_systems_pairs(con: duckdb.DuckDBPyConnection, targets: Iterable[tuple[str, str, str, str]]) -> None:
+    """Delete, for several (task, lang, model_id, prompt_lang) systems in one statement, the stored tests of
+    their (task, lang) that involve them, as A or B."""
+    keys = [list(t) for t in targets]
+    if keys:
+        con.execute("DELETE FROM pair_tests WHERE list_contains(?, [task, lang, model_a, prompt_lang_a]) "
+                    "OR list_contains(?, [task, lang, model_b, prompt_lang_b])", [keys, keys])
 
 
 def save_pair_tests(con: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, Any]]) -> None:
