@@ -62,7 +62,7 @@ def headline_cells(con: duckdb.DuckDBPyConnection, model_id: str) -> list[dict[s
     for its roll-ups."""
     cur = con.execute("SELECT task, lang, prompt_lang, value, normalized, status, ci_low, ci_high, chance "
                       "FROM aggregates "
-                      "WHERE model_id = ? AND is_headline", [model_id])
+                      "WHERE model_id = ? AND is_headline ORDER BY task, lang, prompt_lang", [model_id])
     cols = [d[0] for d in cur.description]
     return [dict(zip(cols, row)) for row in cur.fetchall()]
 
