@@ -24,7 +24,7 @@ from evaluator.cell_columns import CellColumns, Layout
 from evaluator.chance import metric_chance, normalized_score
 from evaluator.metrics import METRICS
 from evaluator.metrics.base import MetricSpec, item_score
-from evaluator.rollup import SUBTASKS, rollup  # noqa: F401  (re-exported)
+from evaluator.rollup import SUBTASKS, rollup  # noqa: F401  (roll-ups live there; re-exported)
 from evaluator.scoring import gold_for
 from evaluator.spec import Item, ItemResult, TaskSpec
 
@@ -375,9 +375,6 @@ def paired_test(a_scores: Sequence[float] | dict, b_scores: Sequence[float] | di
         method = "paired-bootstrap"
     return PairedTest(100 * float(d.mean()), 100 * float(lo), 100 * float(hi), p, method, len(d),
                       a_only if binary else 0, b_only if binary else 0)
-
-
-# roll-ups live in evaluator/rollup.py (re-exported here for callers of `aggregate.rollup`)
 
 
 # --------------------------------------------------------------------------------------- breakdowns

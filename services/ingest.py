@@ -28,7 +28,7 @@ from services.drill_levels import refresh_levels
 from services.page_figures import refresh_model_figures, store_self_reported
 from services.pair_tests import refresh_pair_tests
 from services.usage_store import refresh_usage
-from store import writer
+from store import cell_rows, writer
 from store.db import transaction
 from store.drilldown import save_drilldowns
 
@@ -168,9 +168,9 @@ def _rebuild(con: duckdb.DuckDBPyConnection, model_id: str, task: TaskSpec, lang
              prompt_lang: str) -> list[tuple[Item, ItemResult]]:
     """(Item, ItemResult) pairs of a cell as stored, for aggregation over every active run: items parsed once per
     cell, predictions with their per-item scores read in one pass."""
-    items = parse_items(writer.items_of(con, [(task.name, lang)])).get((task.name, lang), {})
+    items = parse_items(cell_rows.items_of(con, [(task.name, lang)])).get((task.name, lang), {})
     pairs = []
-    for r in writer.cell_predictions(con, model_id, task.name, lang, prompt_lang):
+    for r in cell_rows.cell_predictions(con, model_id, task.name, lang, prompt_lang):
         item = items.get(r["item_id"])
         if item is None:  # a prediction without its item row is not part of the cell (as the stored join had it)
             continue
@@ -232,7 +232,7 @@ def _refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: It
     columns: dict[tuple[str, str, str], CellColumns] = {}
     for key in keys:
         fresh, runs = (written or {}).get(key, (None, set()))
-        if fresh is not None and not writer.other_active_runs(con, model_id, *key, runs):
+        if fresh is not None and not cell_rows.other_active_runs(con, model_id, *key, runs):
             columns[key] = CellColumns.from_pairs(fresh)
     rest = [k for k in keys if k not in columns]
     if rest:

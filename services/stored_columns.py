@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 
 from evaluator.cell_columns import CellColumns, sorted_codes
 from evaluator.spec import Item
-from store import writer
+from store import cell_rows
 
 
 _PARSED: dict[tuple, Item] = {}
@@ -127,8 +127,8 @@ def stored_columns(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequenc
     left out. `metrics(task)`: the task's metrics (every metric with stored scores is read as well);
     `pairs(cell)`: the full (Item, ItemResult) pairs' builder, called only if a metric has no columnar form."""
     cells = list(cells)
-    preds, score_rows = writer.cells_rows(con, model_id, cells)
-    items = parse_items(writer.items_of(con, sorted({c[:2] for c in cells})))
+    preds, score_rows = cell_rows.cells_rows(con, model_id, cells)
+    items = parse_items(cell_rows.items_of(con, sorted({c[:2] for c in cells})))
     keys = _Keys(preds)
     answers, answer_code = _dictionary(preds["answer"])
     columns = {"cell": preds["cell"].to_numpy().astype(np.int64), "run": preds["run_no"].to_numpy().astype(np.int64),

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import duckdb
 
+from store.schema_figures import V9, V10, V11, V12, V13
+
 V1 = (
     """CREATE TABLE IF NOT EXISTS schema_version (
         version INTEGER PRIMARY KEY, applied_at TIMESTAMP DEFAULT current_timestamp)""",
@@ -262,115 +264,6 @@ V8 = (
 )
 """Results of finished campaigns, computed once by evaluator.human.results when `campaign finish` runs and read by
 the leaderboard's human column and the Human evaluation page (issue 16)."""
-
-V9 = (
-    """CREATE TABLE IF NOT EXISTS campaign_provisional (
-        campaign_id VARCHAR,                   -- an OPEN campaign: its figures from the judgements so far
-        kind VARCHAR, system VARCHAR, criterion VARCHAR, level VARCHAR,   -- as campaign_results
-        value DOUBLE, low DOUBLE, high DOUBLE, -- tau: no interval (NULL) until the campaign finishes
-        n INTEGER, items INTEGER, correct INTEGER,
-        PRIMARY KEY (campaign_id, kind, system, criterion, level))""",
-    """CREATE TABLE IF NOT EXISTS campaign_quality (
-        campaign_id VARCHAR, annotator VARCHAR,
-        repeat_agreement DOUBLE,               -- share of repeated judgements equal to the first (NULL: no repeat)
-        repeats INTEGER,
-        caught_corrupted BOOLEAN,              -- NULL: the annotator did not judge the corrupted candidate
-        PRIMARY KEY (campaign_id, annotator))""",
-    """CREATE TABLE IF NOT EXISTS language_alphas (
-        protocol VARCHAR, lang VARCHAR, criterion VARCHAR,
-        campaigns INTEGER,                     -- campaigns whose judgements count
-        level VARCHAR, alpha DOUBLE, units INTEGER, annotators INTEGER,
-        PRIMARY KEY (protocol, lang, criterion))""",
-    """CREATE TABLE IF NOT EXISTS campaign_computed (
-        campaign_id VARCHAR PRIMARY KEY,       -- the judgements and status its stored figures were computed from:
-        status VARCHAR, judgements BIGINT, last_judged TIMESTAMP,   -- a difference means they are stale
-        computed_at TIMESTAMP DEFAULT current_timestamp)""",
-)
-"""Human-evaluation figures stored when judgements are written (issue 13): an open campaign's provisional results,
-quality checks per annotator, Krippendorff's alpha per protocol and language across campaigns, all computed by
-evaluator.human.results in the judgement's transaction (services.human_results), and what each campaign's figures
-were computed from, so a store upgraded to V9 or a Hub pull recomputes the stale ones once."""
-
-V10 = (
-    """CREATE TABLE IF NOT EXISTS model_usage (
-        model_id VARCHAR, prompt_lang VARCHAR,
-        family VARCHAR,                        -- benchmark family, '' = every family
-        requests BIGINT, tokens_in BIGINT, tokens_out BIGINT,   -- over the model's current (not superseded) runs
-        mean_latency_s DOUBLE,                 -- per timed request; NULL when no request was timed
-        cost DOUBLE,                           -- at the runs' operator prices; NULL unless every run with tokens has both
-        PRIMARY KEY (model_id, prompt_lang, family))""",
-)
-"""Cost and speed per model, computed by evaluator.usage.usage_summary whenever a model's roll-ups are refreshed
-(services.usage_store) and only filtered by the leaderboard's "Cost and speed" table (issue 13)."""
-
-V11 = (
-    """CREATE TABLE IF NOT EXISTS drill_levels (
-        model_id VARCHAR, lang VARCHAR, prompt_lang VARCHAR,
-        scope VARCHAR,                         -- 'lindsea' (the language's LINDSEA tasks pooled, 0/1 metrics) or a
-        metric VARCHAR,                        -- PACUTE hierarchy task with its metric ('' for LINDSEA)
-        depth INTEGER,                         -- 0 = everything pooled; d = grouped by the first d keys
-        branch VARCHAR, phenomenon VARCHAR, category VARCHAR, subcategory VARCHAR,  -- LINDSEA keys
-        level INTEGER,                         -- PACUTE key
-        n BIGINT, correct DOUBLE,              -- items and the sum of their scores (0-1)
-        value DOUBLE, ci_low DOUBLE, ci_high DOUBLE,   -- 100 * correct / n and its 95% Wilson interval (0-100)
-        chance DOUBLE, parts INTEGER,          -- groups one level down
-        macro DOUBLE)                          -- the mean of their values (NULL at the deepest level)""",
-)
-"""Drill-down levels (LINDSEA tree, PACUTE levels) pooled from the node counts by evaluator.drill_levels whenever a
-model's roll-ups are refreshed (services.drill_levels); the explorer pages only filter them (issue 13)."""
-
-V12 = (
-    """CREATE TABLE IF NOT EXISTS reported_normalized (
-        source VARCHAR, task VARCHAR, lang VARCHAR, prompt_lang VARCHAR, metric VARCHAR, system VARCHAR,
-        value DOUBLE,                          -- the reported value it was computed from
-        chance DOUBLE,                         -- 0-100, as the cell's aggregates use it (NULL: none)
-        normalized DOUBLE)                     -- (value - chance) / (100 - chance) * 100 (NULL without chance)""",
-    """CREATE TABLE IF NOT EXISTS cell_field (
-        model_id VARCHAR, task VARCHAR, lang VARCHAR, prompt_lang VARCHAR, metric VARCHAR,   -- a headline cell
-        rank_best INTEGER, rank_worst INTEGER, -- rank range among the visible models' intervals on the cell
-        n_models INTEGER,                      -- visible models with a scored value on the cell
-        field_median DOUBLE, delta DOUBLE,     -- their median value, and this model's value minus it
-        inputs_hash VARCHAR,                   -- of the cell's visible scored rows it was computed from (a
-                                               -- refresh recomputes only cells whose rows changed)
-        PRIMARY KEY (model_id, task, lang, prompt_lang, metric))""",
-    """CREATE TABLE IF NOT EXISTS parse_failures (
-        model_id VARCHAR, lang VARCHAR, prompt_lang VARCHAR,   -- current runs, open-ended tasks left out
-        answers BIGINT, unparsed BIGINT,
-        fail_pct DOUBLE,                       -- 100 * unparsed / answers
-        PRIMARY KEY (model_id, lang, prompt_lang))""",
-    """CREATE TABLE IF NOT EXISTS control_ceilings (
-        model_id VARCHAR, fmt VARCHAR, metric VARCHAR,  -- PACUTE format (mcq | gen) and metric, English prompt
-        ceiling DOUBLE,                        -- mean of the control tasks' values (0-100)
-        controls VARCHAR,                      -- the control stems averaged, e.g. 'langgame, mda'
-        n BIGINT,                              -- their items together
-        PRIMARY KEY (model_id, fmt, metric))""",
-    """CREATE TABLE IF NOT EXISTS run_self_reported (
-        run_id VARCHAR, metric VARCHAR,
-        value DOUBLE,                          -- mean of the file's own per-item scores (its own scale)
-        items BIGINT,
-        PRIMARY KEY (run_id, metric))""",
-)
-"""Figures the pages showed as read-time arithmetic (issue 13), now computed by the evaluator and stored by the
-wiring (services.page_figures): the papers' reported rows normalised like the aggregates (when they load), each
-headline cell's rank range and field median among the visible models and each model's parse failures per language
-and PACUTE control ceiling (whenever a model's roll-ups are refreshed), and the mean of an uploaded file's own
-per-item scores per run (at ingest). Queries only filter and join them."""
-
-V13 = (
-    """CREATE TABLE IF NOT EXISTS pair_tests (
-        task VARCHAR, lang VARCHAR, metric VARCHAR,
-        model_a VARCHAR, prompt_lang_a VARCHAR,   -- system A (model | prompt language)
-        model_b VARCHAR, prompt_lang_b VARCHAR,   -- system B; every pair is stored in both orders
-        cell_a BIGINT, cell_b BIGINT,          -- the drill_cells numbers whose item outcomes it was computed from
-        n INTEGER,                             -- items both systems have a score for (0: none, no test)
-        diff DOUBLE, ci_low DOUBLE, ci_high DOUBLE,   -- mean A - B on 0-100 and its 95% paired-bootstrap interval
-        p_value DOUBLE, method VARCHAR,        -- mcnemar-exact (0/1 scores) | paired-bootstrap
-        a_only INTEGER, b_only INTEGER,        -- items only A / only B got right (0/1 scores)
-        PRIMARY KEY (task, lang, metric, model_a, prompt_lang_a, model_b, prompt_lang_b))""",
-)
-"""The Compare page's paired test between every two systems of a (task, lang, metric) on all the items both
-answered, computed by evaluator.pair_tests whenever a cell's item outcomes are refreshed (services.pair_tests) and
-only read by the page (issue 13). V12 is another slice's; versions are applied by number, whichever lands first."""
 
 MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6),
                                                        (7, V7), (8, V8), (9, V9), (10, V10), (11, V11),

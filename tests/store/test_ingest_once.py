@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from services import ingest
-from store import writer
+from store import cell_rows, writer
 from store.db import connect
 from tests.helpers.fixtures_store import DATA_DIR, predictions
 
@@ -23,7 +23,7 @@ def test_ingest_aggregates_without_reading_back_and_matches_a_re_aggregation(mon
         raise AssertionError("an ingest of a new cell read its rows back")
 
     with monkeypatch.context() as m:
-        m.setattr(writer, "cell_predictions", no_read_back)
+        m.setattr(cell_rows, "cell_predictions", no_read_back)
         summary = ingest.ingest_predictions(con, preds, model={"model_id": "m"}, source={"file": "f.jsonl"},
                                             data_dir=DATA_DIR)
     assert summary.n_predictions == len(preds) and len(summary.cells) == 8  # (lindsea-mp id, ta; sentiment th; pacute) x 2 prompts
