@@ -57,7 +57,9 @@ def test_app_pulls_pushes_and_survives_the_hub_going_down(tmp_path):
             page.get_by_role("textbox", name="Model name (as shown on the leaderboard)").fill("my-sea-model")
             page.get_by_role("textbox", name="Endpoint base URL").fill("http://gpu-7.example:8000/v1")
             page.get_by_role("button", name="Queue the request").click()
-            page.get_by_text("Queued as request").wait_for(timeout=30000)
+            # the submit's run and the redraw after it each pull first once 2 s have passed (TANAW_HUB_PULL_EVERY_S),
+            # and the pull after the app's own push merges and refreshes: 60 s, as for the upload below
+            page.get_by_text("Queued as request").wait_for(timeout=60000)
             assert _metric(page, "Pending") == "1"  # counts redrawn after the request
             deadline = time.monotonic() + 30
             while len(standin.commit_log) < 2 and time.monotonic() < deadline:
