@@ -149,12 +149,7 @@ def ensure_default_db(con: duckdb.DuckDBPyConnection) -> bool:
     stored before drill-downs were, compute human-evaluation figures stored before V9, usage and drill-down levels
     before V10-11), and fill an empty store (no models, no reported rows) with the demo content: from its Parquet
     snapshot when that matches the demo files and the schema, else built from scratch; True when it filled."""
-    from services.drilldown import backfill_drilldowns
-    from services.human_results import refresh_stale
-    from services.drill_levels import backfill_levels
-    from services.page_figures import backfill_page_figures
-    from services.pair_tests import backfill_pair_tests
-    from services.usage_store import backfill_usage
+    from services.derived import backfill_derived
 
     with transaction(con):
         sync_registry(con)
@@ -162,12 +157,7 @@ def ensure_default_db(con: duckdb.DuckDBPyConnection) -> bool:
     has = con.execute("SELECT (SELECT count(*) FROM models) + (SELECT count(*) FROM reported)").fetchone()[0]
     if not has and not load_snapshot(con):
         build_default_db(con)
-    backfill_drilldowns(con)  # stores and snapshots written before the drill-down tables (V7)
-    refresh_stale(con)  # human-evaluation figures of stores written before V9 (and V8's copied ratings)
-    backfill_usage(con)  # cost and speed of stores written before V10
-    backfill_levels(con)  # drill-down levels of stores written before V11 (and of cells back-filled just now)
-    backfill_page_figures(con)  # reported rows normalised, Model page field, ceilings, own-score means (V12)
-    backfill_pair_tests(con)  # Compare's paired tests of stores written before V13 (and of cells back-filled now)
+    backfill_derived(con)  # derived tables of stores and snapshots written before them (V7, V9-V13)
     return not has
 
 

@@ -39,20 +39,12 @@ def _push_pending(con, state: dict, config: hub.HubConfig) -> hub.SyncStatus | N
 def rollup_all(con) -> None:
     """Re-derive every model's roll-ups from its aggregates and the stale human-evaluation figures (after an import
     replaced or merged rows)."""
-    from services.drilldown import backfill_drilldowns
-    from services.drill_levels import backfill_levels
-    from services.human_results import refresh_stale
-    from services.page_figures import backfill_page_figures
-    from services.pair_tests import backfill_pair_tests
+    from services.derived import backfill_derived
 
     models = [r[0] for r in con.execute("SELECT DISTINCT model_id FROM aggregates").fetchall()]
     with transaction(con):
         refresh_rollups(con, models)
-    backfill_drilldowns(con)  # an export written before the drill-down tables (V7)
-    refresh_stale(con)  # human-evaluation figures of pulled judgements (V9)
-    backfill_levels(con)  # drill-down levels of cells back-filled just now (V11)
-    backfill_page_figures(con)  # pulled reported rows and self-reported scores (V12)
-    backfill_pair_tests(con)  # paired tests of cells back-filled or pulled just now (V13)
+    backfill_derived(con)  # derived tables of the pulled rows (never merged from the other store)
 
 
 def pull(state: dict) -> hub.SyncStatus:
