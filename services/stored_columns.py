@@ -44,8 +44,12 @@ def _dictionary(column: pa.ChunkedArray) -> tuple[list, np.ndarray]:
     return sorted_codes(*_encoded(column))
 
 
-def _encoded(column: pa.ChunkedArray) -> tuple[list, np.ndarray]:
-    """(distinct values as Arrow found them, code per row with -1 for null) of a text column."""
+def _encoded(column: pa.ChunkedArray, often_one: bool = False) -> tuple[list, np.ndarray]:
+    """(distinct values as Arrow found them, code per row with -1 for null) of a text column. `often_one`: the
+    column usually holds one value (a task's one option order, its one metric scored), checked with one comparison
+    before hashing."""
+    if often_one and _constant(column):
+        return [column[0].as_py()], np.zeros(len(column), dtype=np.int64)
     encoded = pc.dictionary_encode(column).combine_chunks()
     return encoded.dictionary.to_pylist(), encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
 
@@ -56,8 +60,18 @@ def _ranks(values: list) -> tuple[list, np.ndarray]:
     return ordered, np.append(rank, -1)
 
 
+def _constant(column: pa.ChunkedArray) -> bool:
+    """Whether every row holds the same value, none null (first and last row compared first)."""
+    n = len(column)
+    return (n > 0 and column.null_count == 0 and column[0] == column[n - 1]
+            and pc.all(pc.equal(column, column[0])).as_py())
+
+
 def _lookup(column: pa.ChunkedArray, values: list) -> np.ndarray:
     """Each row's position in `values` (-1 where absent or null)."""
+    if len(values) == 1:  # one comparison instead of a hash lookup
+        same = pc.equal(column, pa.scalar(values[0], pa.string())).fill_null(False)
+        return np.where(same.to_numpy(zero_copy_only=False), 0, -1).astype(np.int64)
     found = pc.index_in(column, value_set=pa.array(values, pa.string()))
     return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
 
@@ -81,7 +95,7 @@ class _Keys:
 
     def __init__(self, preds: pa.Table, runs: dict[str, np.ndarray]):
         values, item = _encoded(preds["item_id"])
-        orders, order = _encoded(preds["ord"])
+        orders, order = _encoded(preds["ord"], often_one=True)
         self.values, self.orders, self.runs = values, orders, runs
         (self.ids, self.item_rank), (self.sorted_orders, self.order_rank) = _ranks(values), _ranks(orders)
         self.item, self.order = self.item_rank[item], self.order_rank[order]
@@ -108,7 +122,7 @@ def _scores(scores: pa.Table, keys: _Keys, row_key: np.ndarray) -> dict[str, np.
     order = keys.order_rank[_lookup(scores["ord"], keys.orders)]
     key = keys.of(_run(scores), item, order)
     known = (item >= 0) & (order >= 0)
-    names, metric = _encoded(scores["metric"])
+    names, metric = _encoded(scores["metric"], often_one=True)
     value = scores["value"].fill_null(np.nan).to_numpy(zero_copy_only=False).astype(float)
     out = {}
     for k, name in sorted(enumerate(names), key=lambda x: x[1]):

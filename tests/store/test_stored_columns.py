@@ -72,3 +72,24 @@ def test_columns_equal_the_sql_join_and_order(tmp_path):
             checked += len(want)
     assert checked > 1000
     con.close()
+
+
+def test_one_value_columns_code_as_hashed_ones():
+    """The one-comparison paths for a column holding one value (`_encoded(often_one=True)`, `_lookup` of one
+    value) give the codes the dictionary encoding and the hash lookup give, nulls and other values included."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from services.stored_columns import _encoded, _lookup
+
+    columns = [["ab"] * 3, ["ab", None, "ab"], ["ab", "ba", "ab"], ["ba", "ab", "ba"], [], [None, None]]
+    for rows in columns:
+        col = pa.chunked_array([rows[:1], rows[1:]], pa.string())
+        values, codes = _encoded(col, often_one=True)
+        want_values, want_codes = _encoded(col)
+        assert [values[c] if c >= 0 else None for c in codes] == rows
+        assert [want_values[c] if c >= 0 else None for c in want_codes] == rows
+        for lookup in (["ab"], ["ba"], ["ab", "ba"]):
+            got = _lookup(col, lookup).tolist()
+            want = pc.index_in(col, value_set=pa.array(lookup, pa.string())).fill_null(-1).to_pylist()
+            assert got == want, (rows, lookup)
