@@ -79,19 +79,25 @@ class _Keys:
     """Row keys in store order (cell, run number, item id, order, then run id) as one integer: the store's slot
     (cell, run number) and dup (run id among runs sharing it), item ids and orders coded in sorted order."""
 
-    def __init__(self, preds: pa.Table):
+    def __init__(self, preds: pa.Table, runs: dict[str, np.ndarray]):
         values, item = _encoded(preds["item_id"])
         orders, order = _encoded(preds["ord"])
-        self.values, self.orders = values, orders
+        self.values, self.orders, self.runs = values, orders, runs
         (self.ids, self.item_rank), (self.sorted_orders, self.order_rank) = _ranks(values), _ranks(orders)
         self.item, self.order = self.item_rank[item], self.order_rank[order]
-        dup = preds["dup"].to_numpy().astype(np.int64)
-        self.dups = int(dup.max(initial=0)) + 1
-        self.key = self.of(preds, self.item, self.order)
+        self.dups = int(runs["dup"].max(initial=0)) + 1
+        self.run = _run(preds)
+        self.key = self.of(self.run, self.item, self.order)
 
-    def of(self, rows: pa.Table, item: np.ndarray, order: np.ndarray) -> np.ndarray:
-        slot, dup = (rows[c].to_numpy().astype(np.int64) for c in ("slot", "dup"))
+    def of(self, run: np.ndarray, item: np.ndarray, order: np.ndarray) -> np.ndarray:
+        """Each row's key from its run (position among the active runs), item and order codes."""
+        slot, dup = self.runs["slot"][run], self.runs["dup"][run]
         return ((slot * len(self.ids) + item) * max(len(self.orders), 1) + order) * self.dups + dup
+
+
+def _run(rows: pa.Table) -> np.ndarray:
+    """Each row's run (its position among the active runs)."""
+    return rows["run"].to_numpy().astype(np.int64)
 
 
 def _scores(scores: pa.Table, keys: _Keys, row_key: np.ndarray) -> dict[str, np.ndarray]:
@@ -100,8 +106,8 @@ def _scores(scores: pa.Table, keys: _Keys, row_key: np.ndarray) -> dict[str, np.
     order, written together), so a metric scoring every row matches with one comparison."""
     item = keys.item_rank[_lookup(scores["item_id"], keys.values)]
     order = keys.order_rank[_lookup(scores["ord"], keys.orders)]
-    key = keys.of(scores, item, order)
-    known = (item >= 0) & (order >= 0) & (scores["dup"].to_numpy() < keys.dups)
+    key = keys.of(_run(scores), item, order)
+    known = (item >= 0) & (order >= 0)
     names, metric = _encoded(scores["metric"])
     value = scores["value"].fill_null(np.nan).to_numpy(zero_copy_only=False).astype(float)
     out = {}
@@ -127,11 +133,11 @@ def stored_columns(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequenc
     left out. `metrics(task)`: the task's metrics (every metric with stored scores is read as well);
     `pairs(cell)`: the full (Item, ItemResult) pairs' builder, called only if a metric has no columnar form."""
     cells = list(cells)
-    preds, score_rows = cell_rows.cells_rows(con, model_id, cells)
+    preds, score_rows, runs = cell_rows.cells_rows(con, model_id, cells)
     items = parse_items(cell_rows.items_of(con, sorted({c[:2] for c in cells})))
-    keys = _Keys(preds)
+    keys = _Keys(preds, runs)
     answers, answer_code = _dictionary(preds["answer"])
-    columns = {"cell": preds["cell"].to_numpy().astype(np.int64), "run": preds["run_no"].to_numpy().astype(np.int64),
+    columns = {"cell": runs["cell"][keys.run], "run": runs["run_no"][keys.run],
                "item": keys.item, "order": keys.order, "key": keys.key, "answer": answer_code,
                "parsed": preds["parsed"].fill_null(False).to_numpy(zero_copy_only=False).astype(bool)}
     perm = _sorting(keys.key)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Sequence
 
 import duckdb
+import numpy as np
 
 
 def cell_predictions(con: duckdb.DuckDBPyConnection, model_id: str, task: str, lang: str,
@@ -25,30 +26,34 @@ def cell_predictions(con: duckdb.DuckDBPyConnection, model_id: str, task: str, l
     return [dict(zip(cols, row)) for row in cur.fetchall()]
 
 
-def cells_rows(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Sequence[str]]) -> tuple[Any, Any]:
+def cells_rows(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Sequence[str]]) -> tuple[Any, Any, Any]:
     """Every active prediction of these (task, lang, prompt_lang) cells and every stored item score of their active
     runs, as two Arrow tables in no particular order, joined and sorted by the caller (two scans: no join, pivot or
-    sort on text keys in the store): predictions (cell = position in `cells`, run_no, slot, dup, item_id, ord,
-    parsed, answer) and scores (slot, dup, item_id, ord, metric, value). `slot` numbers the (cell, run_no) of the
-    active runs in store order, `dup` the runs sharing one (by run id; 0 when a run number is not repeated)."""
+    sort on text keys in the store), and the active runs: predictions (run = position in the runs, item_id, ord,
+    parsed, answer), scores (run, item_id, ord, metric, value), runs as int64 arrays in store order (cell, run
+    number, run id) of cell (position in `cells`), run_no, slot and dup. `slot` numbers the (cell, run_no) of the
+    active runs, `dup` the runs sharing one (by run id; 0 when a run number is not repeated). Only the run ids go
+    to the scans, as one list (each row's run comes back as its position in it)."""
     keys = [list(c) for c in cells]
     runs = sorted(con.execute(
         "SELECT CAST(list_position(?, [task, lang, prompt_lang]) - 1 AS INTEGER), run_no, run_id FROM runs "
         "WHERE model_id = ? AND NOT superseded AND list_contains(?, [task, lang, prompt_lang])",
         [keys, model_id, keys]).fetchall())  # store order: cell, run number, run id
-    slot, dup = [], []
-    for k, (cell, run_no, _) in enumerate(runs):
-        same = k > 0 and runs[k - 1][:2] == (cell, run_no)
-        slot.append(slot[-1] + (not same) if slot else 0)
-        dup.append(dup[-1] + 1 if same else 0)
-    active = ("WITH active AS (SELECT unnest(?::INTEGER[]) AS cell, unnest(?::INTEGER[]) AS run_no, "
-              "unnest(?::VARCHAR[]) AS run_id, unnest(?::INTEGER[]) AS slot, unnest(?::INTEGER[]) AS dup)")
-    params = [*(list(c) for c in zip(*runs)), slot, dup] if runs else [[], [], [], [], []]
-    preds = con.sql(f"""{active} SELECT a.cell, a.run_no, a.slot, a.dup, p.item_id, p.ord, p.parsed, p.answer
-                        FROM active a JOIN predictions p ON p.run_id = a.run_id""", params=params)
-    scores = con.sql(f"""{active} SELECT a.slot, a.dup, s.item_id, s.ord, s.metric, s.value
-                         FROM active a JOIN scores s ON s.run_id = a.run_id""", params=params)
-    return preds.to_arrow_table(), scores.to_arrow_table()
+    cell = np.array([r[0] for r in runs], dtype=np.int64)
+    run_no = np.array([r[1] for r in runs], dtype=np.int64)
+    new_slot = np.ones(len(runs), dtype=bool)
+    new_slot[1:] = (cell[1:] != cell[:-1]) | (run_no[1:] != run_no[:-1])
+    slot = np.cumsum(new_slot) - 1
+    starts = np.flatnonzero(new_slot)
+    dup = np.arange(len(runs)) - starts[slot] if len(runs) else slot
+    active = "WITH active AS (SELECT run_id, CAST(k - 1 AS INTEGER) AS run FROM unnest(?::VARCHAR[]) WITH ORDINALITY AS a(run_id, k))"
+    ids = [[r[2] for r in runs]]
+    preds = con.sql(f"""{active} SELECT a.run, p.item_id, p.ord, p.parsed, p.answer
+                        FROM active a JOIN predictions p ON p.run_id = a.run_id""", params=ids)
+    scores = con.sql(f"""{active} SELECT a.run, s.item_id, s.ord, s.metric, s.value
+                         FROM active a JOIN scores s ON s.run_id = a.run_id""", params=ids)
+    return (preds.to_arrow_table(), scores.to_arrow_table(),
+            {"cell": cell, "run_no": run_no, "slot": slot, "dup": dup})
 
 
 def items_of(con: duckdb.DuckDBPyConnection, cells: Sequence[Sequence[str]]) -> list[dict[str, Any]]:

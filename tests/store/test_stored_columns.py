@@ -21,7 +21,7 @@ REFERENCE = """
     FROM active a JOIN predictions p ON p.run_id = a.run_id
     LEFT JOIN sc ON sc.run_id = p.run_id AND sc.item_id = p.item_id AND sc.ord = p.ord
     SEMI JOIN items i ON i.task = a.task AND i.lang = a.lang AND i.item_id = p.item_id
-    ORDER BY a.cell, a.run_no, p.item_id, p.ord"""
+    ORDER BY a.cell, a.run_no, p.item_id, p.ord, p.run_id"""
 
 
 def _shuffled(con, table: str) -> None:
@@ -46,6 +46,11 @@ def test_columns_equal_the_sql_join_and_order(tmp_path):
     con.execute("INSERT INTO scores SELECT run_id, item_id, ord, 'extra', 0.25 FROM predictions "
                 "WHERE hash(item_id) % 5 = 0")  # a metric no task has, on some rows
     con.execute("DELETE FROM items WHERE hash(item_id) % 17 = 0")  # predictions whose item is not stored
+    for table in ("predictions", "scores"):  # a second active run with a run's cell and number (another source)
+        con.execute(f"INSERT INTO {table} SELECT * REPLACE ('0' || run_id AS run_id) FROM {table} "
+                    "WHERE run_id = (SELECT min(run_id) FROM runs)")
+    con.execute("INSERT INTO runs SELECT * REPLACE ('0' || run_id AS run_id) FROM runs "
+                "WHERE run_id = (SELECT min(run_id) FROM runs)")
     checked = 0
     for (model,) in con.execute("SELECT DISTINCT model_id FROM runs ORDER BY 1").fetchall():
         cells = [tuple(c) for c in con.execute("SELECT DISTINCT task, lang, prompt_lang FROM runs WHERE model_id = ? "
