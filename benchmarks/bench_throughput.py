@@ -6,6 +6,8 @@ each C, in ONE run against ONE stand-in (tests/helpers/standin_server.py in its 
                      `services.live.StoreSink`): planning, prompts, requests, scoring, every group commit and the
                      aggregate refresh of every cell; 1,000 requests = sentiment in id/vi/th/ta, English prompt,
                      50 items, 5 runs (20 cells);
+  * `tanaw no store` the same runner, plan and warm-up into a sink that keeps nothing (`DiscardSink`): the
+                     difference to `tanaw run` is what the store costs (commits, the last cell's refresh);
   * `tanaw client`   the client loop alone: `evaluator.run.bounded` with C workers on `ModelClient.chat`;
   * `openai SDK`     the same loop on the openai SDK's AsyncOpenAI (httpx pool of C connections, no retries): what
                      the client used before its aiohttp transport (`evaluator/openai_http.py`);
@@ -144,6 +146,36 @@ async def full_run(url: str, concurrency: int, n: int, db: Path) -> tuple[int, f
     return asked, elapsed, cpu, end - marks["last_commit"], marks["first_request"] - t0
 
 
+class DiscardSink:
+    """A sink that keeps nothing: the runner without its store (answers are still scored by its writer)."""
+
+    def prepare(self, items) -> None:
+        pass
+
+    def stored_many(self, cells) -> dict:
+        return {}
+
+    def save_many(self, rows) -> None:
+        pass
+
+    def refresh(self, cells) -> list:
+        return [None] * len(cells)
+
+
+async def storeless_run(url: str, concurrency: int, n: int) -> tuple[int, float, float]:
+    """(answers, seconds, CPU seconds) of the whole runner as `full_run` times it (the same plan, a new client, a
+    warm-up run first) into `DiscardSink`: what the store adds to a run is `full_run` minus this."""
+    async def once(limit: int) -> tuple[int, float, float]:
+        async with ModelClient(url, "standin", concurrency=concurrency) as client:
+            t0, c0 = time.perf_counter(), time.process_time()
+            statuses = await run(client, DiscardSink(), RunSpec(limit=limit, concurrency=concurrency, **RUN_JOBS),
+                                 progress=False)
+            return sum(s.asked for s in statuses), time.perf_counter() - t0, time.process_time() - c0
+
+    await once(1)
+    return await once(max(1, n // RUN_CELLS))
+
+
 def lmeval_loop(venv: Path, url: str, concurrency: int, n: int) -> tuple[int, float, float]:
     """(answers, seconds, CPU seconds) of lm-eval's local-chat-completions in its own venv."""
     out = subprocess.run([str(venv / "bin" / "python"), str(REPO / "benchmarks" / "lmeval_chat_driver.py"),
@@ -194,13 +226,14 @@ def main() -> int:
         print(f"machine: {machine()}; stand-in in its own process, L = {args.latency:.3f} s; limit = C / L")
         if venv:
             print(f"lm-eval {lmeval_version(venv)} local-chat-completions from {venv}")
-        print(f"{'loop':<14}{'C':>5}{'requests':>9}{'seconds':>9}{'req/s':>8}{'C/L':>7}{'ratio':>7}"
+        print(f"{'loop':<16}{'C':>5}{'requests':>9}{'seconds':>9}{'req/s':>8}{'C/L':>7}{'ratio':>7}"
               f"{'CPU ms/req':>11}{'start s':>8}{'tail s':>8}  load avg (1, 5 min)")
         for c in [int(x) for x in args.concurrency.split(",")]:
             limit = c / args.latency
             rows = []
             with tempfile.TemporaryDirectory() as tmp:
                 rows.append(("tanaw run", asyncio.run(full_run(url, c, args.requests, Path(tmp) / "b.duckdb"))))
+            rows.append(("tanaw no store", asyncio.run(storeless_run(url, c, args.requests))))
             rows.append(("tanaw client", asyncio.run(client_loop(url, c, args.requests))))
             if args.sdk:
                 rows.append(("openai SDK", asyncio.run(sdk_loop(url, c, args.requests))))
@@ -209,7 +242,7 @@ def main() -> int:
             for name, (n, secs, cpu, *ends) in rows:
                 load = os.getloadavg()
                 tail_s, start_s = (f"{ends[0]:.3f}", f"{ends[1]:.3f}") if ends else ("-", "-")
-                print(f"{name:<14}{c:>5}{n:>9}{secs:>9.2f}{n / secs:>8.1f}{limit:>7.0f}{n / secs / limit:>7.3f}"
+                print(f"{name:<16}{c:>5}{n:>9}{secs:>9.2f}{n / secs:>8.1f}{limit:>7.0f}{n / secs / limit:>7.3f}"
                       f"{cpu / n * 1000:>11.2f}{start_s:>8}{tail_s:>8}  {load[0]:.2f}, {load[1]:.2f}", flush=True)
     finally:
         proc.kill()

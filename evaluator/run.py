@@ -51,9 +51,9 @@ class Backend(Protocol):
 class Sink(Protocol):
     """Where results go: the store through `services.ingest`, or a list in tests."""
 
-    def prepare(self) -> None:
-        """Whatever every commit needs first (e.g. the registry's rows); runs on the writer thread in the first
-        commit, before the first `save_many`."""
+    def prepare(self, items: Sequence[Item]) -> None:
+        """Whatever every commit needs first (e.g. the registry's rows, and the rows of `items`: every item the run
+        is about to ask, once); runs on the writer thread in the first commit, before the first `save_many`."""
 
     def stored_many(self, cells: Sequence["Cell"]) -> Mapping[tuple, set[tuple[str, str]]]:
         """(item_id, order) pairs already stored, by cell key (`Cell.key`), for every cell of the plan at once;
@@ -297,7 +297,7 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
             settings.update({s.cell.key: settings_for(s.cell, opts, counted, endpoint) for s in statuses})
             todo = ledger.track(statuses, jobs, stored)
             bars = _progress(statuses, progress)
-            writer.start(sink.prepare)
+            writer.start(lambda: sink.prepare(_items_of(todo)))
             ledger.start()
             await bounded(_then(todo, writer.last_round), one, opts.concurrency)
             await writer.drain()
@@ -307,6 +307,11 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
             bar.close()
         writer.close()
     return statuses
+
+
+def _items_of(jobs: Sequence[Job]) -> list[Item]:
+    """The distinct items of these jobs, in order."""
+    return list({(j.item.task, j.item.lang, j.item.item_id): j.item for j in jobs}.values())
 
 
 def _then(jobs: Iterable[Job], done: Callable[[], None]) -> Iterator[Job]:

@@ -50,6 +50,11 @@ class Pace:
         if ok and began is not None:
             self._latencies.append(self.clock() - began)
 
+    @property
+    def in_flight(self) -> int:
+        """Requests sent and not yet answered."""
+        return len(self._sent)
+
     def lull(self) -> float:
         """Seconds from now before the next answer is expected (0 when one may come at any moment)."""
         if not self._sent:

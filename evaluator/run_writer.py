@@ -106,18 +106,23 @@ class AnswerWriter:
         if len(self._pending) == 1:
             self._first_at = self._last_at
             self._arrived.set()
-        elif self._want_next or len(self._pending) >= self.size:
+        elif self._want_next or len(self._pending) >= self.size or self._all_answered():
             self._want_next = False
             self._arrived.set()
 
+    def _all_answered(self) -> bool:
+        """Every request is sent and none is in flight: the run's last answers are all in."""
+        return self._last_round and self.pace is not None and not self.pace.in_flight
+
     def _in_lull(self, needed: float) -> bool:
-        """Whether no answer is expected for at least `needed` seconds, or no request is left to send
-        (`last_round`): then store work only delays reading the last answers, not the requests."""
-        return self._last_round or (self.pace is not None and self.pace.lull() >= max(needed, GAP_MIN_S))
+        """Whether no answer is expected for at least `needed` seconds: then store work delays no answer."""
+        return self.pace is not None and self.pace.lull() >= max(needed, GAP_MIN_S)
 
     def last_round(self) -> None:
-        """Every request is sent: from now on quiet groups are committed without waiting for a gap, so the run's
-        end waits for the last few answers' commit only."""
+        """Every request is sent: from now on a quiet group of any size is committed in a gap, and the last answers
+        as one group the moment the last of them is in (not in pieces while they arrive: each piece's commit would
+        slow reading the rest, and the last answer would wait for the piece under way), so the run's end waits for
+        that one commit only."""
         self._last_round = True
         self._arrived.set()
 
@@ -126,6 +131,8 @@ class AnswerWriter:
         if not self._pending:
             return False
         if self._draining or len(self._pending) >= self.size or now >= self._first_at + GROUP_WAIT_S:
+            return True
+        if self._all_answered():
             return True
         return (self.pace is not None and (self._last_round or len(self._pending) >= self.lull_group)
                 and now >= self._last_at + GROUP_QUIET_S and self._in_lull(self._commit_s))

@@ -70,13 +70,19 @@ def save_live(con: duckdb.DuckDBPyConnection, model_id: str,
         known.update((REGISTRY, (MODEL, model_id)))
 
 
-def prepare_live(con: duckdb.DuckDBPyConnection, known: set) -> None:
-    """Write the registry's rows (tasks, metrics) once, before the first commit of a run (`known` as for
-    `save_live`)."""
-    if REGISTRY not in known:
-        with transaction(con):
+def prepare_live(con: duckdb.DuckDBPyConnection, known: set, items: Sequence[Item] = ()) -> None:
+    """Before the first commit of a run, in one transaction: the registry's rows (tasks, metrics) once per process,
+    and the rows of the `items` the run is about to ask that this process has not written (so its groups of answers
+    write only predictions and scores). `known` as for `save_live`."""
+    new_items = {(i.task, i.lang, i.item_id): i for i in items if (i.task, i.lang, i.item_id) not in known}
+    if REGISTRY in known and not new_items:
+        return
+    with transaction(con):
+        if REGISTRY not in known:
             sync_registry(con)
-        known.add(REGISTRY)
+        live.append(con, "items", live.item_rows(list(new_items.values()), content_hash))
+    known.add(REGISTRY)
+    known.update(new_items)
 
 
 def save_result(con: duckdb.DuckDBPyConnection, model_id: str, run_meta: Mapping[str, Any], item: Item,
@@ -100,9 +106,9 @@ class StoreSink:
     def _run_id(self, cell: Cell) -> str:
         return run_id(self.model_id, cell.task.name, cell.lang, cell.prompt_lang, cell.run_no, "evaluated")
 
-    def prepare(self) -> None:
-        """The registry's rows, written once before the first commit (on the writer thread)."""
-        prepare_live(self.con, self._known)
+    def prepare(self, items: Sequence[Item] = ()) -> None:
+        """The registry's rows and the run's items, written before the first commit (on the writer thread)."""
+        prepare_live(self.con, self._known, items)
 
     def stored_many(self, cells: Sequence[Cell]) -> dict[tuple, set[tuple[str, str]]]:
         """What is stored for every cell of a plan, in one query: cell key -> (item_id, order) already stored."""

@@ -24,7 +24,7 @@ class ListSink:
         self.rows: dict[tuple, tuple] = {}
         self.refreshed: list[tuple] = []
 
-    def prepare(self):
+    def prepare(self, items=()):
         self.prepared = True
 
     def stored_many(self, cells):

@@ -47,8 +47,8 @@ def test_the_lull_is_the_oldest_request_in_flight_plus_the_shortest_recent_laten
 
 
 class FakePace:
-    def __init__(self, lull: float):
-        self.value = lull
+    def __init__(self, lull: float, in_flight: int = 0):
+        self.value, self.in_flight = lull, in_flight
 
     def lull(self) -> float:
         return self.value
@@ -74,10 +74,10 @@ def slow_clock(monkeypatch):
     monkeypatch.setattr(run_writer, "GROUP_WAIT_S", 0.6)
 
 
-def _group_times(lull: float, *, lull_group: int = 1, answers: int = 4, last_round: bool = False
-                 ) -> tuple[float, list[tuple[float, int]]]:
+def _group_times(lull: float, *, lull_group: int = 1, answers: int = 4, last_round: bool = False,
+                 in_flight: int = 0) -> tuple[float, list[tuple[float, int]]]:
     async def main():
-        writer = TimedWriter(FakePace(lull), lull_group)
+        writer = TimedWriter(FakePace(lull, in_flight), lull_group)
         try:
             writer.start(lambda: None)
             t0 = writer.loop.time()
@@ -104,5 +104,12 @@ def test_a_quiet_group_is_committed_at_once_in_a_gap_longer_than_a_commit_else_b
 def test_a_gap_commit_waits_for_enough_answers_unless_every_request_is_sent():
     t0, commits = _group_times(lull=0.15, lull_group=8)  # 4 answers, 8 wanted for a gap commit: the clock
     assert [n for _, n in commits] == [4] and commits[0][0] - t0 >= run_writer.GROUP_WAIT_S * 0.95
-    t0, commits = _group_times(lull=0.0, lull_group=8, last_round=True)  # nothing left to send: at once
+    t0, commits = _group_times(lull=0.0, lull_group=8, last_round=True)  # nothing left to send or answer: at once
+    assert [n for _, n in commits] == [4] and commits[0][0] - t0 < run_writer.GROUP_WAIT_S * 0.75
+
+
+def test_the_last_answers_are_committed_together_once_all_are_in():
+    t0, commits = _group_times(lull=0.0, last_round=True, in_flight=3)  # 3 still coming any moment: no piecemeal
+    assert [n for _, n in commits] == [4] and commits[0][0] - t0 >= run_writer.GROUP_WAIT_S * 0.95  # (the clock)
+    t0, commits = _group_times(lull=0.15, last_round=True, in_flight=3)  # the rest far off: commit in the gap
     assert [n for _, n in commits] == [4] and commits[0][0] - t0 < run_writer.GROUP_WAIT_S * 0.75

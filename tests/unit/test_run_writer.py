@@ -109,7 +109,7 @@ def test_a_failing_commit_fails_the_run_with_its_error():
 
 def test_a_failing_prepare_fails_the_run_without_storing_anything():
     class NoRegistry(ListSink):
-        def prepare(self):
+        def prepare(self, items=()):
             raise OSError("read-only store")
 
     sink, result = NoRegistry(), {}
