@@ -22,7 +22,7 @@ from evaluator.metrics import METRICS
 from evaluator.ranking import rank_ranges
 from evaluator.registry import TASKS
 from evaluator.rollup import rollup_rows
-from evaluator.spec import Item, ItemResult, Prediction, TaskSpec
+from evaluator.spec import Item, ItemResult, Prediction, TaskSpec, result_for
 from services.stored_columns import parse_items, stored_columns
 from services.drill_levels import refresh_levels
 from services.page_figures import refresh_model_figures, store_self_reported
@@ -198,8 +198,7 @@ def _scored(seen: dict[tuple, ItemResult], item: Item, pred: Prediction) -> Item
     if done is None:
         done = seen[key] = score_prediction(TASKS[pred.task], item, pred)
         return done
-    return ItemResult(prediction=pred, answer=done.answer, parsed=done.parsed, reasoning=done.reasoning,
-                      scores=done.scores, extras=done.extras)  # read-only mappings, shared
+    return result_for(pred, done)  # read-only mappings, shared
 
 
 def _in_memory(pairs: Sequence[tuple[Item, ItemResult]]) -> dict[tuple[str, str, str], list]:
