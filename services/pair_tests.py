@@ -17,8 +17,8 @@ import duckdb
 
 from evaluator.pair_tests import both_orders, pair_tests
 from store.db import transaction
-from store.pair_tests import (cell_outcomes, delete_systems_pairs, drop_orphan_pairs, save_pair_tests,
-                              stale_systems, system_counts)
+from store.pair_tests import (cell_outcomes, delete_systems_pairs, drop_orphan_pairs, drop_orphans_among,
+                              pair_state, save_pair_tests, stale_systems, system_counts)
 
 System = tuple[str, str]
 """(model_id, prompt_lang)."""
@@ -56,17 +56,29 @@ def refresh_systems(con: duckdb.DuckDBPyConnection, targets: Iterable[tuple[str,
     by_cell: dict[tuple[str, str], set[System]] = defaultdict(set)
     for task, lang, model, prompt_lang in targets:
         by_cell[(task, lang)].add((model, prompt_lang))
+    systems = [(task, lang, *s) for (task, lang), group in sorted(by_cell.items()) for s in sorted(group)]
+    if model_id is not None and by_cell and all(s[2] == model_id for s in systems):
+        # one read: the systems per (task, lang) and the model's stored pairs, which hold every pair to delete
+        counts, stored = pair_state(con, sorted(by_cell), model_id)
+        keys = set(systems)
+        hit = [r for r in stored if (*r[:2], *r[2:4]) in keys or (*r[:2], *r[5:7]) in keys]
+        if hit:
+            delete_systems_pairs(con, systems)
+        remaining = [r for r in stored if (*r[:2], *r[2:4]) not in keys and (*r[:2], *r[5:7]) not in keys]
+    else:
+        delete_systems_pairs(con, systems)  # one statement for every (task, lang)
+        counts, remaining = (system_counts(con, sorted(by_cell)) if by_cell else {}), None
     written = 0
-    delete_systems_pairs(con, [(task, lang, *s) for (task, lang), systems in sorted(by_cell.items())
-                               for s in sorted(systems)])  # one statement for every (task, lang)
-    counts = system_counts(con, sorted(by_cell)) if by_cell else {}
-    for (task, lang), systems in sorted(by_cell.items()):
+    for (task, lang), group in sorted(by_cell.items()):
         if counts.get((task, lang), 0) < 2:  # a model alone on its cell (en or native only): no pair
             continue
-        rows = pair_rows(task, lang, cell_outcomes(con, task, lang), systems)
+        rows = pair_rows(task, lang, cell_outcomes(con, task, lang), group)
         save_pair_tests(con, rows)
         written += len(rows)
-    drop_orphan_pairs(con, model_id)
+    if remaining is None:
+        drop_orphan_pairs(con, model_id)
+    else:  # the pairs just written name current cells: only the model's other stored pairs can be orphaned
+        drop_orphans_among(con, remaining)
     return written
 
 

@@ -142,12 +142,14 @@ def _scores(scores: pa.Table, keys: _Keys, row_key: np.ndarray) -> dict[str, np.
 
 def stored_columns(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[tuple[str, str, str]],
                    metrics: Callable[[str], Sequence[str]],
-                   pairs: Callable[[tuple[str, str, str]], Callable[[], list]]) -> dict[tuple, CellColumns]:
+                   pairs: Callable[[tuple[str, str, str]], Callable[[], list]],
+                   active: Sequence[cell_rows.RunRow] | None = None) -> dict[tuple, CellColumns]:
     """Each cell's active rows as columns, in store order (run, item id, order), rows whose item is not stored
     left out. `metrics(task)`: the task's metrics (every metric with stored scores is read as well);
-    `pairs(cell)`: the full (Item, ItemResult) pairs' builder, called only if a metric has no columnar form."""
+    `pairs(cell)`: the full (Item, ItemResult) pairs' builder, called only if a metric has no columnar form;
+    `active`: the cells' active runs, when the caller read them (`cell_rows.refresh_state`)."""
     cells = list(cells)
-    preds, score_rows, runs = cell_rows.cells_rows(con, model_id, cells)
+    preds, score_rows, runs = cell_rows.cells_rows(con, model_id, cells, active)
     items = parse_items(cell_rows.items_of(con, sorted({c[:2] for c in cells})))
     keys = _Keys(preds, runs)
     answers, answer_code = _dictionary(preds["answer"])

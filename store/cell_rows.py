@@ -1,8 +1,8 @@
-"""Reads of a model's stored cells for re-aggregation (the refresh and the drill-down back-fill): its active
-predictions with their scores, the items they answer, and whether other active runs share a cell."""
+"""Reads of a model's stored cells for re-aggregation (the refresh and the drill-down back-fill): the cells' active
+runs, their predictions with their scores, and the items they answer."""
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 import duckdb
 import numpy as np
@@ -26,19 +26,45 @@ def cell_predictions(con: duckdb.DuckDBPyConnection, model_id: str, task: str, l
     return [dict(zip(cols, row)) for row in cur.fetchall()]
 
 
-def cells_rows(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Sequence[str]]) -> tuple[Any, Any, Any]:
+RunRow = tuple[str, str, str, int, str]
+"""An active run: (task, lang, prompt_lang, run_no, run_id)."""
+
+
+def refresh_state(con: duckdb.DuckDBPyConnection, model_id: str,
+                  cells: Sequence[Sequence[str]]) -> tuple[list[RunRow], int]:
+    """What a refresh of a model's (task, lang, prompt_lang) cells reads before it writes, in one statement: their
+    active runs (sorted) and the number their drill-down cells get next (1 + the largest `drill_cells.cell_no`
+    outside them, i.e. after their own rows are deleted)."""
+    keys = [list(c) for c in cells]
+    rows = con.execute("""
+        SELECT task, lang, prompt_lang, run_no, run_id, NULL FROM runs
+        WHERE model_id = ? AND NOT superseded AND list_contains(?, [task, lang, prompt_lang])
+        UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, coalesce(max(cell_no), 0) + 1 FROM drill_cells
+        WHERE NOT list_contains(?, [model_id, task, lang, prompt_lang])""",
+                       [model_id, keys, [[model_id, *k] for k in keys]]).fetchall()
+    runs = sorted(tuple(r[:5]) for r in rows if r[5] is None)
+    return runs, next(r[5] for r in rows if r[5] is not None)
+
+
+def cells_rows(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Sequence[str]],
+               active: Sequence[RunRow] | None = None) -> tuple[Any, Any, Any]:
     """Every active prediction of these (task, lang, prompt_lang) cells and every stored item score of their active
     runs, as two Arrow tables in no particular order, joined and sorted by the caller (two scans: no join, pivot or
     sort on text keys in the store), and the active runs: predictions (run = position in the runs, item_id, ord,
     parsed, answer), scores (run, item_id, ord, metric, value), runs as int64 arrays in store order (cell, run
     number, run id) of cell (position in `cells`), run_no, slot and dup. `slot` numbers the (cell, run_no) of the
     active runs, `dup` the runs sharing one (by run id; 0 when a run number is not repeated). Only the run ids go
-    to the scans, as one list (each row's run comes back as its position in it)."""
+    to the scans, as one list (each row's run comes back as its position in it). `active`: the cells' active runs
+    as `refresh_state` read them (else read here)."""
     keys = [list(c) for c in cells]
-    runs = sorted(con.execute(
-        "SELECT CAST(list_position(?, [task, lang, prompt_lang]) - 1 AS INTEGER), run_no, run_id FROM runs "
-        "WHERE model_id = ? AND NOT superseded AND list_contains(?, [task, lang, prompt_lang])",
-        [keys, model_id, keys]).fetchall())  # store order: cell, run number, run id
+    if active is None:
+        runs = sorted(con.execute(
+            "SELECT CAST(list_position(?, [task, lang, prompt_lang]) - 1 AS INTEGER), run_no, run_id FROM runs "
+            "WHERE model_id = ? AND NOT superseded AND list_contains(?, [task, lang, prompt_lang])",
+            [keys, model_id, keys]).fetchall())  # store order: cell, run number, run id
+    else:
+        position = {tuple(k): i for i, k in reversed(list(enumerate(keys)))}  # the first, as list_position
+        runs = sorted((position[r[:3]], r[3], r[4]) for r in active if r[:3] in position)
     cell = np.array([r[0] for r in runs], dtype=np.int64)
     run_no = np.array([r[1] for r in runs], dtype=np.int64)
     new_slot = np.ones(len(runs), dtype=bool)
@@ -64,10 +90,3 @@ def items_of(con: duckdb.DuckDBPyConnection, cells: Sequence[Sequence[str]]) -> 
     cols = [d[0] for d in cur.description]
     return [dict(zip(cols, row)) for row in cur.fetchall()]
 
-
-def other_active_runs(con: duckdb.DuckDBPyConnection, model_id: str, task: str, lang: str, prompt_lang: str,
-                      run_ids: Iterable[str]) -> int:
-    """Active (not superseded) runs of a cell other than `run_ids`, whose rows an aggregate must also read."""
-    return con.execute("SELECT count(*) FROM runs WHERE model_id = ? AND task = ? AND lang = ? AND prompt_lang = ? "
-                       "AND NOT superseded AND NOT list_contains(?, run_id)",
-                       [model_id, task, lang, prompt_lang, sorted(run_ids)]).fetchall()[0][0]

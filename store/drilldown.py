@@ -2,7 +2,7 @@
 transaction, and the lookups that find cells written before them."""
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import duckdb
 import pyarrow as pa
@@ -49,10 +49,13 @@ def save_drilldown(con: duckdb.DuckDBPyConnection, model_id: str, task: str, lan
     save_drilldowns(con, model_id, {(task, lang, prompt_lang): drill})
 
 
-def save_drilldowns(con: duckdb.DuckDBPyConnection, model_id: str, drills: Mapping[tuple[str, str, str], Any]) -> None:
+def save_drilldowns(con: duckdb.DuckDBPyConnection, model_id: str, drills: Mapping[tuple[str, str, str], Any], *,
+                    state: tuple[Sequence[tuple], int] | None = None) -> None:
     """Replace the pre-aggregates of a model's (task, lang, prompt_lang) cells with duck-typed
     `evaluator.drilldown.CellDrilldown`s, one statement per table for all of them; each cell's item outcomes get
-    the next cell number (in the order given), so they are stored together after the table's other rows."""
+    the next cell number (in the order given), so they are stored together after the table's other rows.
+    `state`: the cells' active runs and their next cell number as `store.cell_rows.refresh_state` read them in this
+    transaction (else read here)."""
     if not drills:
         return
     keys = [[model_id, *cell] for cell in drills]
@@ -62,7 +65,10 @@ def save_drilldowns(con: duckdb.DuckDBPyConnection, model_id: str, drills: Mappi
         con.execute(f"DELETE FROM item_outcomes WHERE cell_no IN ({', '.join('?' * len(old))})", old)
     for table in CELL_TABLES:
         con.execute(f"DELETE FROM {table} WHERE {in_cells}", [keys])
-    first = con.execute("SELECT coalesce(max(cell_no), 0) + 1 FROM drill_cells").fetchone()[0]
+    if state is None:
+        first = con.execute("SELECT coalesce(max(cell_no), 0) + 1 FROM drill_cells").fetchone()[0]
+    else:
+        first = state[1]
     numbers = list(range(first, first + len(keys)))
     con.execute("INSERT INTO drill_cells (cell_no, model_id, task, lang, prompt_lang, answers, unparsed, items) "
                 "SELECT unnest(?), ?, unnest(?), unnest(?), unnest(?), unnest(?), unnest(?), unnest(?)",
@@ -75,7 +81,7 @@ def save_drilldowns(con: duckdb.DuckDBPyConnection, model_id: str, drills: Mappi
     if flags:
         con.execute("INSERT INTO failed_flags SELECT unnest(?), unnest(?), unnest(?), unnest(?), unnest(?), "
                     "unnest(?)", [[row[c] for row in flags] for c in range(6)])
-    _save_run_counts(con, model_id, keys, drills)
+    _save_run_counts(con, model_id, keys, drills, None if state is None else state[0])
 
 
 NODE_COLUMNS = ("phenomenon", "category", "subcategory", "level", "n", "correct", "wrong")
@@ -95,10 +101,12 @@ def _insert_nodes(con: duckdb.DuckDBPyConnection, nodes: list[tuple[int, list[st
 
 
 def _save_run_counts(con: duckdb.DuckDBPyConnection, model_id: str, keys: list[list[str]],
-                     drills: Mapping[tuple[str, str, str], Any]) -> None:
-    """Each current run's answers and unparsed answers, from its cell's drill-down."""
-    runs = con.execute("SELECT task, lang, prompt_lang, run_no, run_id FROM runs WHERE NOT superseded AND "
-                       "list_contains(?, [model_id, task, lang, prompt_lang])", [keys]).fetchall()
+                     drills: Mapping[tuple[str, str, str], Any], runs: Sequence[tuple] | None = None) -> None:
+    """Each current run's answers and unparsed answers, from its cell's drill-down; `runs`: the cells' active
+    (task, lang, prompt_lang, run_no, run_id), when the caller read them."""
+    if runs is None:
+        runs = con.execute("SELECT task, lang, prompt_lang, run_no, run_id FROM runs WHERE NOT superseded AND "
+                           "list_contains(?, [model_id, task, lang, prompt_lang])", [keys]).fetchall()
     counted = [[run_id, *drills[(t, lg, pl)].runs[run_no]] for t, lg, pl, run_no, run_id in runs
                if run_no in drills[(t, lg, pl)].runs]
     if counted:

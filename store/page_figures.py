@@ -56,18 +56,22 @@ def stale_field_cells(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str],
     every visible model's scored value on them, sorted:
     (task, lang, prompt_lang, metric, inputs_hash, model_id, value, ci_low, ci_high); model_id NULL when nobody
     is left on a cell. A cell's inputs_hash is the XOR of DuckDB's `hash(model_id, value, ci_low, ci_high)` over
-    its scored rows, as text (NULL for none). Two plain scans, combined here: one query joining, grouping and
-    comparing them cost ~5 ms of planning per refresh."""
+    its scored rows, as text (NULL for none). Two plain scans in one statement (UNION ALL), combined here: one
+    query joining, grouping and comparing them cost ~5 ms of planning per refresh, two statements ~0.6 ms more."""
     among, only = ("true", []) if cells is None else ("list_contains(?, [task, lang, prompt_lang])",
                                                       [[list(c) for c in cells]])
-    headline = con.execute(f"""
-        SELECT a.task, a.lang, a.prompt_lang, a.metric, list_contains(?, a.model_id) AS mine,
+    scanned = con.execute(f"""
+        SELECT true, a.task, a.lang, a.prompt_lang, a.metric, list_contains(?, a.model_id) AS mine,
                a.status = 'ok' AND a.value IS NOT NULL AND m.model_id IS NOT NULL AND NOT coalesce(m.hidden, false),
-               a.model_id, a.value, a.ci_low, a.ci_high, hash(a.model_id, a.value, a.ci_low, a.ci_high)
+               a.model_id, a.value, a.ci_low, a.ci_high, hash(a.model_id, a.value, a.ci_low, a.ci_high), NULL
         FROM aggregates a LEFT JOIN models m ON m.model_id = a.model_id
-        WHERE a.is_headline AND {among}""", [list(model_ids), *only]).fetchall()
-    fields = con.execute(f"SELECT task, lang, prompt_lang, metric, list_contains(?, model_id), inputs_hash "
-                         f"FROM cell_field WHERE {among}", [list(model_ids), *only]).fetchall()
+        WHERE a.is_headline AND {among}
+        UNION ALL
+        SELECT false, task, lang, prompt_lang, metric, list_contains(?, model_id), NULL, NULL, NULL, NULL, NULL, NULL,
+               inputs_hash
+        FROM cell_field WHERE {among}""", [list(model_ids), *only, list(model_ids), *only]).fetchall()
+    headline = [r[1:12] for r in scanned if r[0]]
+    fields = [(*r[1:6], r[12]) for r in scanned if not r[0]]
     keys = {r[:4] for r in headline if r[4]} | {r[:4] for r in fields if r[4]}
     stored: dict[tuple, str | None] = {}
     for *key, _, inputs_hash in fields:  # any_value: the first non-NULL hash of the cell's rows

@@ -85,6 +85,26 @@ def _drop_model_orphans(con: duckdb.DuckDBPyConnection, model_id: str) -> int:
     plain reads; a delete only when some pair is orphaned, which a refresh rarely leaves: the EXCEPT over a
     self-join of drill_cells cost ~3-4 ms per refresh)."""
     stored = con.execute(f"SELECT * FROM ({_STORED} WHERE model_a = ? OR model_b = ?)", [model_id, model_id]).fetchall()
+    return drop_orphans_among(con, stored)
+
+
+def pair_state(con: duckdb.DuckDBPyConnection, cells: Sequence[tuple[str, str]],
+               model_id: str) -> tuple[dict[tuple[str, str], int], list[tuple]]:
+    """(`system_counts` of these (task, lang), the stored pairs of `model_id` as A or B: (task, lang, model_a,
+    prompt_lang_a, cell_a, model_b, prompt_lang_b, cell_b) rows) in one statement, so a refresh of a model alone on
+    its cells with no stored pairs reads once and deletes nothing (three statements, ~2.5 ms, before)."""
+    rows = con.execute(f"""
+        SELECT true, task, lang, NULL, NULL, count(*), NULL, NULL, NULL FROM ({_CELLS})
+        WHERE list_contains(?, [task, lang]) GROUP BY ALL
+        UNION ALL SELECT false, * FROM ({_STORED} WHERE model_a = ? OR model_b = ?)""",
+                       [[list(c) for c in cells], model_id, model_id]).fetchall()
+    return {(r[1], r[2]): r[5] for r in rows if r[0]}, [tuple(r[1:]) for r in rows if not r[0]]
+
+
+def drop_orphans_among(con: duckdb.DuckDBPyConnection, stored: Sequence[tuple]) -> int:
+    """Delete those of these stored pairs (rows as `pair_state` gives them) whose two cells are no longer the
+    current cells of their systems (one read of the cells they name, a delete only when some pair is orphaned);
+    returns how many rows went."""
     if not stored:
         return 0
     named = sorted({r[4] for r in stored} | {r[7] for r in stored})

@@ -1,0 +1,152 @@
+"""The live runner's per-cell refresh against one DuckDB GROUP BY over the same rows (issue 14).
+
+    python benchmarks/bench_cell_refresh.py [--repeat 20] [--items 50] [--runs 5]
+
+Builds the store the throughput benchmark's full run leaves (one model in a fresh store; sentiment in id, vi, th and
+ta with the English prompt, `--items` items x `--runs` runs per cell, answers scored by the evaluator and written
+through `services.live.StoreSink` in groups, as the runner writes them), refreshes the first three cells as the run
+does, then times, median of `--repeat` (warm, the first round dropped):
+- `StoreSink.refresh` of the last cell with the pairs the sink holds (`refresh_aggregates(written=...)` in one
+  transaction on its own cursor: what the run's tail pays after its last commit), each round on a new cell as the
+  run's is (untimed before each round: the cell's derived rows deleted and its pairs handed back to the sink);
+- `refresh_aggregates` of the same cell read back from the store (a resumed or partly stored cell);
+- the peer: one DuckDB GROUP BY (count and mean per metric) over the cell's score rows.
+Conditions (machine, cores, load average before and after, versions) are printed with the figures.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+if not os.environ.get("TANAW_DATA_DIR") and (ROOT.parent / "shared" / "data").is_dir():
+    os.environ["TANAW_DATA_DIR"] = str(ROOT.parent / "shared" / "data")
+
+from evaluator.datasets import load_items  # noqa: E402
+from evaluator.registry import TASKS  # noqa: E402
+from evaluator.run import Cell  # noqa: E402
+from evaluator.scoring import score_prediction  # noqa: E402
+from evaluator.spec import Prediction  # noqa: E402
+from services.ingest import refresh_aggregates  # noqa: E402
+from services.live import StoreSink  # noqa: E402
+from store.db import connect, transaction  # noqa: E402
+
+LANGS = ("id", "vi", "th", "ta")
+MODEL = "bench-cell"
+GROUP = 128
+"""Answers per commit (the runner's group at C = 32)."""
+
+
+def conditions() -> str:
+    import duckdb
+
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else "?"
+    return (f"machine: {cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, DuckDB "
+            f"{duckdb.__version__}; load average {os.getloadavg()[0]:.2f}")
+
+
+def answers(cell: Cell, items: list) -> list:
+    """(cell, settings, item, result) rows of one run: the gold label, or another label for every fourth item, with
+    token counts and latency as an endpoint reports them."""
+    labels = sorted({str(it.gold) for it in items})
+    rows = []
+    for i, it in enumerate(items):
+        said = str(it.gold) if (i + cell.run_no) % 4 else labels[(i * 7 + cell.run_no) % len(labels)]
+        pred = Prediction(task=cell.task.name, lang=cell.lang, item_id=it.item_id, prompt_lang=cell.prompt_lang,
+                          output=f"Answer: {said}", run=cell.run_no, tokens_in=120 + i % 7, tokens_out=3,
+                          latency_s=0.2 + (i % 5) / 100, finish_reason="stop")
+        rows.append((cell, {"temperature": 0.0}, it, score_prediction(cell.task, it, pred)))
+    return rows
+
+
+def build(con, n_items: int, n_runs: int) -> tuple[StoreSink, list[list[Cell]]]:
+    """The full run's store: every cell's answers saved in groups, the first cells refreshed; the sink and each
+    cell's runs."""
+    task = TASKS["sentiment"]
+    by_cell = [[Cell(task, lang, "en", r) for r in range(1, n_runs + 1)] for lang in LANGS]
+    sink = StoreSink(con, MODEL, {"family": "bench"})
+    sink.stored_many([c for runs in by_cell for c in runs])
+    items = {lang: load_items("sentiment", lang)[:n_items] for lang in LANGS}
+    sink.prepare([it for lang in LANGS for it in items[lang]])
+    for runs in by_cell:
+        rows = [row for cell in runs for row in answers(cell, items[cell.lang])]
+        for k in range(0, len(rows), GROUP):
+            sink.save_many(rows[k:k + GROUP])
+        if runs is not by_cell[-1]:
+            sink.refresh(runs)
+    return sink, by_cell
+
+
+def timed(fn, repeat: int, reset=None) -> tuple[float, float]:
+    """Median (wall s, process CPU s: DuckDB's threads included) of `fn()` over `repeat` rounds after one warm-up
+    round; `reset()` runs untimed before each round."""
+    walls, cpus = [], []
+    for _ in range(repeat + 1):
+        if reset is not None:
+            reset()
+        c0, t0 = time.process_time(), time.perf_counter()
+        fn()
+        walls.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+    return statistics.median(walls[1:]), statistics.median(cpus[1:])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--items", type=int, default=50)
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args()
+    print(conditions())
+    with tempfile.TemporaryDirectory() as tmp:
+        con = connect(Path(tmp) / "cell.duckdb")
+        sink, by_cell = build(con, args.items, args.runs)
+        last = by_cell[-1]
+        key = (last[0].task.name, last[0].lang, last[0].prompt_lang)
+        held, runs = dict(sink._fresh[key]), set(sink._fresh_runs[key])
+
+        def new_cell() -> None:  # as before the run's last refresh: the cell has no derived rows yet, and the sink
+            # holds its pairs (it gives them away on refresh)
+            with transaction(con):
+                for table in ("aggregates", "drill_cells", "drill_nodes", "failed_flags", "cell_field"):
+                    con.execute(f"DELETE FROM {table} WHERE model_id = ? AND task = ? AND lang = ? "
+                                "AND prompt_lang = ?", [MODEL, *key])
+            con.execute("DELETE FROM item_outcomes WHERE cell_no NOT IN (SELECT cell_no FROM drill_cells)")
+            con.execute("DELETE FROM run_counts WHERE list_contains(?, run_id)", [sorted(runs)])
+            sink._fresh[key], sink._fresh_runs[key] = dict(held), set(runs)
+
+        def stored() -> None:
+            with transaction(con):
+                refresh_aggregates(con, MODEL, [key])
+
+        group_by = ("SELECT s.metric, count(*) AS n, avg(s.value) AS mean FROM scores s JOIN runs r "
+                    "ON r.run_id = s.run_id WHERE r.model_id = ? AND r.task = ? AND r.lang = ? "
+                    "AND r.prompt_lang = ? AND NOT r.superseded GROUP BY ALL")
+        n_rows = con.execute("SELECT count(*) FROM predictions").fetchone()[0]
+        ours = timed(lambda: sink.refresh(last), args.repeat, new_cell)
+        back = timed(stored, args.repeat)
+        peer = timed(lambda: con.execute(group_by, [MODEL, *key]).fetchall(), args.repeat)
+        con.close()
+    print(f"store: {len(by_cell)} cells x {args.runs} runs x {args.items} items = {n_rows:,} answers; "
+          f"median of {args.repeat} (warm); wall ms (process CPU ms)")
+    for label, (wall, cpu) in ((f"StoreSink.refresh of a new cell ({len(held)} pairs held: the run's last refresh)",
+                                ours),
+                               ("refresh_aggregates of the same cell read back from the store", back),
+                               ("one DuckDB GROUP BY over the cell's score rows (the peer)", peer)):
+        ratio = f" = {wall / peer[0]:5.1f}x the GROUP BY" if label[0] != "o" else ""
+        print(f"  {label:<78} {wall * 1000:6.1f} ({cpu * 1000:5.1f}){ratio}")
+    print("  target: the runner's refresh <= 15 ms")
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
