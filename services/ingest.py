@@ -113,11 +113,11 @@ def refresh_rollups(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str],
     prompt languages and the levels they pool into can have changed, so only those are recomputed."""
     langs = sorted({c[2] for c in cells}) if cells is not None else None
     model_ids = sorted(set(model_ids))
+    rows = {model_id: rollup_rows(writer.headline_cells(con, model_id)) for model_id in model_ids}
+    writer.replace_rollups(con, rows, rank_rows(con, rows))  # with every rank range: one delete, one insert
     for model_id in model_ids:
-        writer.save_rollups(con, model_id, rollup_rows(writer.headline_cells(con, model_id)))
         refresh_usage(con, [model_id], langs)  # cost and speed per model, stored beside its roll-ups (V10)
         refresh_levels(con, [model_id], cells)  # LINDSEA / PACUTE drill-down levels from its nodes (V11)
-    refresh_ranks(con)
     refresh_model_figures(con, model_ids, cells)  # its cells' field, parse failures, PACUTE ceilings (V12)
 
 
@@ -128,8 +128,15 @@ RANKED_ORIGINS = ("evaluated", "uploaded")
 def refresh_ranks(con: duckdb.DuckDBPyConnection) -> None:
     """Recompute every rank range (`evaluator.ranking.rank_ranges` over the stored overall intervals of the ranked
     models, per prompt language, family and scale) and store them as roll-up rows of level 'rank'."""
+    writer.save_ranks(con, rank_rows(con))
+
+
+def rank_rows(con: duckdb.DuckDBPyConnection, fresh: Mapping[str, Sequence[Mapping[str, Any]]] | None = None
+              ) -> list[dict]:
+    """Every rank range as roll-up rows (model_id, prompt_lang, family, score, key best | worst, value) from the
+    stored overall intervals of the ranked models; `fresh`: models' roll-up rows about to replace their stored ones."""
     groups: dict[tuple, dict[str, tuple]] = {}
-    for m, prompt_lang, family, score, v, lo, hi in writer.ranked_overalls(con, RANKED_ORIGINS):
+    for m, prompt_lang, family, score, v, lo, hi in writer.ranked_overalls(con, RANKED_ORIGINS, fresh):
         groups.setdefault((prompt_lang, family, score), {})[m] = (
             lo if lo is not None and lo == lo else v, hi if hi is not None and hi == hi else v)  # none: the point
     rows = []
@@ -137,7 +144,7 @@ def refresh_ranks(con: duckdb.DuckDBPyConnection) -> None:
         base = {"prompt_lang": prompt_lang, "family": family, "score": score}
         rows += [{**base, "model_id": m, "key": k, "value": float(r)}
                  for m, (best, worst) in rank_ranges(intervals).items() for k, r in (("best", best), ("worst", worst))]
-    writer.save_ranks(con, rows)
+    return rows
 
 
 def score_all(preds: Sequence[Prediction], items: ItemIndex, file: str, *, unmatched: str = "error",

@@ -95,18 +95,41 @@ def save_rollups(con: duckdb.DuckDBPyConnection, model_id: str, rows: Sequence[M
                                                      for r in rows], ROLLUP_CASTS)  # keys just deleted
 
 
-def ranked_overalls(con: duckdb.DuckDBPyConnection, origins: Sequence[str]) -> list[tuple]:
+def ranked_overalls(con: duckdb.DuckDBPyConnection, origins: Sequence[str],
+                    fresh: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> list[tuple]:
     """Stored overall roll-ups with their 95% interval of every visible model of `origins`, as (model_id,
     prompt_lang, family, score, value, low, high) tuples sorted by prompt_lang, family, score (for the rank
-    ranges)."""
-    return con.execute("""
-        SELECT r.model_id, r.prompt_lang, r.family, r.score, max(r.value) FILTER (WHERE r.level = 'overall') AS value,
-               max(r.value) FILTER (WHERE r.level = 'interval' AND r.key = 'low') AS low,
-               max(r.value) FILTER (WHERE r.level = 'interval' AND r.key = 'high') AS high
+    ranges). `fresh`: model -> its roll-up rows about to be stored, taken instead of its stored ones (it counts if
+    it is visible and of `origins`). One plain read, pivoted here (the FILTER aggregates cost ~1.3 ms more)."""
+    models = sorted(fresh or {})
+    found = con.execute("""
+        SELECT r.model_id, r.prompt_lang, r.family, r.score, r.level, r.key, r.value
         FROM rollups r JOIN models m ON m.model_id = r.model_id
         WHERE r.level IN ('overall', 'interval') AND list_contains(?, m.origin) AND NOT coalesce(m.hidden, false)
-        GROUP BY ALL HAVING value IS NOT NULL ORDER BY r.prompt_lang, r.family, r.score""",
-                       [list(origins)]).fetchall()
+          AND NOT list_contains(?, r.model_id)
+        UNION ALL SELECT model_id, NULL, NULL, NULL, NULL, NULL, NULL FROM models
+        WHERE list_contains(?, model_id) AND list_contains(?, origin) AND NOT coalesce(hidden, false)""",
+                        [list(origins), models, models, list(origins)]).fetchall()
+    rows = [r for r in found if r[4] is not None]
+    for (model_id, *_) in (r for r in found if r[4] is None):  # a visible model of `origins`: its new rows
+        rows += [(model_id, *(r[c] for c in ("prompt_lang", "family", "score", "level", "key")), _stored(r["value"]))
+                 for r in fresh[model_id] if r["level"] in ("overall", "interval")]
+    pivot: dict[tuple, dict[tuple, Any]] = {}
+    for model_id, prompt_lang, family, score, level, key, value in rows:  # one row per level and key (the key)
+        pivot.setdefault((model_id, prompt_lang, family, score), {})[(level, key if level == "interval" else "")] = value
+    out = [(*k, v.get(("overall", "")), v.get(("interval", "low")), v.get(("interval", "high")))
+           for k, v in pivot.items()]
+    return sorted((r for r in out if r[4] is not None), key=lambda r: (r[1], r[2], r[3], r[0]))
+
+
+def replace_rollups(con: duckdb.DuckDBPyConnection, rows: Mapping[str, Sequence[Mapping[str, Any]]],
+                    ranks: Sequence[Mapping[str, Any]]) -> None:
+    """`save_rollups` of several models (model -> rows) and `save_ranks` at once: one delete, one insert."""
+    con.execute("DELETE FROM rollups WHERE list_contains(?, model_id) OR level = 'rank'", [sorted(rows)])
+    _insert_columns(con, "rollups", ROLLUP_COLUMNS,
+                    [[model_id, *(r.get(c) for c in ROLLUP_COLUMNS[1:])] for model_id in rows for r in rows[model_id]]
+                    + [[*(r[c] for c in ROLLUP_COLUMNS[:4]), "rank", r["key"], r["value"], None] for r in ranks],
+                    ROLLUP_CASTS)
 
 
 def save_ranks(con: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, Any]]) -> None:
