@@ -41,7 +41,8 @@ class CellDrilldown:
     and right_ba are None when no answer was given in that order."""
     answers: dict[str, list] = field(default_factory=lambda: {"offsets": [0], "run_no": [], "ord": [], "value": []})
     """Each outcome's answers, flattened in outcome order (by run, then order): outcome i owns
-    run_no/ord/value[offsets[i]:offsets[i + 1]]; from columns also ord_code (position in `orders`)."""
+    run_no/ord/value[offsets[i]:offsets[i + 1]]; from columns each answer's order as ord_code (its position in
+    `orders`) instead of ord."""
     nodes: list[dict[str, Any]] = field(default_factory=list)
     """Per (metric, phenomenon, category, subcategory, level): n, correct, wrong."""
     runs: dict[int, tuple[int, int]] = field(default_factory=dict)
@@ -56,6 +57,8 @@ class CellDrilldown:
     def outcomes(self) -> list[dict[str, Any]]:
         """The item outcomes as one dict per row, each with its `answers` [{run_no, ord, value}]."""
         a = {k: np.asarray(v).tolist() for k, v in self.answers.items() if k in ("offsets", "run_no", "ord", "value")}
+        if "ord" not in a:  # from columns: each answer's order as its code in `orders`
+            a["ord"] = [self.answers["orders"][k] for k in np.asarray(self.answers["ord_code"]).tolist()]
         off = a["offsets"]
         return [{**{c: self.items[c][i] for c in OUTCOME_COLUMNS},
                  "answers": [{"run_no": a["run_no"][j], "ord": a["ord"][j], "value": a["value"][j]}
@@ -122,8 +125,7 @@ def columns_drilldown(cols: CellColumns) -> CellDrilldown:
                  "right_all": _all_true(ok, group, np.ones(len(values), dtype=bool), n_out),
                  "parsed": item_parsed[o_item].tolist()}
     out.answers = {"offsets": np.concatenate([[0], np.cumsum(counts)]), "run_no": r_run,
-                   "ord": np.asarray(cols.orders, dtype=str)[r_ord] if cols.orders else np.zeros(0, dtype=str),
-                   "ord_code": r_ord, "orders": list(cols.orders), "value": values}
+                   "ord_code": r_ord, "orders": list(cols.orders), "value": values}  # no text per answer: codes
     out.n_items = len(np.unique(o_item))
     first = {i: cols.items[i] for i in cols.ids}
     _nodes_and_flags(out, first, ids, o_metric, o_item, np.asarray(metrics, dtype=str))

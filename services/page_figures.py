@@ -42,14 +42,15 @@ def _refresh_field(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str],
     cell recomputes that cell's, not the model's every cell)."""
     cells: dict[tuple, dict] = {}
     hashes: dict[tuple, str | None] = {}
-    for *key, inputs_hash, model_id, value, lo, hi in stored.stale_field_cells(con, model_ids, among):
+    had: set[tuple] = set()  # stale cells with stored rows to replace
+    for *key, inputs_hash, model_id, value, lo, hi in stored.stale_field_cells(con, model_ids, among, had):
         cell = cells.setdefault(tuple(key), {})
         hashes[tuple(key)] = inputs_hash
         if model_id is not None:
             cell[model_id] = (float(value), lo, hi)
     rows = [{"model_id": m, **dict(zip(stored.CELL_KEY, key)), **f, "inputs_hash": hashes[key]}
             for key, cell in cells.items() for m, f in cell_field(cell).items()]
-    stored.save_field(con, [list(k) for k in cells], rows)
+    stored.save_field(con, [list(k) for k in cells if k in had], rows)
 
 
 def refresh_model_figures(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str],

@@ -50,14 +50,16 @@ def reported_stale(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 def stale_field_cells(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str],
-                      cells: Sequence[Sequence[str]] | None = None) -> list[tuple]:
+                      cells: Sequence[Sequence[str]] | None = None, stored_keys: set | None = None) -> list[tuple]:
     """The headline cells these models have (or had a stored field on), among `cells` ([task, lang, prompt_lang];
     None = all), whose visible scored rows changed since their field was stored (or that have none stored), with
     every visible model's scored value on them, sorted:
     (task, lang, prompt_lang, metric, inputs_hash, model_id, value, ci_low, ci_high); model_id NULL when nobody
     is left on a cell. A cell's inputs_hash is the XOR of DuckDB's `hash(model_id, value, ci_low, ci_high)` over
     its scored rows, as text (NULL for none). Two plain scans in one statement (UNION ALL), combined here: one
-    query joining, grouping and comparing them cost ~5 ms of planning per refresh, two statements ~0.6 ms more."""
+    query joining, grouping and comparing them cost ~5 ms of planning per refresh, two statements ~0.6 ms more.
+    `stored_keys`: filled with the keys of the returned cells that have stored field rows (the others have
+    nothing to delete)."""
     among, only = ("true", []) if cells is None else ("list_contains(?, [task, lang, prompt_lang])",
                                                       [[list(c) for c in cells]])
     scanned = con.execute(f"""
@@ -77,6 +79,8 @@ def stale_field_cells(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str],
     for *key, _, inputs_hash in fields:  # any_value: the first non-NULL hash of the cell's rows
         if tuple(key) in keys and stored.get(tuple(key)) is None:
             stored[tuple(key)] = inputs_hash
+    if stored_keys is not None:
+        stored_keys.update(stored)
     scored: dict[tuple, list[tuple]] = {key: [] for key in keys}
     for *key, _, ok, model_id, value, lo, hi, row_hash in headline:
         if ok and tuple(key) in keys:
@@ -95,8 +99,9 @@ def _field_order(row: tuple) -> tuple:
 
 
 def save_field(con: duckdb.DuckDBPyConnection, keys: Sequence[Sequence[str]], rows: Sequence[Mapping[str, Any]]):
-    """Replace the stored field of these cells ([task, lang, prompt_lang, metric]) with `rows` (model_id, the key,
-    rank_best, rank_worst, n_models, field_median, delta, inputs_hash)."""
+    """Replace the stored field of these cells ([task, lang, prompt_lang, metric]: those with stored rows; a new
+    cell has none to delete) with `rows` (model_id, the key, rank_best, rank_worst, n_models, field_median, delta,
+    inputs_hash)."""
     if keys:
         con.execute("DELETE FROM cell_field WHERE list_contains(?, [task, lang, prompt_lang, metric])",
                     [[list(k) for k in keys]])
@@ -109,12 +114,14 @@ RUN_COUNT_COLUMNS = ("task", "lang", "prompt_lang", "answers", "unparsed")
 
 
 def run_answer_counts(con: duckdb.DuckDBPyConnection, model_id: str) -> list[dict[str, Any]]:
-    """A model's current runs with their answers and unparsed outputs (run_counts, 0 when not counted), as rows
-    with RUN_COUNT_COLUMNS (plain Python values: no data frame per refresh)."""
+    """A model's current runs' answers and unparsed outputs (run_counts, 0 when not counted) summed per cell, as
+    rows with RUN_COUNT_COLUMNS (integer sums: `evaluator.model_figures.parse_failures` adds them up per language
+    the same way from one row per cell as from one per run, and a cell reads as one row instead of its runs')."""
     rows = con.execute("""
-        SELECT r.task, r.lang, r.prompt_lang, coalesce(c.answers, 0) AS answers, coalesce(c.unparsed, 0) AS unparsed
+        SELECT r.task, r.lang, r.prompt_lang, sum(coalesce(c.answers, 0))::BIGINT AS answers,
+               sum(coalesce(c.unparsed, 0))::BIGINT AS unparsed
         FROM runs r LEFT JOIN run_counts c ON c.run_id = r.run_id
-        WHERE r.model_id = ? AND NOT r.superseded ORDER BY r.run_id""", [model_id]).fetchall()
+        WHERE r.model_id = ? AND NOT r.superseded GROUP BY ALL ORDER BY ALL""", [model_id]).fetchall()
     return [dict(zip(RUN_COUNT_COLUMNS, r)) for r in rows]
 
 
