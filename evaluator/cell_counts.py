@@ -301,6 +301,8 @@ def counted_metric(spec: MetricSpec, task: TaskSpec, lang: str, cols: CellColumn
     """(value, bootstrap statistics without NaN) of a label-count metric, or None when it has no columnar form."""
     chance = task.chance_level(lang)
     kind = spec.counted
+    if kind == "order" and "ba" not in cols.orders:  # no answer in order "ba", so no pair: every run's value and
+        return float("nan"), np.empty(0)  # every resample's is NaN (what the counts below give, without them)
     if kind == "order":
         counts = _cached(lay, "order", lambda: order_counts(cols, lay))
         first, inverse = _cached(lay, "order runs", lambda: distinct_runs([counts]))
