@@ -9,8 +9,10 @@ each C, in ONE run against ONE stand-in (tests/helpers/standin_server.py in its 
   * `tanaw no store` the same runner, plan and warm-up into a sink that keeps nothing (`DiscardSink`): the
                      difference to `tanaw run` is what the store costs (commits, the last cell's refresh);
   * `tanaw client`   the client loop alone: `evaluator.run.bounded` with C workers on `ModelClient.chat`;
-  * `openai SDK`     the same loop on the openai SDK's AsyncOpenAI (httpx pool of C connections, no retries): what
-                     the client used before its aiohttp transport (`evaluator/openai_http.py`);
+  * `openai SDK`     (--sdk) the same loop on the openai SDK's AsyncOpenAI (httpx pool of C connections, no retries):
+                     the client's first transport;
+  * `aiohttp`        (--aiohttp) the same loop on one aiohttp ClientSession (TCPConnector(limit=C), orjson bodies,
+                     no retries): the client's second transport, before `evaluator/http1.py`;
   * `lm-eval`        lm-evaluation-harness's `local-chat-completions` (`lmeval_chat_driver.py`, run by the Python of
                      a separate venv given as --lmeval-venv): num_concurrent=C, max_retries=3, no tokenizer, one
                      chat completion per request, its own aiohttp loop.
@@ -20,7 +22,7 @@ prompts) and `tail s` its time after the last commit (the last cell's aggregate 
 line carries the load average; the machine line names CPU and cores.
 
     python benchmarks/bench_throughput.py --lmeval-venv /tmp/lmeval-venv [--latency 0.2] [--requests 1000]
-        [--concurrency 8,32,128] [--sdk]
+        [--concurrency 8,32,128] [--sdk] [--aiohttp]
 
 Preparing the venv (torch first from the local wheel: an unpinned torch would download gigabytes):
     python3 -m venv /tmp/lmeval-venv && /tmp/lmeval-venv/bin/pip install torch==2.13.0 \\
@@ -98,6 +100,28 @@ async def sdk_loop(url: str, concurrency: int, n: int) -> tuple[int, float, floa
         async def one(i: int) -> None:
             await client.chat.completions.create(model="standin", max_tokens=8,
                                                  messages=[{"role": "user", "content": f"question {i}"}])
+
+        await bounded(range(concurrency), one, concurrency)
+        t0, c0 = time.perf_counter(), time.process_time()
+        await bounded(range(n), one, concurrency)
+        return n, time.perf_counter() - t0, time.process_time() - c0
+
+
+async def aiohttp_loop(url: str, concurrency: int, n: int) -> tuple[int, float, float]:
+    """(answers, seconds, CPU seconds) for n chat requests through the bounded loop on aiohttp, as the client's
+    transport sent them before `evaluator.http1` (one session, a connector of C connections, orjson bodies)."""
+    import aiohttp
+    import orjson
+
+    connector = aiohttp.TCPConnector(limit=concurrency, limit_per_host=0, ttl_dns_cache=None)
+    async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=120), trust_env=False,
+                                     headers={"Authorization": "Bearer EMPTY", "Content-Type": "application/json"},
+                                     skip_auto_headers=("Accept-Encoding",)) as session:
+        async def one(i: int) -> None:
+            body = orjson.dumps({"model": "standin", "max_tokens": 8,
+                                 "messages": [{"role": "user", "content": f"question {i}"}]})
+            async with session.post(url + "/chat/completions", data=body, allow_redirects=False) as resp:
+                orjson.loads(await resp.read())
 
         await bounded(range(concurrency), one, concurrency)
         t0, c0 = time.perf_counter(), time.process_time()
@@ -213,6 +237,7 @@ def main() -> int:
     parser.add_argument("--concurrency", default="8,32,128")
     parser.add_argument("--lmeval-venv", type=Path, help="venv holding lm-eval 0.4.13 (see the docstring)")
     parser.add_argument("--sdk", action="store_true", help="also time the loop on the openai SDK")
+    parser.add_argument("--aiohttp", action="store_true", help="also time the loop on aiohttp")
     args = parser.parse_args()
     venv = args.lmeval_venv
     if venv is None or not (venv / "bin" / "python").exists():
@@ -237,6 +262,8 @@ def main() -> int:
             rows.append(("tanaw client", asyncio.run(client_loop(url, c, args.requests))))
             if args.sdk:
                 rows.append(("openai SDK", asyncio.run(sdk_loop(url, c, args.requests))))
+            if args.aiohttp:
+                rows.append(("aiohttp", asyncio.run(aiohttp_loop(url, c, args.requests))))
             if venv:
                 rows.append(("lm-eval", lmeval_loop(venv, url, c, args.requests)))
             for name, (n, secs, cpu, *ends) in rows:
