@@ -114,14 +114,13 @@ RUN_COUNT_COLUMNS = ("task", "lang", "prompt_lang", "answers", "unparsed")
 
 
 def run_answer_counts(con: duckdb.DuckDBPyConnection, model_id: str) -> list[dict[str, Any]]:
-    """A model's current runs' answers and unparsed outputs (run_counts, 0 when not counted) summed per cell, as
-    rows with RUN_COUNT_COLUMNS (integer sums: `evaluator.model_figures.parse_failures` adds them up per language
-    the same way from one row per cell as from one per run, and a cell reads as one row instead of its runs')."""
+    """A model's current runs with their answers and unparsed outputs (run_counts, 0 when not counted), as rows
+    with RUN_COUNT_COLUMNS (plain Python values: no data frame per refresh), in no particular order (integer counts:
+    `evaluator.model_figures.parse_failures` sums them alike in any order; sorting them cost ~0.3-0.7 ms)."""
     rows = con.execute("""
-        SELECT r.task, r.lang, r.prompt_lang, sum(coalesce(c.answers, 0))::BIGINT AS answers,
-               sum(coalesce(c.unparsed, 0))::BIGINT AS unparsed
+        SELECT r.task, r.lang, r.prompt_lang, coalesce(c.answers, 0) AS answers, coalesce(c.unparsed, 0) AS unparsed
         FROM runs r LEFT JOIN run_counts c ON c.run_id = r.run_id
-        WHERE r.model_id = ? AND NOT r.superseded GROUP BY ALL ORDER BY ALL""", [model_id]).fetchall()
+        WHERE r.model_id = ? AND NOT r.superseded""", [model_id]).fetchall()
     return [dict(zip(RUN_COUNT_COLUMNS, r)) for r in rows]
 
 
