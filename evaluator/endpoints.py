@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from typing import Callable, Mapping
 from urllib.parse import unquote, urlsplit
 
+from evaluator.http1 import Origin
+
 log = logging.getLogger("tanaw.endpoints")
 
 PRIVATE_ENV = "TANAW_ALLOW_PRIVATE_ENDPOINTS"
@@ -180,6 +182,11 @@ def check_url(url: str, *, allow_private: bool | None = None, resolve: Resolver 
         raise _refuse("base_url: an http(s) URL with a host is required", f"{url!r}: scheme or host missing")
     if parts.username is not None or parts.password is not None:
         raise _refuse("base_url: user names and passwords in the URL are not accepted", f"{url!r}: user info")
+    try:
+        Origin.parse(url.strip().rstrip("/"))  # what the transport would refuse at run time, refused now
+    except ValueError as e:
+        raise _refuse("base_url: query strings, fragments, spaces and control characters are not accepted",
+                      f"{url!r}: {e}") from None
     if allow_private is None:
         allow_private = private_allowed()
     if allow_private:

@@ -1,9 +1,9 @@
 """Keep-alive HTTP/1.1 connections to one origin on asyncio protocols, responses parsed by httptools (llhttp).
 
 The runner's requests are all alike (one JSON POST, one JSON answer, thousands of times), so the client's cost per
-request is the runner's ceiling at high concurrency: aiohttp spends ~0.13 ms of event-loop CPU per request on its
-general machinery (request and response objects, header multidicts, cookie and redirect handling, tracing), this
-~0.04 ms (`benchmarks/bench_throughput.py`, "Throughput" in the README). It does only what the runner needs: a
+request is the runner's ceiling at high concurrency: aiohttp spends 0.11-0.14 ms of event-loop CPU per request on
+its general machinery (request and response objects, header multidicts, cookie and redirect handling, tracing), this
+0.04-0.05 ms (`benchmarks/bench_throughput.py --aiohttp`). It does only what the runner needs: a
 request is bytes written to an idle connection of the pool (a new one when none is idle, at most `limit` busy); the
 answer is parsed by httptools (Node's llhttp: status, headers, content-length or chunked bodies, keep-alive); a
 connection the server closed, or one whose answer broke off, is never reused. Limits hold against a hostile server:

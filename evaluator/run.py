@@ -287,7 +287,7 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
     try:
         with responsive_loop():
             # what is already stored: one query on the writer thread while the prompts are rendered here
-            lookup = asyncio.ensure_future(writer.call(sink.stored_many, cells_of(opts)))
+            lookup = writer.call(sink.stored_many, cells_of(opts))
             try:
                 statuses, jobs = plan(opts, count_tokens)
             finally:

@@ -192,9 +192,10 @@ class AnswerWriter:
         if self.error is not None:
             raise self.error
 
-    async def call(self, fn: Callable, *args: Any) -> Any:
-        """Run a sink call on the writer thread (the sink's connection is used from that thread only)."""
-        return await asyncio.get_running_loop().run_in_executor(self.thread, fn, *args)
+    def call(self, fn: Callable, *args: Any) -> asyncio.Future:
+        """Run a sink call on the writer thread (the sink's connection is used from that thread only); it starts at
+        once, so it runs beside whatever the event loop does before awaiting the returned future."""
+        return asyncio.get_running_loop().run_in_executor(self.thread, fn, *args)
 
     def refresh_later(self, statuses: Sequence["CellStatus"]) -> None:
         """Queue a finished cell (the statuses of its runs) for an aggregate refresh, off the writer thread: at once

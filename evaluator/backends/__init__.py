@@ -10,7 +10,8 @@ from evaluator.runspec import ConfigError, RunSpec
 def for_spec(spec: RunSpec) -> tuple[Any, dict]:
     """The model backend a spec names and the endpoint description recorded in each run's settings. With
     `spec.public_endpoint` every request's URL is checked by the endpoint policy before it is sent (queued runs,
-    see SECURITY.md). ConfigError for a missing key variable, a refused endpoint or an unusable GGUF."""
+    see SECURITY.md). ConfigError for a missing key variable, a refused endpoint, a base URL or key the transport refuses or an
+    unusable GGUF."""
     if spec.backend == "llamacpp":
         from evaluator.backends.llamacpp import ChatFormatError, LlamaCppBackend
 
@@ -37,7 +38,10 @@ def for_spec(spec: RunSpec) -> tuple[Any, dict]:
         except endpoints.EndpointRefused as e:
             raise ConfigError(str(e)) from None
         guard = endpoints.check_url
-    client = ModelClient(spec.base_url, spec.served_model or spec.model, api_key=key, timeout=spec.timeout,
-                         concurrency=spec.concurrency, guard=guard,
-                         retry=RetryPolicy(max_retries=spec.max_retries), rpm=spec.rpm)
+    try:
+        client = ModelClient(spec.base_url, spec.served_model or spec.model, api_key=key, timeout=spec.timeout,
+                             concurrency=spec.concurrency, guard=guard,
+                             retry=RetryPolicy(max_retries=spec.max_retries), rpm=spec.rpm)
+    except ValueError as exc:  # a URL or key that cannot go into a request as it is (evaluator.http1.Origin)
+        raise ConfigError(str(exc)) from None
     return client, {"backend": "http", "endpoint": spec.base_url, "served_model": spec.served_model or spec.model}

@@ -70,6 +70,13 @@ def test_public_endpoints_pass(url):
     assert endpoints.check(url) == [endpoints.normalise_url(u) for u in endpoints.split_urls(url)]
 
 
+@pytest.mark.parametrize("url", ["https://api.openai.com/v1?redirect=http://10.0.0.1", "https://api.openai.com/v1#x",
+                                 "https://api.openai.com/v1\r\nX-Evil: 1", "https://api.openai.com/v 1"])
+def test_urls_the_transport_could_not_send_as_they_are_are_refused_at_submission(url):
+    with pytest.raises(EndpointRefused, match="query strings, fragments"):
+        endpoints.check(url)
+
+
 def test_a_name_with_any_private_address_is_refused():
     with pytest.raises(EndpointRefused):
         endpoints.check("https://mixed.example/v1")
