@@ -158,7 +158,10 @@ class _Connection(asyncio.Protocol):
         """Write one request; the future resolves to its `Answer` (or raises `HttpError`)."""
         self._begin()
         self.waiter = asyncio.get_running_loop().create_future()
-        self.transport.write(request)
+        if self.closed:  # closed before it was asked anything (a server that spoke first)
+            self.waiter.set_exception(HttpError("broken", "server closed the connection before the request"))
+        else:
+            self.transport.write(request)
         return self.waiter
 
     def close(self) -> None:

@@ -161,6 +161,28 @@ def test_unsolicited_bytes_and_a_hung_server_close_the_connection():
     assert run(go()) == 2
 
 
+def test_a_server_that_speaks_first_fails_the_request_at_once():
+    async def go():
+        async def banner(reader, writer):
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
+            await writer.drain()
+            await asyncio.sleep(1)
+            writer.close()
+
+        server = await asyncio.start_server(banner, "127.0.0.1", 0)
+        pool = Pool(Origin.parse(f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"), 1, 1000)
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        with pytest.raises(HttpError) as err:
+            conn = await pool._connect(loop)
+            await asyncio.sleep(0.05)  # the banner arrives before anything is asked
+            await conn.send(b"POST / HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
+        server.close()
+        return err.value.kind, loop.time() - began
+    kind, took = run(go())
+    assert kind == "broken" and took < 0.5
+
+
 def test_request_heads_cannot_be_broken_out_of():
     for bad in ("http://h/v1\r\nX-Evil: 1", "http://h/v 1", "http://user:pw@h/v1", "http://h/v1?a=b", "ftp://h/",
                 "http:///v1", "http://h/ä"):
