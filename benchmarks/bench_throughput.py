@@ -77,16 +77,22 @@ def start_standin(latency: float) -> tuple[subprocess.Popen, str]:
     raise RuntimeError("stand-in server did not start")
 
 
+async def timed_loop(one, concurrency: int, n: int) -> tuple[int, float, float]:
+    """(n, seconds, CPU seconds) of `one(i)` for n requests, C at a time, after a warm-up round of C (the
+    connections opened, lazy imports loaded)."""
+    await bounded(range(concurrency), one, concurrency)
+    t0, c0 = time.perf_counter(), time.process_time()
+    await bounded(range(n), one, concurrency)
+    return n, time.perf_counter() - t0, time.process_time() - c0
+
+
 async def client_loop(url: str, concurrency: int, n: int) -> tuple[int, float, float]:
     """(answers, seconds, CPU seconds) for n chat requests through the runner's bounded loop."""
     async with ModelClient(url, "standin", concurrency=concurrency) as client:
         async def one(i: int) -> None:
             await client.chat([{"role": "user", "content": f"question {i}"}], max_tokens=8)
 
-        await bounded(range(concurrency), one, concurrency)  # warm-up: open the connections, load lazy imports
-        t0, c0 = time.perf_counter(), time.process_time()
-        await bounded(range(n), one, concurrency)
-        return n, time.perf_counter() - t0, time.process_time() - c0
+        return await timed_loop(one, concurrency, n)
 
 
 async def sdk_loop(url: str, concurrency: int, n: int) -> tuple[int, float, float]:
@@ -101,10 +107,7 @@ async def sdk_loop(url: str, concurrency: int, n: int) -> tuple[int, float, floa
             await client.chat.completions.create(model="standin", max_tokens=8,
                                                  messages=[{"role": "user", "content": f"question {i}"}])
 
-        await bounded(range(concurrency), one, concurrency)
-        t0, c0 = time.perf_counter(), time.process_time()
-        await bounded(range(n), one, concurrency)
-        return n, time.perf_counter() - t0, time.process_time() - c0
+        return await timed_loop(one, concurrency, n)
 
 
 async def aiohttp_loop(url: str, concurrency: int, n: int) -> tuple[int, float, float]:
@@ -123,10 +126,7 @@ async def aiohttp_loop(url: str, concurrency: int, n: int) -> tuple[int, float, 
             async with session.post(url + "/chat/completions", data=body, allow_redirects=False) as resp:
                 orjson.loads(await resp.read())
 
-        await bounded(range(concurrency), one, concurrency)
-        t0, c0 = time.perf_counter(), time.process_time()
-        await bounded(range(n), one, concurrency)
-        return n, time.perf_counter() - t0, time.process_time() - c0
+        return await timed_loop(one, concurrency, n)
 
 
 async def full_run(url: str, concurrency: int, n: int, db: Path) -> tuple[int, float, float, float, float]:

@@ -61,10 +61,9 @@ def refresh_systems(con: duckdb.DuckDBPyConnection, targets: Iterable[tuple[str,
         # one read: the systems per (task, lang) and the model's stored pairs, which hold every pair to delete
         counts, stored = pair_state(con, sorted(by_cell), model_id)
         keys = set(systems)
-        hit = [r for r in stored if (*r[:2], *r[2:4]) in keys or (*r[:2], *r[5:7]) in keys]
-        if hit:
-            delete_systems_pairs(con, systems)
         remaining = [r for r in stored if (*r[:2], *r[2:4]) not in keys and (*r[:2], *r[5:7]) not in keys]
+        if len(remaining) < len(stored):  # some stored pair names a refreshed system
+            delete_systems_pairs(con, systems)
     else:
         delete_systems_pairs(con, systems)  # one statement for every (task, lang)
         counts, remaining = (system_counts(con, sorted(by_cell)) if by_cell else {}), None

@@ -58,13 +58,9 @@ def cells_rows(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Se
     as `refresh_state` read them (else read here)."""
     keys = [list(c) for c in cells]
     if active is None:
-        runs = sorted(con.execute(
-            "SELECT CAST(list_position(?, [task, lang, prompt_lang]) - 1 AS INTEGER), run_no, run_id FROM runs "
-            "WHERE model_id = ? AND NOT superseded AND list_contains(?, [task, lang, prompt_lang])",
-            [keys, model_id, keys]).fetchall())  # store order: cell, run number, run id
-    else:
-        position = {tuple(k): i for i, k in reversed(list(enumerate(keys)))}  # the first, as list_position
-        runs = sorted((position[r[:3]], r[3], r[4]) for r in active if r[:3] in position)
+        active = refresh_state(con, model_id, cells)[0]
+    position = {tuple(k): i for i, k in reversed(list(enumerate(keys)))}  # a repeated cell: its first place
+    runs = sorted((position[tuple(r[:3])], r[3], r[4]) for r in active if tuple(r[:3]) in position)  # store order
     cell = np.array([r[0] for r in runs], dtype=np.int64)
     run_no = np.array([r[1] for r in runs], dtype=np.int64)
     new_slot = np.ones(len(runs), dtype=bool)

@@ -8,6 +8,8 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from store.cell_rows import refresh_state
+
 ANSWER = pa.struct([("run_no", pa.int32()), ("ord", pa.string()), ("value", pa.float64())])
 OUTCOME_SCHEMA = pa.schema([
     ("cell_no", pa.int64()), ("model_id", pa.string()), ("task", pa.string()), ("lang", pa.string()),
@@ -55,9 +57,10 @@ def save_drilldowns(con: duckdb.DuckDBPyConnection, model_id: str, drills: Mappi
     `evaluator.drilldown.CellDrilldown`s, one statement per table for all of them; each cell's item outcomes get
     the next cell number (in the order given), so they are stored together after the table's other rows.
     `state`: the cells' active runs and their next cell number as `store.cell_rows.refresh_state` read them in this
-    transaction (else read here)."""
+    transaction (else it is read here)."""
     if not drills:
         return
+    runs, first = state if state is not None else refresh_state(con, model_id, list(drills))
     keys = [[model_id, *cell] for cell in drills]
     in_cells = "list_contains(?, [model_id, task, lang, prompt_lang])"
     old = [n for (n,) in con.execute(f"DELETE FROM drill_cells WHERE {in_cells} RETURNING cell_no", [keys]).fetchall()]
@@ -65,10 +68,6 @@ def save_drilldowns(con: duckdb.DuckDBPyConnection, model_id: str, drills: Mappi
         con.execute(f"DELETE FROM item_outcomes WHERE cell_no IN ({', '.join('?' * len(old))})", old)
     for table in CELL_TABLES:
         con.execute(f"DELETE FROM {table} WHERE {in_cells}", [keys])
-    if state is None:
-        first = con.execute("SELECT coalesce(max(cell_no), 0) + 1 FROM drill_cells").fetchone()[0]
-    else:
-        first = state[1]
     numbers = list(range(first, first + len(keys)))
     con.execute("INSERT INTO drill_cells (cell_no, model_id, task, lang, prompt_lang, answers, unparsed, items) "
                 "SELECT unnest(?), ?, unnest(?), unnest(?), unnest(?), unnest(?), unnest(?), unnest(?)",
@@ -81,7 +80,7 @@ def save_drilldowns(con: duckdb.DuckDBPyConnection, model_id: str, drills: Mappi
     if flags:
         con.execute("INSERT INTO failed_flags SELECT unnest(?), unnest(?), unnest(?), unnest(?), unnest(?), "
                     "unnest(?)", [[row[c] for row in flags] for c in range(6)])
-    _save_run_counts(con, model_id, keys, drills, None if state is None else state[0])
+    _save_run_counts(con, drills, runs)
 
 
 NODE_COLUMNS = ("phenomenon", "category", "subcategory", "level", "n", "correct", "wrong")
@@ -100,13 +99,10 @@ def _insert_nodes(con: duckdb.DuckDBPyConnection, nodes: list[tuple[int, list[st
                 cols)
 
 
-def _save_run_counts(con: duckdb.DuckDBPyConnection, model_id: str, keys: list[list[str]],
-                     drills: Mapping[tuple[str, str, str], Any], runs: Sequence[tuple] | None = None) -> None:
+def _save_run_counts(con: duckdb.DuckDBPyConnection, drills: Mapping[tuple[str, str, str], Any],
+                     runs: Sequence[tuple]) -> None:
     """Each current run's answers and unparsed answers, from its cell's drill-down; `runs`: the cells' active
-    (task, lang, prompt_lang, run_no, run_id), when the caller read them."""
-    if runs is None:
-        runs = con.execute("SELECT task, lang, prompt_lang, run_no, run_id FROM runs WHERE NOT superseded AND "
-                           "list_contains(?, [model_id, task, lang, prompt_lang])", [keys]).fetchall()
+    (task, lang, prompt_lang, run_no, run_id)."""
     counted = [[run_id, *drills[(t, lg, pl)].runs[run_no]] for t, lg, pl, run_no, run_id in runs
                if run_no in drills[(t, lg, pl)].runs]
     if counted:

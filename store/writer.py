@@ -88,13 +88,6 @@ ROLLUP_CASTS = {"prompt_lang": "VARCHAR", "family": "VARCHAR", "score": "VARCHAR
                 "key": "VARCHAR", "value": "DOUBLE", "coverage": "INTEGER"}
 
 
-def save_rollups(con: duckdb.DuckDBPyConnection, model_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
-    """Replace a model's roll-ups with `rows` (prompt_lang, family, score, level, key, value, coverage)."""
-    con.execute("DELETE FROM rollups WHERE model_id = ?", [model_id])
-    _insert_columns(con, "rollups", ROLLUP_COLUMNS, [[model_id, *(r.get(c) for c in ROLLUP_COLUMNS[1:])]
-                                                     for r in rows], ROLLUP_CASTS)  # keys just deleted
-
-
 def ranked_overalls(con: duckdb.DuckDBPyConnection, origins: Sequence[str],
                     fresh: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> list[tuple]:
     """Stored overall roll-ups with their 95% interval of every visible model of `origins`, as (model_id,
@@ -124,20 +117,24 @@ def ranked_overalls(con: duckdb.DuckDBPyConnection, origins: Sequence[str],
 
 def replace_rollups(con: duckdb.DuckDBPyConnection, rows: Mapping[str, Sequence[Mapping[str, Any]]],
                     ranks: Sequence[Mapping[str, Any]]) -> None:
-    """`save_rollups` of several models (model -> rows) and `save_ranks` at once: one delete, one insert."""
+    """Replace these models' roll-ups (model -> rows: prompt_lang, family, score, level, key, value, coverage) and
+    every stored rank range (as `save_ranks`) at once: one delete, one insert."""
     con.execute("DELETE FROM rollups WHERE list_contains(?, model_id) OR level = 'rank'", [sorted(rows)])
     _insert_columns(con, "rollups", ROLLUP_COLUMNS,
                     [[model_id, *(r.get(c) for c in ROLLUP_COLUMNS[1:])] for model_id in rows for r in rows[model_id]]
-                    + [[*(r[c] for c in ROLLUP_COLUMNS[:4]), "rank", r["key"], r["value"], None] for r in ranks],
-                    ROLLUP_CASTS)
+                    + [_rank_row(r) for r in ranks], ROLLUP_CASTS)
+
+
+def _rank_row(r: Mapping[str, Any]) -> list:
+    """A rank range (model_id, prompt_lang, family, score, key, value) as a roll-up row of level 'rank'."""
+    return [*(r[c] for c in ROLLUP_COLUMNS[:4]), "rank", r["key"], r["value"], None]
 
 
 def save_ranks(con: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, Any]]) -> None:
     """Replace every stored rank range (roll-up rows of level 'rank', key best | worst) with `rows`
     (model_id, prompt_lang, family, score, key, value)."""
     con.execute("DELETE FROM rollups WHERE level = 'rank'")
-    _insert_columns(con, "rollups", ROLLUP_COLUMNS, [[*(r[c] for c in ROLLUP_COLUMNS[:4]), "rank", r["key"],
-                                                      r["value"], None] for r in rows], ROLLUP_CASTS)
+    _insert_columns(con, "rollups", ROLLUP_COLUMNS, [_rank_row(r) for r in rows], ROLLUP_CASTS)
 
 
 def models_without_rollups(con: duckdb.DuckDBPyConnection) -> list[str]:
