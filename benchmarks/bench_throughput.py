@@ -28,8 +28,10 @@ each C, in ONE run against ONE stand-in (tests/helpers/standin_server.py in its 
                      common way to write a task (lm-eval 0.4.13 compiles the template again for every document).
 Each is timed after a warm-up (C requests; for the full run, one item per cell into another store), the full run
 from planning to the last refresh; `start s` is its time to the first request (plan, "already stored" lookup,
-prompts) and `tail s` its time after the last commit (the last cell's aggregate refresh and the roll-ups). Each
-line carries the load average; the machine line names CPU and cores.
+prompts) and `tail s` its time after the last commit (the last cell's aggregate refresh and the roll-ups). For the
+lm-eval evaluate rows `start s` is the time before `generate_until` is called (building every request) and `tail s`
+the time after it returns with every answer (filters, metrics, aggregation with stderr, samples). Each line carries
+the load average; the machine line names CPU and cores.
 
     python benchmarks/bench_throughput.py --lmeval-venv /tmp/lmeval-venv [--latency 0.2] [--requests 1000]
         [--concurrency 8,32,128] [--sdk] [--aiohttp] [--lmeval-jinja]
@@ -228,18 +230,18 @@ def lmeval_loop(venv: Path, url: str, concurrency: int, n: int) -> tuple[int, fl
 
 
 def lmeval_evaluate(venv: Path, url: str, concurrency: int, n: int,
-                    prompts: str = "function") -> tuple[tuple[int, float, float], str]:
-    """((answers, seconds, CPU seconds), note) of lm-eval's `evaluate` on its local task; the note splits the time
-    (inside generate_until / the rest) and gives the exact_match it computed."""
+                    prompts: str = "function") -> tuple[tuple[int, float, float, float, float], str]:
+    """((answers, seconds, CPU seconds, seconds after generate_until, seconds before it), note) of lm-eval's
+    `evaluate` on its local task; the note gives the time inside generate_until and the exact_match it computed."""
     res = lmeval_driver(venv, url, concurrency, n, "evaluate", prompts)
     if res["answers"] != n:
         raise RuntimeError(f"lm-eval evaluate answered {res['answers']} of {n} requests")
-    rest = res["seconds"] - res["generate_s"]
-    note = (f"lm-eval evaluate ({prompts} prompt), C = {concurrency}: generate_until {res['generate_s']:.3f} s, the rest (building, "
-            f"filtering, scoring, aggregating) {rest:.3f} s; exact_match {res['exact_match']:.4f} (stderr per "
-            f"task {', '.join(f'{x:.4f}' for x in res['exact_match_stderr'])}; from its samples "
+    note = (f"lm-eval evaluate ({prompts} prompt), C = {concurrency}: {res['before_s']:.3f} s building requests, "
+            f"{res['generate_s']:.3f} s in generate_until, {res['after_s']:.3f} s filtering, scoring, aggregating; "
+            f"exact_match {res['exact_match']:.4f} (stderr per task "
+            f"{', '.join(f'{x:.4f}' for x in res['exact_match_stderr'])}; from its samples "
             f"{res['exact_match_from_samples']:.4f})")
-    return (res["answers"], res["seconds"], res["cpu_s"]), note
+    return (res["answers"], res["seconds"], res["cpu_s"], res["after_s"], res["before_s"]), note
 
 
 def machine() -> str:
