@@ -13,16 +13,28 @@ each C, in ONE run against ONE stand-in (tests/helpers/standin_server.py in its 
                      the client's first transport;
   * `aiohttp`        (--aiohttp) the same loop on one aiohttp ClientSession (TCPConnector(limit=C), orjson bodies,
                      no retries): the client's second transport, before `evaluator/http1.py`;
-  * `lm-eval`        lm-evaluation-harness's `local-chat-completions` (`lmeval_chat_driver.py`, run by the Python of
+  * `lm-eval loop`   lm-evaluation-harness's `local-chat-completions` (`lmeval_chat_driver.py`, run by the Python of
                      a separate venv given as --lmeval-venv): num_concurrent=C, max_retries=3, no tokenizer, one
-                     chat completion per request, its own aiohttp loop.
+                     chat completion per request; `generate_until` ONLY, on Instances built before the clock: its
+                     aiohttp request loop, no request building, scoring or aggregation (the peer of `tanaw client`);
+  * `lm-eval evaluate` the same model under the harness's own runner (`lmeval_chat_driver.py --mode evaluate`):
+                     `lm_eval.evaluator.evaluate` as `lm_eval --include_path DIR --tasks ... --apply_chat_template`
+                     runs it, on a local sentiment-style task (four languages, N/4 documents each, zero-shot,
+                     exact_match with its mean and stderr, every sample kept in memory): requests built, sent,
+                     filtered, scored and aggregated (the peer of `tanaw run`; the line below the table gives its
+                     time inside generate_until and the metric it computed). Its prompt is a Python function in the
+                     task YAML (`!function`), as Tanaw's is a Python format string;
+  * `lm-eval jinja`  (--lmeval-jinja) the same with the prompt as a Jinja template string in the YAML, the other
+                     common way to write a task (lm-eval 0.4.13 compiles the template again for every document).
 Each is timed after a warm-up (C requests; for the full run, one item per cell into another store), the full run
 from planning to the last refresh; `start s` is its time to the first request (plan, "already stored" lookup,
-prompts) and `tail s` its time after the last commit (the last cell's aggregate refresh and the roll-ups). Each
-line carries the load average; the machine line names CPU and cores.
+prompts) and `tail s` its time after the last commit (the last cell's aggregate refresh and the roll-ups). For the
+lm-eval evaluate rows `start s` is the time before `generate_until` is called (building every request) and `tail s`
+the time after it returns with every answer (filters, metrics, aggregation with stderr, samples). Each line carries
+the load average; the machine line names CPU and cores.
 
     python benchmarks/bench_throughput.py --lmeval-venv /tmp/lmeval-venv [--latency 0.2] [--requests 1000]
-        [--concurrency 8,32,128] [--sdk] [--aiohttp]
+        [--concurrency 8,32,128] [--sdk] [--aiohttp] [--lmeval-jinja]
 
 Preparing the venv (torch first from the local wheel: an unpinned torch would download gigabytes):
     python3 -m venv /tmp/lmeval-venv && /tmp/lmeval-venv/bin/pip install torch==2.13.0 \\
@@ -200,15 +212,36 @@ async def storeless_run(url: str, concurrency: int, n: int) -> tuple[int, float,
     return await once(max(1, n // RUN_CELLS))
 
 
-def lmeval_loop(venv: Path, url: str, concurrency: int, n: int) -> tuple[int, float, float]:
-    """(answers, seconds, CPU seconds) of lm-eval's local-chat-completions in its own venv."""
+def lmeval_driver(venv: Path, url: str, concurrency: int, n: int, mode: str, prompts: str = "function") -> dict:
+    """The JSON line of `lmeval_chat_driver.py --mode MODE --prompts PROMPTS` (answers, seconds, cpu_s; for
+    `evaluate` also generate_s and the metric) run by the lm-eval venv's Python."""
     out = subprocess.run([str(venv / "bin" / "python"), str(REPO / "benchmarks" / "lmeval_chat_driver.py"),
-                          "--base-url", url, "--concurrency", str(concurrency), "--requests", str(n)],
-                         capture_output=True, text=True, timeout=600)
+                          "--base-url", url, "--concurrency", str(concurrency), "--requests", str(n),
+                          "--mode", mode, "--prompts", prompts], capture_output=True, text=True, timeout=600)
     if out.returncode != 0:
-        raise RuntimeError(f"lm-eval driver failed: {out.stderr[-2000:]}")
-    res = json.loads(out.stdout.strip().splitlines()[-1])
+        raise RuntimeError(f"lm-eval driver ({mode}) failed: {out.stderr[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def lmeval_loop(venv: Path, url: str, concurrency: int, n: int) -> tuple[int, float, float]:
+    """(answers, seconds, CPU seconds) of lm-eval's local-chat-completions `generate_until` alone."""
+    res = lmeval_driver(venv, url, concurrency, n, "loop")
     return res["answers"], res["seconds"], res["cpu_s"]
+
+
+def lmeval_evaluate(venv: Path, url: str, concurrency: int, n: int,
+                    prompts: str = "function") -> tuple[tuple[int, float, float, float, float], str]:
+    """((answers, seconds, CPU seconds, seconds after generate_until, seconds before it), note) of lm-eval's
+    `evaluate` on its local task; the note gives the time inside generate_until and the exact_match it computed."""
+    res = lmeval_driver(venv, url, concurrency, n, "evaluate", prompts)
+    if res["answers"] != n:
+        raise RuntimeError(f"lm-eval evaluate answered {res['answers']} of {n} requests")
+    note = (f"lm-eval evaluate ({prompts} prompt), C = {concurrency}: {res['before_s']:.3f} s building requests, "
+            f"{res['generate_s']:.3f} s in generate_until, {res['after_s']:.3f} s filtering, scoring, aggregating; "
+            f"exact_match {res['exact_match']:.4f} (stderr per task "
+            f"{', '.join(f'{x:.4f}' for x in res['exact_match_stderr'])}; from its samples "
+            f"{res['exact_match_from_samples']:.4f})")
+    return (res["answers"], res["seconds"], res["cpu_s"], res["after_s"], res["before_s"]), note
 
 
 def machine() -> str:
@@ -238,6 +271,8 @@ def main() -> int:
     parser.add_argument("--lmeval-venv", type=Path, help="venv holding lm-eval 0.4.13 (see the docstring)")
     parser.add_argument("--sdk", action="store_true", help="also time the loop on the openai SDK")
     parser.add_argument("--aiohttp", action="store_true", help="also time the loop on aiohttp")
+    parser.add_argument("--lmeval-jinja", action="store_true",
+                        help="also time lm-eval's evaluate with the task's prompt as a Jinja template")
     args = parser.parse_args()
     venv = args.lmeval_venv
     if venv is None or not (venv / "bin" / "python").exists():
@@ -251,7 +286,7 @@ def main() -> int:
         print(f"machine: {machine()}; stand-in in its own process, L = {args.latency:.3f} s; limit = C / L")
         if venv:
             print(f"lm-eval {lmeval_version(venv)} local-chat-completions from {venv}")
-        print(f"{'loop':<16}{'C':>5}{'requests':>9}{'seconds':>9}{'req/s':>8}{'C/L':>7}{'ratio':>7}"
+        print(f"{'loop':<18}{'C':>5}{'requests':>9}{'seconds':>9}{'req/s':>8}{'C/L':>7}{'ratio':>7}"
               f"{'CPU ms/req':>11}{'start s':>8}{'tail s':>8}  load avg (1, 5 min)")
         for c in [int(x) for x in args.concurrency.split(",")]:
             limit = c / args.latency
@@ -264,13 +299,23 @@ def main() -> int:
                 rows.append(("openai SDK", asyncio.run(sdk_loop(url, c, args.requests))))
             if args.aiohttp:
                 rows.append(("aiohttp", asyncio.run(aiohttp_loop(url, c, args.requests))))
+            notes = []
             if venv:
-                rows.append(("lm-eval", lmeval_loop(venv, url, c, args.requests)))
+                rows.append(("lm-eval loop", lmeval_loop(venv, url, c, args.requests)))
+                row, note = lmeval_evaluate(venv, url, c, args.requests)
+                rows.append(("lm-eval evaluate", row))
+                notes.append(note)
+            if venv and args.lmeval_jinja:
+                row, note = lmeval_evaluate(venv, url, c, args.requests, "jinja")
+                rows.append(("lm-eval jinja", row))
+                notes.append(note)
             for name, (n, secs, cpu, *ends) in rows:
                 load = os.getloadavg()
                 tail_s, start_s = (f"{ends[0]:.3f}", f"{ends[1]:.3f}") if ends else ("-", "-")
-                print(f"{name:<16}{c:>5}{n:>9}{secs:>9.2f}{n / secs:>8.1f}{limit:>7.0f}{n / secs / limit:>7.3f}"
+                print(f"{name:<18}{c:>5}{n:>9}{secs:>9.2f}{n / secs:>8.1f}{limit:>7.0f}{n / secs / limit:>7.3f}"
                       f"{cpu / n * 1000:>11.2f}{start_s:>8}{tail_s:>8}  {load[0]:.2f}, {load[1]:.2f}", flush=True)
+            for note in notes:
+                print(f"  {note}", flush=True)
     finally:
         proc.kill()
         proc.wait()
