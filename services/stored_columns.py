@@ -97,8 +97,8 @@ class _Keys:
     (cell, run number) and dup (run id among runs sharing it), item ids (`ids`, sorted: the scans' item codes) and
     orders coded in sorted order."""
 
-    def __init__(self, preds: pa.Table, runs: dict[str, np.ndarray], ids: list[str]):
-        orders, order = _encoded(preds["ord"], often_one=True)
+    def __init__(self, preds: pa.Table, runs: dict[str, np.ndarray], ids: list[str], usual_order: str):
+        orders, order = _with_usual(preds["ord"], usual_order)
         self.ids, self.orders, self.runs = ids, orders, runs
         self.sorted_orders, self.order_rank = _ranks(orders)
         self.item, self.order = _codes(preds["item"]), self.order_rank[order]
@@ -115,6 +115,14 @@ class _Keys:
 def _codes(column: pa.ChunkedArray) -> np.ndarray:
     """A scan's position column (run or item) as int64."""
     return column.to_numpy().astype(np.int64)
+
+
+def _with_usual(column: pa.ChunkedArray, usual: str) -> tuple[list, np.ndarray]:
+    """`_encoded` of a text column the scan gave with NULL for `usual` (a column of the store's key: never NULL)."""
+    if column.null_count == len(column):
+        return [usual], np.zeros(len(column), dtype=np.int64)
+    values, codes = _encoded(column, often_one=True)
+    return ([*values, usual], _usual(codes, column, len(values))) if column.null_count else (values, codes)
 
 
 def _usual(codes: np.ndarray, column: pa.ChunkedArray, code: int) -> np.ndarray:
@@ -134,9 +142,7 @@ def _scores(scores: pa.Table, keys: _Keys, row_key: np.ndarray, usual: tuple[str
                                    keys.orders.index(usual_order) if usual_order in keys.orders else -1)]
     key = keys.of(_codes(scores["run"]), _codes(scores["item"]), order)
     known = order >= 0
-    names, metric = _encoded(scores["metric"], often_one=True)
-    if scores["metric"].null_count:
-        names, metric = [*names, usual_metric], _usual(metric, scores["metric"], len(names))
+    names, metric = _with_usual(scores["metric"], usual_metric)
     value = scores["value"].fill_null(np.nan).to_numpy(zero_copy_only=False).astype(float)
     out = {}
     for k, name in sorted(enumerate(names), key=lambda x: x[1]):
@@ -167,7 +173,7 @@ def stored_columns(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequenc
     ids = sorted({i for cell_items in items.values() for i in cell_items})
     usual = (USUAL_ORDER, next(iter(metrics(cells[0][0])), "") if cells else "")
     preds, score_rows, runs = cell_rows.cells_rows(con, model_id, cells, ids, usual, active)
-    keys = _Keys(preds, runs, ids)
+    keys = _Keys(preds, runs, ids, usual[0])
     answers, answer_code = _dictionary(preds["answer"])
     columns = {"cell": runs["cell"][keys.run], "run": runs["run_no"][keys.run],
                "item": keys.item, "order": keys.order, "key": keys.key, "answer": answer_code,

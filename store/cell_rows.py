@@ -56,8 +56,8 @@ def cells_rows(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Se
     numbers the (cell, run_no) of the active runs, `dup` the runs sharing one (by run id; 0 when a run number is
     not repeated). Only the run ids and `ids` go to the scans, as two lists, and each row comes back with positions
     in them: no item id text per row to convert (a third of a scan's time). `usual`: the (order, metric) most
-    score rows hold, which come back NULL in the scores' ord and metric (both are never NULL in the store: part of
-    its key), so nearly no text is converted for them either. `active`: the cells' active runs as `refresh_state`
+    rows hold, which come back NULL in the predictions' and scores' ord and the scores' metric (never NULL in the
+    store: part of its key), so nearly no text is converted for them either. `active`: the cells' active runs as `refresh_state`
     read them (else read here)."""
     keys = [list(c) for c in cells]
     if active is None:
@@ -76,9 +76,9 @@ def cells_rows(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Se
              "ids AS (SELECT item_id, CAST(k - 1 AS INTEGER) AS item FROM unnest(?::VARCHAR[]) "
              "WITH ORDINALITY AS i(item_id, k))")
     params = [[r[2] for r in runs], list(ids)]
-    preds = con.sql(f"""{coded} SELECT a.run, i.item, p.ord, p.parsed, p.answer
+    preds = con.sql(f"""{coded} SELECT a.run, i.item, nullif(p.ord, ?) AS ord, p.parsed, p.answer
                         FROM active a JOIN predictions p ON p.run_id = a.run_id JOIN ids i ON i.item_id = p.item_id""",
-                    params=params)
+                    params=[*params, usual[0]])
     scores = con.sql(f"""{coded} SELECT a.run, i.item, nullif(s.ord, ?) AS ord, nullif(s.metric, ?) AS metric, s.value
                          FROM active a JOIN scores s ON s.run_id = a.run_id JOIN ids i ON i.item_id = s.item_id""",
                      params=[*params, *usual])

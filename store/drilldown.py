@@ -121,8 +121,10 @@ def _save_run_counts(con: duckdb.DuckDBPyConnection, drills: Mapping[tuple[str, 
     if counted:
         ids, answers, unparsed = (list(c) for c in zip(*counted))
         con.execute("DELETE FROM run_counts WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [ids])  # a hash join
-        con.execute("INSERT INTO run_counts (run_id, answers, unparsed) SELECT unnest(?), unnest(?), unnest(?)",
-                    [ids, answers, unparsed])
+        rows = pa.table({"run_id": pa.array(ids, pa.string()), "answers": pa.array(answers, pa.int32()),
+                         "unparsed": pa.array(unparsed, pa.int32())})  # Arrow: no list parameter per column
+        con.from_arrow(rows).project("run_id, answers, unparsed, current_timestamp::TIMESTAMP").insert_into(
+            "run_counts")  # computed_at as its default gives it: the transaction's start
 
 
 def cells_without_drilldown(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str, str]]:
