@@ -235,16 +235,16 @@ def _refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: It
     from evaluator.aggregate import aggregate_cell
 
     keys = sorted(set(cells))
-    state = cell_rows.refresh_state(con, model_id, keys)  # the cells' active runs, their next drill cell number
+    state = cell_rows.refresh_state(con, model_id, keys)  # active runs, next drill cell number, what is stored
     columns: dict[tuple[str, str, str], CellColumns] = {}
     for key in keys:
         fresh, runs = (written or {}).get(key, (None, set()))
-        if fresh is not None and all(r[4] in runs for r in state[0] if r[:3] == key):  # no other active run
+        if fresh is not None and all(r[4] in runs for r in state.runs if r[:3] == key):  # no other active run
             columns[key] = CellColumns.from_pairs(fresh)
     rest = [k for k in keys if k not in columns]
     if rest:
         columns |= stored_columns(con, model_id, rest, lambda task: TASKS[task].metrics,
-                                  lambda key: lambda: _rebuild(con, model_id, TASKS[key[0]], *key[1:]), state[0])
+                                  lambda key: lambda: _rebuild(con, model_id, TASKS[key[0]], *key[1:]), state.runs)
     out, computed, drills = [], {}, {}
     for task_name, lang, prompt_lang in keys:
         cols = columns[(task_name, lang, prompt_lang)]
@@ -259,7 +259,7 @@ def _refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: It
                                    "not_scored", "no automatic metric (human-rated)"))
     save_drilldowns(con, model_id, drills, state=state)
     refresh_pair_tests(con, model_id, keys)  # Compare's paired tests on these cells' item outcomes (V13)
-    writer.save_aggregates_batch(con, model_id, computed)
+    writer.save_aggregates_batch(con, model_id, computed, stored="aggregates" in state.stored)
     refresh_rollups(con, [model_id], keys)
     return out
 

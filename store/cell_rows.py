@@ -2,7 +2,7 @@
 runs, their predictions with their scores, and the items they answer."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import duckdb
 import numpy as np
@@ -30,20 +30,41 @@ RunRow = tuple[str, str, str, int, str]
 """An active run: (task, lang, prompt_lang, run_no, run_id)."""
 
 
-def refresh_state(con: duckdb.DuckDBPyConnection, model_id: str,
-                  cells: Sequence[Sequence[str]]) -> tuple[list[RunRow], int]:
-    """What a refresh of a model's (task, lang, prompt_lang) cells reads before it writes, in one statement: their
-    active runs (sorted) and the number their drill-down cells get next (1 + the largest `drill_cells.cell_no`
-    outside them, i.e. after their own rows are deleted)."""
+class RefreshState(NamedTuple):
+    """What a refresh of a model's cells reads before it writes (`refresh_state`)."""
+
+    runs: list[RunRow]
+    """The cells' active runs, sorted."""
+    next_cell: int
+    """The number their drill-down cells get next: 1 + the largest `drill_cells.cell_no` outside them."""
+    stored: frozenset[str]
+    """Which of drill_cells (with drill_nodes and failed_flags), aggregates and run_counts hold rows of these
+    cells (of their active runs for run_counts): a new cell (the live runner's every cell, a new model's upload)
+    has none to delete."""
+
+
+def refresh_state(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Sequence[str]]) -> RefreshState:
+    """`RefreshState` of a model's (task, lang, prompt_lang) cells, in one statement."""
     keys = [list(c) for c in cells]
     rows = con.execute("""
-        SELECT task, lang, prompt_lang, run_no, run_id, NULL FROM runs
-        WHERE model_id = ? AND NOT superseded AND list_contains(?, [task, lang, prompt_lang])
-        UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, coalesce(max(cell_no), 0) + 1 FROM drill_cells
-        WHERE NOT list_contains(?, [model_id, task, lang, prompt_lang])""",
-                       [model_id, keys, [[model_id, *k] for k in keys]]).fetchall()
+        WITH active AS (SELECT task, lang, prompt_lang, run_no, run_id FROM runs
+                        WHERE model_id = ? AND NOT superseded AND list_contains(?, [task, lang, prompt_lang]))
+        SELECT task, lang, prompt_lang, run_no, run_id, NULL, NULL, NULL FROM active
+        UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, 'drill_cells',
+               coalesce(max(cell_no) FILTER (WHERE NOT mine), 0) + 1, count(*) FILTER (WHERE mine)
+        FROM (SELECT cell_no, list_contains(?, [model_id, task, lang, prompt_lang]) AS mine FROM drill_cells)
+        UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, 'drill_cells', NULL, count(*) FROM (
+            SELECT 1 FROM drill_nodes WHERE list_contains(?, [model_id, task, lang, prompt_lang])
+            UNION ALL SELECT 1 FROM failed_flags WHERE list_contains(?, [model_id, task, lang, prompt_lang]))
+        UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, 'aggregates', NULL, count(*) FROM aggregates
+        WHERE model_id = ? AND list_contains(?, [task, lang, prompt_lang])
+        UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, 'run_counts', NULL, count(*) FROM run_counts
+        WHERE run_id IN (SELECT run_id FROM active)""",
+                       [model_id, keys, *[[[model_id, *k] for k in keys]] * 3, model_id, keys]).fetchall()
     runs = sorted(tuple(r[:5]) for r in rows if r[5] is None)
-    return runs, next(r[5] for r in rows if r[5] is not None)
+    stored = frozenset(r[5] for r in rows if r[5] is not None and r[7])
+    next_cell = next(r[6] for r in rows if r[6] is not None)
+    return RefreshState(runs, next_cell, stored)
 
 
 def cells_rows(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Sequence[str]], ids: Sequence[str],
@@ -61,7 +82,7 @@ def cells_rows(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Se
     read them (else read here)."""
     keys = [list(c) for c in cells]
     if active is None:
-        active = refresh_state(con, model_id, cells)[0]
+        active = refresh_state(con, model_id, cells).runs
     position = {tuple(k): i for i, k in reversed(list(enumerate(keys)))}  # a repeated cell: its first place
     runs = sorted((position[tuple(r[:3])], r[3], r[4]) for r in active if tuple(r[:3]) in position)  # store order
     cell = np.array([r[0] for r in runs], dtype=np.int64)

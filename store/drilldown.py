@@ -69,19 +69,14 @@ def save_drilldowns(con: duckdb.DuckDBPyConnection, model_id: str, drills: Mappi
     """Replace the pre-aggregates of a model's (task, lang, prompt_lang) cells with duck-typed
     `evaluator.drilldown.CellDrilldown`s, one statement per table for all of them; each cell's item outcomes get
     the next cell number (in the order given), so they are stored together after the table's other rows.
-    `state`: the cells' active runs and their next cell number as `store.cell_rows.refresh_state` read them in this
-    transaction (else it is read here)."""
+    `state`: the cells' `store.cell_rows.RefreshState` read in this transaction (else it is read here)."""
     if not drills:
         return
-    runs, first = state if state is not None else refresh_state(con, model_id, list(drills))
+    state = state if state is not None else refresh_state(con, model_id, list(drills))
     keys = [[model_id, *cell] for cell in drills]
-    in_cells = "list_contains(?, [model_id, task, lang, prompt_lang])"
-    old = [n for (n,) in con.execute(f"DELETE FROM drill_cells WHERE {in_cells} RETURNING cell_no", [keys]).fetchall()]
-    if old:  # a constant list: DuckDB skips the row groups of other cells (a subquery scanned every cell number)
-        con.execute(f"DELETE FROM item_outcomes WHERE cell_no IN ({', '.join('?' * len(old))})", old)
-    for table in CELL_TABLES:
-        con.execute(f"DELETE FROM {table} WHERE {in_cells}", [keys])
-    numbers = list(range(first, first + len(keys)))
+    if "drill_cells" in state.stored:  # else a new cell: no pre-aggregates to delete (written only with its row)
+        _delete_cells(con, keys)
+    numbers = list(range(state.next_cell, state.next_cell + len(keys)))
     con.execute("INSERT INTO drill_cells (cell_no, model_id, task, lang, prompt_lang, answers, unparsed, items) "
                 "SELECT unnest(?), ?, unnest(?), unnest(?), unnest(?), unnest(?), unnest(?), unnest(?)",
                 [numbers, model_id, *([k[i] for k in keys] for i in (1, 2, 3)),
@@ -93,7 +88,17 @@ def save_drilldowns(con: duckdb.DuckDBPyConnection, model_id: str, drills: Mappi
     if flags:
         con.execute("INSERT INTO failed_flags SELECT unnest(?), unnest(?), unnest(?), unnest(?), unnest(?), "
                     "unnest(?)", [[row[c] for row in flags] for c in range(6)])
-    _save_run_counts(con, drills, runs)
+    _save_run_counts(con, drills, state.runs, "run_counts" in state.stored)
+
+
+def _delete_cells(con: duckdb.DuckDBPyConnection, keys: list[list[str]]) -> None:
+    """Delete the pre-aggregates of these [model_id, task, lang, prompt_lang] cells (but their run counts)."""
+    in_cells = "list_contains(?, [model_id, task, lang, prompt_lang])"
+    old = [n for (n,) in con.execute(f"DELETE FROM drill_cells WHERE {in_cells} RETURNING cell_no", [keys]).fetchall()]
+    if old:  # a constant list: DuckDB skips the row groups of other cells (a subquery scanned every cell number)
+        con.execute(f"DELETE FROM item_outcomes WHERE cell_no IN ({', '.join('?' * len(old))})", old)
+    for table in CELL_TABLES:
+        con.execute(f"DELETE FROM {table} WHERE {in_cells}", [keys])
 
 
 NODE_COLUMNS = ("phenomenon", "category", "subcategory", "level", "n", "correct", "wrong")
@@ -113,14 +118,15 @@ def _insert_nodes(con: duckdb.DuckDBPyConnection, nodes: list[tuple[int, list[st
 
 
 def _save_run_counts(con: duckdb.DuckDBPyConnection, drills: Mapping[tuple[str, str, str], Any],
-                     runs: Sequence[tuple]) -> None:
+                     runs: Sequence[tuple], stored: bool = True) -> None:
     """Each current run's answers and unparsed answers, from its cell's drill-down; `runs`: the cells' active
-    (task, lang, prompt_lang, run_no, run_id)."""
+    (task, lang, prompt_lang, run_no, run_id); `stored`: whether some of them have counts stored (to replace)."""
     counted = [[run_id, *drills[(t, lg, pl)].runs[run_no]] for t, lg, pl, run_no, run_id in runs
                if run_no in drills[(t, lg, pl)].runs]
     if counted:
         ids, answers, unparsed = (list(c) for c in zip(*counted))
-        con.execute("DELETE FROM run_counts WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [ids])  # a hash join
+        if stored:
+            con.execute("DELETE FROM run_counts WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [ids])  # a hash join
         rows = pa.table({"run_id": pa.array(ids, pa.string()), "answers": pa.array(answers, pa.int32()),
                          "unparsed": pa.array(unparsed, pa.int32())})  # Arrow: no list parameter per column
         con.from_arrow(rows).project("run_id, answers, unparsed, current_timestamp::TIMESTAMP").insert_into(

@@ -321,12 +321,14 @@ def save_results_batch(con: duckdb.DuckDBPyConnection, runs: Sequence[tuple[str,
 
 
 def save_aggregates_batch(con: duckdb.DuckDBPyConnection, model_id: str,
-                          cells: Mapping[tuple[str, str, str], Sequence[Any]]) -> None:
-    """`save_aggregates` for several (task, lang, prompt_lang) cells of a model: one delete, one append."""
+                          cells: Mapping[tuple[str, str, str], Sequence[Any]], *, stored: bool = True) -> None:
+    """`save_aggregates` for several (task, lang, prompt_lang) cells of a model: one delete, one append.
+    `stored`: whether some of the cells have aggregates stored (else there is nothing to delete)."""
     if not cells:
         return
-    con.execute("DELETE FROM aggregates WHERE model_id = ? AND list_contains(?, [task, lang, prompt_lang])",
-                [model_id, [list(c) for c in cells]])
+    if stored:
+        con.execute("DELETE FROM aggregates WHERE model_id = ? AND list_contains(?, [task, lang, prompt_lang])",
+                    [model_id, [list(c) for c in cells]])
     cols = ["model_id", "task", "lang", "prompt_lang", *AGG_FIELDS]
     # in the cells' order, as one statement per cell stored them (roll-ups read them in that order)
     _insert_columns(con, "aggregates", cols, [[model_id, t, lg, pl, *(getattr(c, f) for f in AGG_FIELDS)]

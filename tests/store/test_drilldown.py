@@ -162,3 +162,23 @@ def test_a_cell_left_without_runs_loses_its_pre_aggregates(tmp_path):
     assert mine > 0 and nodes > 0
     assert after == {**before, "drill_cells": before["drill_cells"] - 1, "item_outcomes": before["item_outcomes"] - mine,
                      "drill_nodes": before["drill_nodes"] - nodes, "run_counts": before["run_counts"] - len(run_ids)}
+
+
+def test_a_refresh_replaces_node_rows_left_without_their_cell_row(tmp_path):
+    """A refresh deletes a cell's old pre-aggregates only when some are stored (a new cell has none): node and
+    flag rows without their drill_cells row (an inconsistent import) count as stored, so none is doubled."""
+    from services.ingest import refresh_aggregates
+    from store.db import transaction
+
+    path = tmp_path / "store.duckdb"
+    shutil.copy(fixture_db(), path)
+    con = duckdb.connect(str(path))
+    cell = ["Gemma-2B", "lindsea-mp", "id", "en"]
+    where = "model_id = ? AND task = ? AND lang = ? AND prompt_lang = ?"
+    counts = [f"SELECT count(*) FROM {t} WHERE {where}" for t in ("drill_nodes", "failed_flags", "drill_cells")]
+    before = [con.execute(q, cell).fetchone()[0] for q in counts]
+    con.execute(f"DELETE FROM drill_cells WHERE {where}", cell)
+    with transaction(con):
+        refresh_aggregates(con, cell[0], [tuple(cell[1:])])
+    assert [con.execute(q, cell).fetchone()[0] for q in counts] == before and before[0] > 0 and before[2] == 1
+    con.close()
