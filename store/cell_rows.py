@@ -38,33 +38,33 @@ class RefreshState(NamedTuple):
     next_cell: int
     """The number their drill-down cells get next: 1 + the largest `drill_cells.cell_no` outside them."""
     stored: frozenset[str]
-    """Which of drill_cells (with drill_nodes and failed_flags), aggregates and run_counts hold rows of these
-    cells (of their active runs for run_counts): a new cell (the live runner's every cell, a new model's upload)
-    has none to delete."""
+    """Which of drill_cells (with drill_nodes and failed_flags) and aggregates hold rows of these cells: a new
+    cell (the live runner's every cell, a new model's upload) has none to delete. (Its runs' counts are always
+    replaced: checking for them cost as much as the delete.)"""
 
 
 def refresh_state(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Sequence[str]]) -> RefreshState:
-    """`RefreshState` of a model's (task, lang, prompt_lang) cells, in one statement."""
+    """`RefreshState` of a model's (task, lang, prompt_lang) cells: one statement, and a second one only when none
+    of them has a drill-down cell row (then whether node, flag or aggregate rows were left without one)."""
     keys = [list(c) for c in cells]
     rows = con.execute("""
-        WITH active AS (SELECT task, lang, prompt_lang, run_no, run_id FROM runs
-                        WHERE model_id = ? AND NOT superseded AND list_contains(?, [task, lang, prompt_lang]))
-        SELECT task, lang, prompt_lang, run_no, run_id, NULL, NULL, NULL FROM active
-        UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, 'drill_cells',
-               coalesce(max(cell_no) FILTER (WHERE NOT mine), 0) + 1, count(*) FILTER (WHERE mine)
-        FROM (SELECT cell_no, list_contains(?, [model_id, task, lang, prompt_lang]) AS mine FROM drill_cells)
-        UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, 'drill_cells', NULL, count(*) FROM (
-            SELECT 1 FROM drill_nodes WHERE list_contains(?, [model_id, task, lang, prompt_lang])
-            UNION ALL SELECT 1 FROM failed_flags WHERE list_contains(?, [model_id, task, lang, prompt_lang]))
-        UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, 'aggregates', NULL, count(*) FROM aggregates
-        WHERE model_id = ? AND list_contains(?, [task, lang, prompt_lang])
-        UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, 'run_counts', NULL, count(*) FROM run_counts
-        WHERE run_id IN (SELECT run_id FROM active)""",
-                       [model_id, keys, *[[[model_id, *k] for k in keys]] * 3, model_id, keys]).fetchall()
+        SELECT task, lang, prompt_lang, run_no, run_id, NULL, NULL FROM runs
+        WHERE model_id = ? AND NOT superseded AND list_contains(?, [task, lang, prompt_lang])
+        UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, coalesce(max(cell_no) FILTER (WHERE NOT mine), 0) + 1,
+               count(*) FILTER (WHERE mine)
+        FROM (SELECT cell_no, list_contains(?, [model_id, task, lang, prompt_lang]) AS mine FROM drill_cells)""",
+                       [model_id, keys, [[model_id, *k] for k in keys]]).fetchall()
     runs = sorted(tuple(r[:5]) for r in rows if r[5] is None)
-    stored = frozenset(r[5] for r in rows if r[5] is not None and r[7])
-    next_cell = next(r[6] for r in rows if r[6] is not None)
-    return RefreshState(runs, next_cell, stored)
+    next_cell, mine = next(r[5:] for r in rows if r[5] is not None)
+    if mine:
+        return RefreshState(runs, next_cell, frozenset(("drill_cells", "aggregates")))
+    left = con.execute("""
+        SELECT 'drill_cells', count(*) FROM (
+            SELECT 1 FROM drill_nodes WHERE model_id = ? AND list_contains(?, [task, lang, prompt_lang])
+            UNION ALL SELECT 1 FROM failed_flags WHERE model_id = ? AND list_contains(?, [task, lang, prompt_lang]))
+        UNION ALL SELECT 'aggregates', count(*) FROM aggregates
+        WHERE model_id = ? AND list_contains(?, [task, lang, prompt_lang])""", [model_id, keys] * 3).fetchall()
+    return RefreshState(runs, next_cell, frozenset(table for table, n in left if n))
 
 
 def cells_rows(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Sequence[str]], ids: Sequence[str],

@@ -88,7 +88,7 @@ def save_drilldowns(con: duckdb.DuckDBPyConnection, model_id: str, drills: Mappi
     if flags:
         con.execute("INSERT INTO failed_flags SELECT unnest(?), unnest(?), unnest(?), unnest(?), unnest(?), "
                     "unnest(?)", [[row[c] for row in flags] for c in range(6)])
-    _save_run_counts(con, drills, state.runs, "run_counts" in state.stored)
+    _save_run_counts(con, drills, state.runs)
 
 
 def _delete_cells(con: duckdb.DuckDBPyConnection, keys: list[list[str]]) -> None:
@@ -118,15 +118,14 @@ def _insert_nodes(con: duckdb.DuckDBPyConnection, nodes: list[tuple[int, list[st
 
 
 def _save_run_counts(con: duckdb.DuckDBPyConnection, drills: Mapping[tuple[str, str, str], Any],
-                     runs: Sequence[tuple], stored: bool = True) -> None:
+                     runs: Sequence[tuple]) -> None:
     """Each current run's answers and unparsed answers, from its cell's drill-down; `runs`: the cells' active
-    (task, lang, prompt_lang, run_no, run_id); `stored`: whether some of them have counts stored (to replace)."""
+    (task, lang, prompt_lang, run_no, run_id)."""
     counted = [[run_id, *drills[(t, lg, pl)].runs[run_no]] for t, lg, pl, run_no, run_id in runs
                if run_no in drills[(t, lg, pl)].runs]
     if counted:
         ids, answers, unparsed = (list(c) for c in zip(*counted))
-        if stored:
-            con.execute("DELETE FROM run_counts WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [ids])  # a hash join
+        con.execute("DELETE FROM run_counts WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [ids])  # a hash join
         rows = pa.table({"run_id": pa.array(ids, pa.string()), "answers": pa.array(answers, pa.int32()),
                          "unparsed": pa.array(unparsed, pa.int32())})  # Arrow: no list parameter per column
         con.from_arrow(rows).project("run_id, answers, unparsed, current_timestamp::TIMESTAMP").insert_into(
