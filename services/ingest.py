@@ -113,8 +113,9 @@ def refresh_rollups(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str],
     prompt languages and the levels they pool into can have changed, so only those are recomputed."""
     langs = sorted({c[2] for c in cells}) if cells is not None else None
     model_ids = sorted(set(model_ids))
-    rows = {model_id: rollup_rows(writer.headline_cells(con, model_id)) for model_id in model_ids}
-    writer.replace_rollups(con, rows, rank_rows(con, rows))  # with every rank range: one delete, one insert
+    headline, overalls = writer.rollup_inputs(con, model_ids, RANKED_ORIGINS)  # one read for both
+    rows = {model_id: rollup_rows(headline[model_id]) for model_id in model_ids}
+    writer.replace_rollups(con, rows, rank_rows(con, rows, overalls))  # with every rank range: one delete, one insert
     for model_id in model_ids:
         refresh_usage(con, [model_id], langs)  # cost and speed per model, stored beside its roll-ups (V10)
         refresh_levels(con, [model_id], cells)  # LINDSEA / PACUTE drill-down levels from its nodes (V11)
@@ -131,12 +132,13 @@ def refresh_ranks(con: duckdb.DuckDBPyConnection) -> None:
     writer.save_ranks(con, rank_rows(con))
 
 
-def rank_rows(con: duckdb.DuckDBPyConnection, fresh: Mapping[str, Sequence[Mapping[str, Any]]] | None = None
-              ) -> list[dict]:
+def rank_rows(con: duckdb.DuckDBPyConnection, fresh: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+              found: Sequence[tuple] | None = None) -> list[dict]:
     """Every rank range as roll-up rows (model_id, prompt_lang, family, score, key best | worst, value) from the
-    stored overall intervals of the ranked models; `fresh`: models' roll-up rows about to replace their stored ones."""
+    stored overall intervals of the ranked models; `fresh`: models' roll-up rows about to replace their stored ones;
+    `found`: the stored rows as `writer.rollup_inputs` read them (else read here)."""
     groups: dict[tuple, dict[str, tuple]] = {}
-    for m, prompt_lang, family, score, v, lo, hi in writer.ranked_overalls(con, RANKED_ORIGINS, fresh):
+    for m, prompt_lang, family, score, v, lo, hi in writer.ranked_overalls(con, RANKED_ORIGINS, fresh, found):
         groups.setdefault((prompt_lang, family, score), {})[m] = (
             lo if lo is not None and lo == lo else v, hi if hi is not None and hi == hi else v)  # none: the point
     rows = []

@@ -57,16 +57,6 @@ def _insert_values(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Se
                 [v for row in rows for v in row])
 
 
-def headline_cells(con: duckdb.DuckDBPyConnection, model_id: str) -> list[dict[str, Any]]:
-    """A model's headline aggregates (task, lang, prompt_lang, value, normalized, status, ci_low, ci_high, chance),
-    for its roll-ups."""
-    cur = con.execute("SELECT task, lang, prompt_lang, value, normalized, status, ci_low, ci_high, chance "
-                      "FROM aggregates "
-                      "WHERE model_id = ? AND is_headline ORDER BY task, lang, prompt_lang", [model_id])
-    cols = [d[0] for d in cur.description]
-    return [dict(zip(cols, row)) for row in cur.fetchall()]
-
-
 def _stored(v: Any) -> Any:
     """A value as a registered pandas frame stores it: NaN becomes NULL."""
     return None if isinstance(v, float) and v != v else v
@@ -88,21 +78,51 @@ ROLLUP_CASTS = {"prompt_lang": "VARCHAR", "family": "VARCHAR", "score": "VARCHAR
                 "key": "VARCHAR", "value": "DOUBLE", "coverage": "INTEGER"}
 
 
-def ranked_overalls(con: duckdb.DuckDBPyConnection, origins: Sequence[str],
-                    fresh: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> list[tuple]:
-    """Stored overall roll-ups with their 95% interval of every visible model of `origins`, as (model_id,
-    prompt_lang, family, score, value, low, high) tuples sorted by prompt_lang, family, score (for the rank
-    ranges). `fresh`: model -> its roll-up rows about to be stored, taken instead of its stored ones (it counts if
-    it is visible and of `origins`). One plain read, pivoted here (the FILTER aggregates cost ~1.3 ms more)."""
-    models = sorted(fresh or {})
-    found = con.execute("""
-        SELECT r.model_id, r.prompt_lang, r.family, r.score, r.level, r.key, r.value
+_OVERALLS = """
+        SELECT {tag} r.model_id, r.prompt_lang, r.family, r.score, r.level, r.key, r.value{pad}
         FROM rollups r JOIN models m ON m.model_id = r.model_id
         WHERE r.level IN ('overall', 'interval') AND list_contains(?, m.origin) AND NOT coalesce(m.hidden, false)
           AND NOT list_contains(?, r.model_id)
-        UNION ALL SELECT model_id, NULL, NULL, NULL, NULL, NULL, NULL FROM models
-        WHERE list_contains(?, model_id) AND list_contains(?, origin) AND NOT coalesce(hidden, false)""",
-                        [list(origins), models, models, list(origins)]).fetchall()
+        UNION ALL SELECT {tag} model_id, NULL, NULL, NULL, NULL, NULL, NULL{pad} FROM models
+        WHERE list_contains(?, model_id) AND list_contains(?, origin) AND NOT coalesce(hidden, false)"""
+"""The rows `ranked_overalls` pivots: (model_id, prompt_lang, family, score, level, key, value) of the other
+visible models of some origins, and (model_id, NULL…) for each fresh model that is visible and of them."""
+
+HEADLINE_COLUMNS = ("task", "lang", "prompt_lang", "value", "normalized", "status", "ci_low", "ci_high", "chance")
+"""Keys of a headline aggregate as `rollup_inputs` gives it."""
+
+
+def rollup_inputs(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str], origins: Sequence[str]
+                  ) -> tuple[dict[str, list[dict[str, Any]]], list[tuple]]:
+    """What a roll-up refresh of these models reads, in one statement: each model's headline aggregates
+    (HEADLINE_COLUMNS, sorted by task, lang, prompt_lang: roll-ups add them in that order), and the other models'
+    overall roll-ups `ranked_overalls` needs (its `found`)."""
+    models = sorted(set(model_ids))
+    rows = con.execute(f"""
+        SELECT true, model_id, task, lang, prompt_lang, status, NULL, value, normalized, ci_low, ci_high, chance
+        FROM aggregates WHERE list_contains(?, model_id) AND is_headline
+        UNION ALL {_OVERALLS.format(tag="false,", pad=", NULL, NULL, NULL, NULL")}""",
+                       [models, list(origins), models, models, list(origins)]).fetchall()
+    headline: dict[str, list[dict[str, Any]]] = {m: [] for m in models}
+    for _, m, task, lang, prompt_lang, status, _, value, normalized, lo, hi, chance in sorted(
+            (r for r in rows if r[0]), key=lambda r: r[2:5]):
+        headline[m].append(dict(zip(HEADLINE_COLUMNS, (task, lang, prompt_lang, value, normalized, status, lo, hi,
+                                                       chance))))
+    return headline, [r[1:8] for r in rows if not r[0]]
+
+
+def ranked_overalls(con: duckdb.DuckDBPyConnection, origins: Sequence[str],
+                    fresh: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+                    found: Sequence[tuple] | None = None) -> list[tuple]:
+    """Stored overall roll-ups with their 95% interval of every visible model of `origins`, as (model_id,
+    prompt_lang, family, score, value, low, high) tuples sorted by prompt_lang, family, score (for the rank
+    ranges). `fresh`: model -> its roll-up rows about to be stored, taken instead of its stored ones (it counts if
+    it is visible and of `origins`). One plain read, pivoted here (the FILTER aggregates cost ~1.3 ms more);
+    `found`: that read's rows when `rollup_inputs` made it."""
+    models = sorted(fresh or {})
+    if found is None:
+        found = con.execute(_OVERALLS.format(tag="", pad=""),
+                            [list(origins), models, models, list(origins)]).fetchall()
     rows = [r for r in found if r[4] is not None]
     for (model_id, *_) in (r for r in found if r[4] is None):  # a visible model of `origins`: its new rows
         rows += [(model_id, *(r[c] for c in ("prompt_lang", "family", "score", "level", "key")), _stored(r["value"]))

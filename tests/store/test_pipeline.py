@@ -128,7 +128,7 @@ def test_cells_a_live_run_wrote_in_full_are_aggregated_from_its_own_pairs_with_t
     refresh_aggregates(mem_store, "m", [("causal", "id", "en"), ("causal", "th", "en"), ("sentiment", "id", "en"),
                                         ("sentiment", "th", "en")])
     again = derived()
-    assert again == live  # roll-ups too, bit for bit: `store.writer.headline_cells` reads the cells in one order
+    assert again == live  # roll-ups too, bit for bit: `store.writer.rollup_inputs` gives the cells in one order
 
 
 def test_a_cell_too_big_to_hold_is_read_back_from_the_store(mem_store, shared_data, monkeypatch):
