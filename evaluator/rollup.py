@@ -28,7 +28,15 @@ SCORES = ("value", "normalized")
 
 
 def _mean(values: Iterable[float]) -> float:
-    return float(np.mean(list(values)))
+    """`np.mean` of the values, bit for bit: below 8 values numpy adds them one by one from 0.0 and divides by
+    their count, which a plain loop does in a fraction of the time (a refresh takes ~120 such means)."""
+    vals = list(values)
+    if not 0 < len(vals) < 8:
+        return float(np.mean(vals))
+    total = 0.0
+    for v in vals:
+        total += v
+    return float(total / len(vals))
 
 
 def rollup(scores: dict[tuple[str, str], float], groups: dict[str, str]) -> dict[str, Any]:
