@@ -43,7 +43,7 @@ def refresh_levels(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str],
     """Recompute and store the drill-down levels of these models (inside the caller's transaction); `cells`: only
     the levels these (task, lang, prompt_lang) cells pool into (nothing when none is a LINDSEA or PACUTE
     hierarchy cell)."""
-    groups = level_groups(cells) if cells is not None else None
+    groups = level_groups(con, cells) if cells is not None else None
     if groups is not None and not any(groups):
         return
     lindsea, pacute = groups or (None, None)

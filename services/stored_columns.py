@@ -105,6 +105,8 @@ class _Keys:
         self.dups = int(runs["dup"].max(initial=0)) + 1
         self.run = _codes(preds["run"])
         self.key = self.of(self.run, self.item, self.order)
+        self.perm: np.ndarray | None = None
+        """The permutation putting the rows in key order (None: they are), once the caller sorted them."""
 
     def of(self, run: np.ndarray, item: np.ndarray, order: np.ndarray) -> np.ndarray:
         """Each row's key from its run (position among the active runs), item and order codes."""
@@ -138,17 +140,22 @@ def _scores(scores: pa.Table, keys: _Keys, row_key: np.ndarray, usual: tuple[str
     order, written together), so a metric scoring every row matches with one comparison. `usual`: the (order,
     metric) the scan gave as NULL."""
     usual_order, usual_metric = usual
-    order = keys.order_rank[_usual(_lookup(scores["ord"], keys.orders), scores["ord"],
-                                   keys.orders.index(usual_order) if usual_order in keys.orders else -1)]
+    usual_code = keys.orders.index(usual_order) if usual_order in keys.orders else -1
+    if scores["ord"].null_count == len(scores["ord"]):  # every score row in the usual order
+        order = np.full(len(scores["ord"]), keys.order_rank[usual_code], dtype=np.int64)
+    else:
+        order = keys.order_rank[_usual(_lookup(scores["ord"], keys.orders), scores["ord"], usual_code)]
     key = keys.of(_codes(scores["run"]), _codes(scores["item"]), order)
     known = order >= 0
     names, metric = _with_usual(scores["metric"], usual_metric)
     value = scores["value"].fill_null(np.nan).to_numpy(zero_copy_only=False).astype(float)
     out = {}
+    same_rows = len(key) == len(keys.key) and np.array_equal(key, keys.key)  # stored in the predictions' order
     for k, name in sorted(enumerate(names), key=lambda x: x[1]):
         pick = np.flatnonzero(known & (metric == k))
-        perm = _sorting(key[pick])
-        if perm is not None:
+        if same_rows and len(pick) == len(key):  # a metric scoring every row: the rows' own order
+            pick = pick[keys.perm] if keys.perm is not None else pick
+        elif (perm := _sorting(key[pick])) is not None:
             pick = pick[perm]
         if np.array_equal(key[pick], row_key):
             out[name] = value[pick]
@@ -178,7 +185,7 @@ def stored_columns(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequenc
     columns = {"cell": runs["cell"][keys.run], "run": runs["run_no"][keys.run],
                "item": keys.item, "order": keys.order, "key": keys.key, "answer": answer_code,
                "parsed": preds["parsed"].fill_null(False).to_numpy(zero_copy_only=False).astype(bool)}
-    perm = _sorting(keys.key)
+    perm = keys.perm = _sorting(keys.key)
     if perm is not None:
         columns = {k: v[perm] for k, v in columns.items()}
     columns |= {f"m:{m}": v for m, v in _scores(score_rows, keys, columns["key"], usual).items()}

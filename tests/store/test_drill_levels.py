@@ -76,7 +76,7 @@ def test_a_cells_refresh_recomputes_only_its_groups_and_equals_a_full_recompute(
     refresh_levels(con, [MODEL])
     refresh_usage(con, [MODEL])
     assert [con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in tables] == incremental
-    lindsea, pacute = level_groups([("lindsea-mp", "id", "en"), ("sentiment", "id", "en"),
-                                    ("pacute-hierarchical-mcq", "tl", "native")])
+    lindsea, pacute = level_groups(con, [("lindsea-mp", "id", "en"), ("sentiment", "id", "en"),
+                                         ("pacute-hierarchical-mcq", "tl", "native")])
     assert (lindsea, pacute) == ([["id", "en"]], [["pacute-hierarchical-mcq", "tl", "native"]])
-    assert level_groups([("sentiment", "id", "en")]) == ([], [])
+    assert level_groups(con, [("sentiment", "id", "en")]) == ([], [])
