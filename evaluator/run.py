@@ -14,17 +14,19 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import itertools
 import math
 import sys
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Iterable, Iterator, Mapping, Protocol, Sequence
+from typing import Any, Awaitable, Callable, Iterable, Mapping, Protocol, Sequence
 
 from evaluator import prompts
 from evaluator.clients import ClientError, Completion, LogprobsUnsupported, OptionScore
 from evaluator.datasets import load_items
 from evaluator.logprob_choice import ask_by_logprob, continuation  # noqa: F401 - continuation: re-exported
 from evaluator.registry import select
+from evaluator.run_feed import JobFeed, drain_feed, plan_rest
 from evaluator.run_pace import SWITCH_INTERVAL_S, Pace, responsive_loop  # noqa: F401 - re-exported
 from evaluator.run_writer import AnswerWriter, Ledger, group_size  # noqa: F401 - group_size: re-exported
 from evaluator.runspec import RunSpec
@@ -57,7 +59,8 @@ class Sink(Protocol):
 
     def stored_many(self, cells: Sequence["Cell"]) -> Mapping[tuple, set[tuple[str, str]]]:
         """(item_id, order) pairs already stored, by cell key (`Cell.key`), for every cell of the plan at once;
-        called once per run (a rerun too) before the first `save_many`."""
+        called once per run (a rerun too), on the event loop's thread before the writer's thread starts (so the
+        first requests wait for this query alone: ~1 ms), then every other call runs on the writer's threads."""
 
     def save_many(self, rows: Sequence[tuple["Cell", Mapping[str, Any], Item, ItemResult]]) -> None:
         """Persist scored results (cell, run settings, item, result) in one transaction, committed on return."""
@@ -184,24 +187,41 @@ def plan(opts: RunSpec, count: Callable[[str], int] | None = None
     """Every cell with its jobs; cells without a prompt or data get an error and no jobs. A prompt is rendered once
     per (item, prompt language, order) and shared by the cell's runs."""
     statuses, jobs = [], {}
-    for (_, lang), cells in itertools.groupby(cells_of(opts), key=lambda c: (c.task.name, c.lang)):
-        cells = list(cells)
-        task = cells[0].task
-        try:
-            items = load_items(task, lang, data_dir=opts.data_dir, limit=opts.limit)
-            err = None
-        except Exception as exc:  # noqa: BLE001 - a missing dataset skips the cell with its reason
-            items, err = [], f"no data: {exc}"
-        trimmed = [(item, *trim_item(task, item, count)) for item in items]
-        prompts_in: dict[str, tuple[list, str | None]] = {}
-        for cell in cells:
-            if cell.prompt_lang not in prompts_in:
-                prompts_in[cell.prompt_lang] = _render_all(task, trimmed, cell.prompt_lang, opts.data_dir)
-            rendered, no_prompt = prompts_in[cell.prompt_lang]
-            status = CellStatus(cell, error=err or no_prompt)
-            statuses.append(status)
-            jobs[cell.key] = [Job(cell, item, order, r, cut) for item, order, r, cut in rendered]
-            status.total = len(jobs[cell.key])
+    for part in plan_parts(opts, count):
+        part_statuses, part_jobs = part()
+        statuses += part_statuses
+        jobs |= part_jobs
+    return statuses, jobs
+
+
+def plan_parts(opts: RunSpec, count: Callable[[str], int] | None = None
+               ) -> list[Callable[[], tuple[list[CellStatus], dict[tuple, list[Job]]]]]:
+    """`plan` in parts, one per (task, language) in plan order, each built when called (the runner sends the first
+    part's requests before it builds the others: `evaluator.run_feed`)."""
+    return [functools.partial(_plan_part, list(cells), opts, count)
+            for _, cells in itertools.groupby(cells_of(opts), key=lambda c: (c.task.name, c.lang))]
+
+
+def _plan_part(cells: list[Cell], opts: RunSpec, count: Callable[[str], int] | None
+               ) -> tuple[list[CellStatus], dict[tuple, list[Job]]]:
+    """The cells (every prompt language and run) of one task and language, with their jobs."""
+    statuses, jobs = [], {}
+    task, lang = cells[0].task, cells[0].lang
+    try:
+        items = load_items(task, lang, data_dir=opts.data_dir, limit=opts.limit)
+        err = None
+    except Exception as exc:  # noqa: BLE001 - a missing dataset skips the cell with its reason
+        items, err = [], f"no data: {exc}"
+    trimmed = [(item, *trim_item(task, item, count)) for item in items]
+    prompts_in: dict[str, tuple[list, str | None]] = {}
+    for cell in cells:
+        if cell.prompt_lang not in prompts_in:
+            prompts_in[cell.prompt_lang] = _render_all(task, trimmed, cell.prompt_lang, opts.data_dir)
+        rendered, no_prompt = prompts_in[cell.prompt_lang]
+        status = CellStatus(cell, error=err or no_prompt)
+        statuses.append(status)
+        jobs[cell.key] = [Job(cell, item, order, r, cut) for item, order, r, cut in rendered]
+        status.total = len(jobs[cell.key])
     return statuses, jobs
 
 
@@ -256,6 +276,7 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
     writer = ledger.writer = AnswerWriter(sink, settings, group or group_size(opts.concurrency), ledger.committed,
                                           pace, lull_group=max(1, opts.concurrency // 2))
     bars: dict = {}
+    early: dict[str, int] = {}  # jobs done per task before the progress bars exist
 
     async def one(job: Job) -> None:
         status = ledger.by_key[job.cell.key]
@@ -283,23 +304,36 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
             await writer.put(job, pred, extras)  # the slot is free once the writer has the answer
         if job.cell.task.name in bars:
             bars[job.cell.task.name].update(1)
+        else:  # done before the bars exist (they come once the whole plan is built)
+            early[job.cell.task.name] = early.get(job.cell.task.name, 0) + 1
 
     try:
         with responsive_loop():
-            # what is already stored: one query on the writer thread while the prompts are rendered here
-            lookup = writer.call(sink.stored_many, cells_of(opts))
-            try:
-                statuses, jobs = plan(opts, count_tokens)
-            finally:
-                stored = await lookup
+            parts = plan_parts(opts, count_tokens)
+            # what is already stored: one query, before the first part is planned (nothing else runs yet)
+            stored = sink.stored_many(cells_of(opts))
+            first = parts[0]() if parts else ([], {})
             stored = {} if opts.rerun else stored  # a rerun asks everything again
             counted = tokenizer if count_tokens else APPROX_TOKENIZER
-            settings.update({s.cell.key: settings_for(s.cell, opts, counted, endpoint) for s in statuses})
-            todo = ledger.track(statuses, jobs, stored)
-            bars = _progress(statuses, progress)
-            writer.start(lambda: sink.prepare(_items_of(todo)))
-            ledger.start()
-            await bounded(_then(todo, writer.last_round), one, opts.concurrency)
+            planned = _Planned(ledger, stored, settings,
+                               lambda cell: settings_for(cell, opts, counted, endpoint))
+            statuses = planned.statuses
+
+            def progress_bars() -> list:
+                bars.update(_progress(statuses, progress, early))
+                return []
+
+            feed = JobFeed(writer.last_round)
+            writer.start(lambda: sink.prepare(_items_of(planned.jobs)))  # the jobs planned by the first commit
+            feed.add(planned.add(first))
+            rest = [functools.partial(lambda p: planned.add(p()), p) for p in parts[1:]] + [progress_bars]
+            planner = asyncio.ensure_future(plan_rest(feed, lambda: pace.in_flight >= opts.concurrency, rest))
+            try:
+                await drain_feed(feed, one, opts.concurrency)
+            finally:
+                if not planner.done():
+                    planner.cancel()
+            await planner
             await writer.drain()
             await writer.refreshed()
     finally:
@@ -309,19 +343,36 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
     return statuses
 
 
+@dataclass
+class _Planned:
+    """The part of a run's plan built so far: its cells' statuses in plan order and the jobs to ask, each cell's
+    settings recorded and its jobs counted by the ledger."""
+
+    ledger: Ledger
+    stored: Mapping[tuple, set]
+    settings: dict[tuple, dict]
+    settings_of: Callable[[Cell], dict]
+    statuses: list[CellStatus] = dataclasses.field(default_factory=list)
+    jobs: list[Job] = dataclasses.field(default_factory=list)
+
+    def add(self, part: tuple[list[CellStatus], dict[tuple, list[Job]]]) -> list[Job]:
+        """Take one part of the plan (`plan_parts`); its jobs not stored yet, in the order to ask them."""
+        part_statuses, part_jobs = part
+        self.statuses.extend(part_statuses)
+        self.settings.update({s.cell.key: self.settings_of(s.cell) for s in part_statuses})
+        todo = self.ledger.track(part_statuses, part_jobs, self.stored)
+        self.jobs.extend(todo)
+        self.ledger.start()
+        return todo
+
+
 def _items_of(jobs: Sequence[Job]) -> list[Item]:
     """The distinct items of these jobs, in order."""
     return list({(j.item.task, j.item.lang, j.item.item_id): j.item for j in jobs}.values())
 
 
-def _then(jobs: Iterable[Job], done: Callable[[], None]) -> Iterator[Job]:
-    """The jobs, then `done()` once the last is handed out."""
-    yield from jobs
-    done()
-
-
-def _progress(statuses: Sequence[CellStatus], enabled: bool) -> dict:
-    """One tqdm bar per task on stderr (disabled when stderr is not a terminal)."""
+def _progress(statuses: Sequence[CellStatus], enabled: bool, done: Mapping[str, int]) -> dict:
+    """One tqdm bar per task on stderr (disabled when stderr is not a terminal), starting from the jobs `done`."""
     if not enabled:
         return {}
     from tqdm import tqdm
@@ -329,7 +380,8 @@ def _progress(statuses: Sequence[CellStatus], enabled: bool) -> dict:
     totals: dict[str, int] = {}
     for s in statuses:
         totals[s.cell.task.name] = totals.get(s.cell.task.name, 0) + s.total - s.resumed
-    return {name: tqdm(total=n, desc=name, position=i, file=sys.stderr, leave=True, disable=None, dynamic_ncols=True)
+    return {name: tqdm(total=n, initial=done.get(name, 0), desc=name, position=i, file=sys.stderr, leave=True,
+                       disable=None, dynamic_ncols=True)
             for i, (name, n) in enumerate(totals.items()) if n}
 
 

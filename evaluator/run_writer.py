@@ -192,11 +192,6 @@ class AnswerWriter:
         if self.error is not None:
             raise self.error
 
-    def call(self, fn: Callable, *args: Any) -> asyncio.Future:
-        """Run a sink call on the writer thread (the sink's connection is used from that thread only); it starts at
-        once, so it runs beside whatever the event loop does before awaiting the returned future."""
-        return asyncio.get_running_loop().run_in_executor(self.thread, fn, *args)
-
     def refresh_later(self, statuses: Sequence["CellStatus"]) -> None:
         """Queue a finished cell (the statuses of its runs) for an aggregate refresh, off the writer thread: at once
         when the refresher is idle and has rested (`REFRESH_PAUSE`), else together with the other cells waiting. (The
@@ -253,17 +248,22 @@ class Ledger:
         self.runs_of: dict[tuple, list[CellStatus]] = {}  # (task, lang, prompt language) -> its runs' statuses
         self.remaining: dict[tuple, int] = {}
         self.writer: AnswerWriter | None = None
+        self._new: list[tuple] = []  # the (task, lang, prompt language) cells `track` last took
 
     def track(self, statuses: Sequence[CellStatus], jobs: Mapping[tuple, list[Job]], stored: Mapping[tuple, set]
               ) -> list[Job]:
-        """The plan's jobs not stored yet, cell by cell (so cells finish one after another) and, within a cell, its
-        runs' jobs in turn (so every run has answers in the cell's first commit, which writes all its run rows at
-        once); counts what was resumed."""
-        self.by_key = {s.cell.key: s for s in statuses}
+        """The jobs not stored yet of these cells (the whole plan, or one part of it: every run of a (task, lang,
+        prompt language) cell in the same call), cell by cell (so cells finish one after another) and, within a
+        cell, its runs' jobs in turn (so every run has answers in the cell's first commit, which writes all its run
+        rows at once); counts what was resumed. `start` then counts them in."""
+        self.by_key.update({s.cell.key: s for s in statuses})
+        new: dict[tuple, list[CellStatus]] = {}
         for s in statuses:
-            self.runs_of.setdefault(s.cell.key[:3], []).append(s)
+            new.setdefault(s.cell.key[:3], []).append(s)
+        self.runs_of.update(new)
+        self._new = list(new)
         todo: list[Job] = []
-        for runs in self.runs_of.values():
+        for runs in new.values():
             per_run = []
             for s in runs:
                 cell_jobs = jobs.get(s.cell.key, [])
@@ -276,11 +276,14 @@ class Ledger:
         return todo
 
     def start(self) -> None:
-        """Count each cell's jobs; a cell resumed in full is refreshed now (its aggregates may predate a kill)."""
-        for agg, runs in self.runs_of.items():
+        """Count the jobs of each cell `track` last took; a cell resumed in full is refreshed now (its aggregates
+        may predate a kill)."""
+        for agg in self._new:
+            runs = self.runs_of[agg]
             self.remaining[agg] = sum(s.total - s.resumed for s in runs)
             if self.remaining[agg] == 0 and any(s.resumed for s in runs):
                 self.writer.refresh_later(runs)
+        self._new = []
 
     def settle(self, key: tuple) -> None:
         """A job of a cell is done (stored or failed); once every run of its aggregate cell is done, refresh it."""

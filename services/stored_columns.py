@@ -1,6 +1,7 @@
 """Cells' stored rows as `evaluator.cell_columns.CellColumns`: two scans for every cell a refresh recomputes (the
-predictions and the item scores of the active runs), joined and put in store order here on integer codes (text
-columns dictionary-encoded by Arrow, no Python object per row), items parsed once per (task, lang)."""
+predictions and the item scores of the active runs), joined and put in store order here on integer codes (item ids
+coded by the scans against the cells' stored items, other text columns dictionary-encoded by Arrow, no Python
+object per row), items parsed once per (task, lang)."""
 from __future__ import annotations
 
 import json
@@ -16,6 +17,8 @@ from evaluator.spec import Item
 from store import cell_rows
 
 
+USUAL_ORDER = "ab"
+"""The option order nearly every answer has (the only one of a task not asked in both orders)."""
 _PARSED: dict[tuple, Item] = {}
 """Items already parsed, by their stored row (equal text, equal item): a refresh re-reads the same items."""
 
@@ -91,16 +94,16 @@ def _sorting(key: np.ndarray) -> np.ndarray | None:
 
 class _Keys:
     """Row keys in store order (cell, run number, item id, order, then run id) as one integer: the store's slot
-    (cell, run number) and dup (run id among runs sharing it), item ids and orders coded in sorted order."""
+    (cell, run number) and dup (run id among runs sharing it), item ids (`ids`, sorted: the scans' item codes) and
+    orders coded in sorted order."""
 
-    def __init__(self, preds: pa.Table, runs: dict[str, np.ndarray]):
-        values, item = _encoded(preds["item_id"])
+    def __init__(self, preds: pa.Table, runs: dict[str, np.ndarray], ids: list[str]):
         orders, order = _encoded(preds["ord"], often_one=True)
-        self.values, self.orders, self.runs = values, orders, runs
-        (self.ids, self.item_rank), (self.sorted_orders, self.order_rank) = _ranks(values), _ranks(orders)
-        self.item, self.order = self.item_rank[item], self.order_rank[order]
+        self.ids, self.orders, self.runs = ids, orders, runs
+        self.sorted_orders, self.order_rank = _ranks(orders)
+        self.item, self.order = _codes(preds["item"]), self.order_rank[order]
         self.dups = int(runs["dup"].max(initial=0)) + 1
-        self.run = _run(preds)
+        self.run = _codes(preds["run"])
         self.key = self.of(self.run, self.item, self.order)
 
     def of(self, run: np.ndarray, item: np.ndarray, order: np.ndarray) -> np.ndarray:
@@ -109,20 +112,31 @@ class _Keys:
         return ((slot * len(self.ids) + item) * max(len(self.orders), 1) + order) * self.dups + dup
 
 
-def _run(rows: pa.Table) -> np.ndarray:
-    """Each row's run (its position among the active runs)."""
-    return rows["run"].to_numpy().astype(np.int64)
+def _codes(column: pa.ChunkedArray) -> np.ndarray:
+    """A scan's position column (run or item) as int64."""
+    return column.to_numpy().astype(np.int64)
 
 
-def _scores(scores: pa.Table, keys: _Keys, row_key: np.ndarray) -> dict[str, np.ndarray]:
+def _usual(codes: np.ndarray, column: pa.ChunkedArray, code: int) -> np.ndarray:
+    """`codes` with `code` where `column` is NULL (the scan's stand-in for the usual value)."""
+    if not column.null_count:
+        return codes
+    return np.where(column.is_null().to_numpy(zero_copy_only=False), code, codes)
+
+
+def _scores(scores: pa.Table, keys: _Keys, row_key: np.ndarray, usual: tuple[str, str]) -> dict[str, np.ndarray]:
     """Metric -> each row's stored score (rows sorted by `row_key`; NaN where none), every metric with a stored
     score: scores matched to rows on (run, item, order), both sorted by key (scores come in nearly the rows'
-    order, written together), so a metric scoring every row matches with one comparison."""
-    item = keys.item_rank[_lookup(scores["item_id"], keys.values)]
-    order = keys.order_rank[_lookup(scores["ord"], keys.orders)]
-    key = keys.of(_run(scores), item, order)
-    known = (item >= 0) & (order >= 0)
+    order, written together), so a metric scoring every row matches with one comparison. `usual`: the (order,
+    metric) the scan gave as NULL."""
+    usual_order, usual_metric = usual
+    order = keys.order_rank[_usual(_lookup(scores["ord"], keys.orders), scores["ord"],
+                                   keys.orders.index(usual_order) if usual_order in keys.orders else -1)]
+    key = keys.of(_codes(scores["run"]), _codes(scores["item"]), order)
+    known = order >= 0
     names, metric = _encoded(scores["metric"], often_one=True)
+    if scores["metric"].null_count:
+        names, metric = [*names, usual_metric], _usual(metric, scores["metric"], len(names))
     value = scores["value"].fill_null(np.nan).to_numpy(zero_copy_only=False).astype(float)
     out = {}
     for k, name in sorted(enumerate(names), key=lambda x: x[1]):
@@ -149,9 +163,11 @@ def stored_columns(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequenc
     `pairs(cell)`: the full (Item, ItemResult) pairs' builder, called only if a metric has no columnar form;
     `active`: the cells' active runs, when the caller read them (`cell_rows.refresh_state`)."""
     cells = list(cells)
-    preds, score_rows, runs = cell_rows.cells_rows(con, model_id, cells, active)
     items = parse_items(cell_rows.items_of(con, sorted({c[:2] for c in cells})))
-    keys = _Keys(preds, runs)
+    ids = sorted({i for cell_items in items.values() for i in cell_items})
+    usual = (USUAL_ORDER, next(iter(metrics(cells[0][0])), "") if cells else "")
+    preds, score_rows, runs = cell_rows.cells_rows(con, model_id, cells, ids, usual, active)
+    keys = _Keys(preds, runs, ids)
     answers, answer_code = _dictionary(preds["answer"])
     columns = {"cell": runs["cell"][keys.run], "run": runs["run_no"][keys.run],
                "item": keys.item, "order": keys.order, "key": keys.key, "answer": answer_code,
@@ -159,7 +175,7 @@ def stored_columns(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequenc
     perm = _sorting(keys.key)
     if perm is not None:
         columns = {k: v[perm] for k, v in columns.items()}
-    columns |= {f"m:{m}": v for m, v in _scores(score_rows, keys, columns["key"]).items()}
+    columns |= {f"m:{m}": v for m, v in _scores(score_rows, keys, columns["key"], usual).items()}
     bounds = np.searchsorted(columns["cell"], np.arange(len(cells) + 1))
     return {key: _cell(columns, slice(bounds[k], bounds[k + 1]), items.get(key[:2], {}), keys.ids,
                        keys.sorted_orders, answers, set(metrics(key[0])), pairs(key)) for k, key in enumerate(cells)}

@@ -46,16 +46,19 @@ def refresh_state(con: duckdb.DuckDBPyConnection, model_id: str,
     return runs, next(r[5] for r in rows if r[5] is not None)
 
 
-def cells_rows(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Sequence[str]],
-               active: Sequence[RunRow] | None = None) -> tuple[Any, Any, Any]:
+def cells_rows(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Sequence[str]], ids: Sequence[str],
+               usual: tuple[str, str | None], active: Sequence[RunRow] | None = None) -> tuple[Any, Any, Any]:
     """Every active prediction of these (task, lang, prompt_lang) cells and every stored item score of their active
-    runs, as two Arrow tables in no particular order, joined and sorted by the caller (two scans: no join, pivot or
-    sort on text keys in the store), and the active runs: predictions (run = position in the runs, item_id, ord,
-    parsed, answer), scores (run, item_id, ord, metric, value), runs as int64 arrays in store order (cell, run
-    number, run id) of cell (position in `cells`), run_no, slot and dup. `slot` numbers the (cell, run_no) of the
-    active runs, `dup` the runs sharing one (by run id; 0 when a run number is not repeated). Only the run ids go
-    to the scans, as one list (each row's run comes back as its position in it). `active`: the cells' active runs
-    as `refresh_state` read them (else read here)."""
+    runs whose item id is one of `ids`, as two Arrow tables in no particular order, joined and sorted by the caller
+    (two scans: no pivot or sort on text keys in the store), and the active runs: predictions (run = position in the
+    runs, item = position in `ids`, ord, parsed, answer), scores (run, item, ord, metric, value), runs as int64
+    arrays in store order (cell, run number, run id) of cell (position in `cells`), run_no, slot and dup. `slot`
+    numbers the (cell, run_no) of the active runs, `dup` the runs sharing one (by run id; 0 when a run number is
+    not repeated). Only the run ids and `ids` go to the scans, as two lists, and each row comes back with positions
+    in them: no item id text per row to convert (a third of a scan's time). `usual`: the (order, metric) most
+    score rows hold, which come back NULL in the scores' ord and metric (both are never NULL in the store: part of
+    its key), so nearly no text is converted for them either. `active`: the cells' active runs as `refresh_state`
+    read them (else read here)."""
     keys = [list(c) for c in cells]
     if active is None:
         active = refresh_state(con, model_id, cells)[0]
@@ -68,12 +71,17 @@ def cells_rows(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Se
     slot = np.cumsum(new_slot) - 1
     starts = np.flatnonzero(new_slot)
     dup = np.arange(len(runs)) - starts[slot] if len(runs) else slot
-    active = "WITH active AS (SELECT run_id, CAST(k - 1 AS INTEGER) AS run FROM unnest(?::VARCHAR[]) WITH ORDINALITY AS a(run_id, k))"
-    ids = [[r[2] for r in runs]]
-    preds = con.sql(f"""{active} SELECT a.run, p.item_id, p.ord, p.parsed, p.answer
-                        FROM active a JOIN predictions p ON p.run_id = a.run_id""", params=ids)
-    scores = con.sql(f"""{active} SELECT a.run, s.item_id, s.ord, s.metric, s.value
-                         FROM active a JOIN scores s ON s.run_id = a.run_id""", params=ids)
+    coded = ("WITH active AS (SELECT run_id, CAST(k - 1 AS INTEGER) AS run FROM unnest(?::VARCHAR[]) "
+             "WITH ORDINALITY AS a(run_id, k)), "
+             "ids AS (SELECT item_id, CAST(k - 1 AS INTEGER) AS item FROM unnest(?::VARCHAR[]) "
+             "WITH ORDINALITY AS i(item_id, k))")
+    params = [[r[2] for r in runs], list(ids)]
+    preds = con.sql(f"""{coded} SELECT a.run, i.item, p.ord, p.parsed, p.answer
+                        FROM active a JOIN predictions p ON p.run_id = a.run_id JOIN ids i ON i.item_id = p.item_id""",
+                    params=params)
+    scores = con.sql(f"""{coded} SELECT a.run, i.item, nullif(s.ord, ?) AS ord, nullif(s.metric, ?) AS metric, s.value
+                         FROM active a JOIN scores s ON s.run_id = a.run_id JOIN ids i ON i.item_id = s.item_id""",
+                     params=[*params, *usual])
     return (preds.to_arrow_table(), scores.to_arrow_table(),
             {"cell": cell, "run_no": run_no, "slot": slot, "dup": dup})
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 import duckdb
+import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from store.cell_rows import refresh_state
 
-ANSWER = pa.struct([("run_no", pa.int32()), ("ord", pa.string()), ("value", pa.float64())])
+ANSWER = pa.struct([("run_no", pa.int32()), ("ba", pa.bool_()), ("value", pa.float64())])
+"""An item outcome's answer (V14, store.schema_figures.ANSWERS_V14): run number, asked in order "ba"? (NULL for the
+answers of an item never asked in order "ba"), score."""
 OUTCOME_SCHEMA = pa.schema([
     ("cell_no", pa.int64()), ("model_id", pa.string()), ("task", pa.string()), ("lang", pa.string()),
     ("prompt_lang", pa.string()), ("metric", pa.string()), ("item_id", pa.string()), ("value", pa.float64()),
@@ -28,15 +30,26 @@ def _append(con: duckdb.DuckDBPyConnection, table: str, data: pa.Table) -> None:
         con.from_arrow(data).insert_into(table)
 
 
+def _asked_ba(right_ba: Sequence[bool | None], ans: Mapping[str, Any]) -> pa.Array:
+    """Each answer's `ba` (ANSWER): asked in order "ba", NULL where its outcome's right_ba is (no answer in "ba")."""
+    counts = np.diff(np.asarray(ans["offsets"], dtype=np.int64))
+    never = np.fromiter((r is None for r in right_ba), dtype=bool, count=len(right_ba))
+    if never.all():  # a task asked in one order: no answer in "ba"
+        return pa.nulls(int(counts.sum()), pa.bool_())
+    if "ord_code" in ans:  # codes: no string per answer
+        ba = np.asarray(ans["ord_code"]) == (ans["orders"].index("ba") if "ba" in ans["orders"] else -2)
+    else:
+        ba = np.asarray([o == "ba" for o in ans["ord"]], dtype=bool)
+    return pa.array(ba, pa.bool_(), mask=np.repeat(never, counts))
+
+
 def _outcomes(cell_no: int, key: list[str], drill: Any) -> pa.Table:
     """The item outcomes of a duck-typed CellDrilldown as an Arrow table shaped like `item_outcomes`."""
     cols, ans = drill.items, drill.answers
     n = len(cols["item_id"])
-    orders = (pc.take(pa.array(ans["orders"], pa.string()), pa.array(ans["ord_code"], pa.int64()))
-              if "ord_code" in ans else pa.array(ans["ord"], pa.string()))  # codes: no string per answer to convert
     answers = pa.ListArray.from_arrays(
         pa.array(ans["offsets"], pa.int32()),
-        pa.StructArray.from_arrays([pa.array(ans["run_no"], pa.int32()), orders,
+        pa.StructArray.from_arrays([pa.array(ans["run_no"], pa.int32()), _asked_ba(cols["right_ba"], ans),
                                     pa.array(ans["value"], pa.float64())], fields=list(ANSWER)))
     fixed = {"cell_no": pa.array([cell_no] * n, pa.int64()),
              **{c: pa.array([v] * n, pa.string()) for c, v in zip(("model_id", "task", "lang", "prompt_lang"), key)}}

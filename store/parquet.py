@@ -30,6 +30,7 @@ from typing import Sequence
 import duckdb
 
 from store.schema import current_version
+from store.schema_figures import ANSWERS_FROM_V7, ANSWERS_V14
 
 FORMAT = "tanaw-parquet"
 FORMAT_VERSION = 1
@@ -277,6 +278,9 @@ def _stage(con: duckdb.DuckDBPyConnection, src: Path, table: str, meta: dict) ->
     con.execute(f"CREATE OR REPLACE TEMP TABLE {quote_ident(staged)} AS SELECT * FROM {quote_ident(table)} LIMIT 0")
     files = sorted((src / table).rglob("*.parquet")) if (src / table).is_dir() else []
     check_footers(con, files, meta["rows"], str(src / table), table)
+    before_v14 = table == "item_outcomes" and bool(files) and legacy_answers(con, [str(f) for f in files])
+    if before_v14:  # staged as exported, so the checksum is the export's; converted below
+        con.execute(f"ALTER TABLE {quote_ident(staged)} ALTER answers SET DATA TYPE {ANSWERS_V7}")
     if files:
         cols = ", ".join(quote_ident(c) for c in meta["columns"])
         con.execute(f"INSERT INTO {quote_ident(staged)} ({cols}) SELECT {cols} FROM "
@@ -286,7 +290,21 @@ def _stage(con: duckdb.DuckDBPyConnection, src: Path, table: str, meta: dict) ->
         raise ParquetStoreError(
             f"{src / table}: table {table!r} has {n} rows / checksum {digest} in the files, manifest says "
             f"{meta['rows']} rows / checksum {meta['checksum']}")
+    if before_v14:
+        con.execute(f"ALTER TABLE {quote_ident(staged)} ALTER answers SET DATA TYPE {ANSWERS_V14} "
+                    f"USING {ANSWERS_FROM_V7}")
     return staged
+
+
+ANSWERS_V7 = "STRUCT(run_no INTEGER, ord VARCHAR, value DOUBLE)[]"
+"""item_outcomes.answers as exports before schema V14 hold them (each answer's order as text)."""
+
+
+def legacy_answers(con: duckdb.DuckDBPyConnection, files: list[str] | str) -> bool:
+    """Whether item_outcomes files (a list or one glob; the first file's schema is read) hold answers as exports
+    before schema V14 wrote them, with an `ord` text field (item_outcomes has no column of that name)."""
+    return con.execute("SELECT count(*) FROM (DESCRIBE SELECT answers FROM read_parquet(?)) "
+                       "WHERE column_type LIKE '%ord VARCHAR%'", [files]).fetchone()[0] > 0
 
 
 def _merge(con: duckdb.DuckDBPyConnection, table: str, staged: str) -> None:

@@ -17,6 +17,7 @@ import os
 import duckdb
 
 from store import parquet
+from store.schema_figures import ANSWERS_FROM_V7
 
 REMOTE_PREFIXES = ("hf://", "s3://", "gs://", "http://", "https://")
 
@@ -55,19 +56,30 @@ def table_glob(root: str, table: str, partition_by: tuple[str, ...] | list[str])
     return f"{root.rstrip('/')}/{table}/{'**/' if partition_by else ''}*.parquet"
 
 
-def view_sql(root: str, table: str, partition_by: tuple[str, ...] | list[str] = ("model_id", "task")) -> str:
+def view_sql(root: str, table: str, partition_by: tuple[str, ...] | list[str] = ("model_id", "task"),
+             select: str = "*") -> str:
     """The CREATE VIEW statement for one table under `root`; partition values stay strings (a model named
     "123" is not a number). Every file of one export has the same schema, so the first file's is used
     (union_by_name would read every footer on every query: 4-16x slower at 1M rows). `table` must be a table of
     the schema and `partition_by` among parquet.PARTITION_KEYS (ValueError otherwise: a view parameter cannot be
-    bound, so only checked names are written into the statement, quoted)."""
+    bound, so only checked names are written into the statement, quoted). `select`: the view's columns (a
+    constant of this code, e.g. item outcomes of an export before schema V14 converted)."""
     if not str(table).replace("_", "").isalnum() or any(k not in parquet.PARTITION_KEYS for k in partition_by):
         raise ValueError(f"table {table!r} / partition keys {list(partition_by)!r} are not names of the store")
     glob = table_glob(root, table, partition_by)
     types = ", ".join(f"{_quote(k)}: VARCHAR" for k in partition_by)
     hive = f"hive_partitioning = true, hive_types = {{{types}}}" if partition_by else "hive_partitioning = false"
-    return (f"CREATE OR REPLACE VIEW {parquet.quote_ident(table)} AS SELECT * FROM "
+    return (f"CREATE OR REPLACE VIEW {parquet.quote_ident(table)} AS SELECT {select} FROM "
             f"read_parquet({_quote(glob)}, {hive})")
+
+
+def _columns_of(con: duckdb.DuckDBPyConnection, root: str, table: str, partition_by: tuple[str, ...] | list[str]
+                ) -> str:
+    """What a view or load selects from one table's files: every column, item outcomes' answers of an export
+    written before schema V14 (each answer's order as text) converted to the store's shape."""
+    if table == "item_outcomes" and parquet.legacy_answers(con, table_glob(root, table, partition_by)):
+        return f"* REPLACE ({ANSWERS_FROM_V7} AS answers)"
+    return "*"
 
 
 def manifest_tables(con: duckdb.DuckDBPyConnection, root: str) -> dict[str, dict]:
@@ -108,15 +120,16 @@ def attach_parquet(con: duckdb.DuckDBPyConnection, root: str | os.PathLike, *, t
     for table, meta in sorted(manifest_tables(con, root).items()):
         if not meta.get("rows"):
             continue
-        create = view_sql(root, table, meta.get("partition_by") or ())
+        keys = meta.get("partition_by") or ()
+        create = view_sql(root, table, keys, _columns_of(con, root, table, keys))
         if table in present and (views is None or table in views):
             con.execute(f"DROP TABLE {parquet.quote_ident(table)}")
         if table in present and views is not None and table not in views:
             glob = table_glob(root, table, meta.get("partition_by") or ())
             parquet.check_footers(con, glob, meta["rows"], glob, table)  # counts and size before reading a row
             cols = ", ".join(parquet.quote_ident(c) for c in parquet.columns(con, table))
-            source = create.split(" AS SELECT * FROM ", 1)[1]
-            con.execute(f"INSERT INTO {parquet.quote_ident(table)} ({cols}) SELECT {cols} FROM {source}")
+            source = create.split(" AS ", 1)[1]
+            con.execute(f"INSERT INTO {parquet.quote_ident(table)} ({cols}) SELECT {cols} FROM ({source})")
             made[table] = "loaded"
         else:
             con.execute(create)

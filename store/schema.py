@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import duckdb
 
-from store.schema_figures import V9, V10, V11, V12, V13
+from store.schema_figures import V9, V10, V11, V12, V13, V14
 
 V1 = (
     """CREATE TABLE IF NOT EXISTS schema_version (
@@ -267,7 +267,7 @@ the leaderboard's human column and the Human evaluation page (issue 16)."""
 
 MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6),
                                                        (7, V7), (8, V8), (9, V9), (10, V10), (11, V11),
-                                                       (12, V12), (13, V13))
+                                                       (12, V12), (13, V13), (14, V14))
 """(version, statements) in order; append a new version, never edit an applied one."""
 
 TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",
@@ -298,7 +298,14 @@ def applied_versions(con: duckdb.DuckDBPyConnection) -> set[int]:
 
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> int:
-    """Apply every migration not yet recorded, in version order, in one transaction; returns the max version."""
+    """Apply every migration not yet recorded, in version order, in one transaction, then checkpoint; returns the
+    max version.
+
+    The checkpoint writes the new schema into the database file, so the write-ahead log never holds a migration:
+    DuckDB replays the log when it opens the file, before its built-in function extensions are loaded, and a
+    logged ALTER whose expression calls one (V14's `list_transform`) then fails to replay (it tries to download
+    the extension) and the store cannot be opened after a crash. If another transaction on this database is open,
+    the checkpoint waits for the next one DuckDB makes (on close, or when the log grows)."""
     done = applied_versions(con)
     pending = sorted((v, stmts) for v, stmts in MIGRATIONS if v not in done)
     if not pending:
@@ -313,6 +320,10 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> int:
     except Exception:
         con.execute("ROLLBACK")
         raise
+    try:
+        con.execute("CHECKPOINT")
+    except duckdb.Error:  # another transaction is open: DuckDB checkpoints later
+        pass
     return current_version(con)
 
 

@@ -1,8 +1,10 @@
-"""Migrations 9-13: the figures computed once by the evaluator and stored for the pages to read (issue 13).
+"""Migrations 9-14: the figures computed once by the evaluator and stored for the pages to read (issue 13), and the
+item outcomes' answers in a shape that is cheaper to write (issue 14).
 
 V9 human-evaluation results of open campaigns, V10 cost and speed per model, V11 LINDSEA / PACUTE drill-down levels,
 V12 page figures (reported rows normalised, a cell's field, parse failures, PACUTE ceilings, a file's own scores per
-run), V13 Compare's paired tests. `store.schema.MIGRATIONS` applies them in order after V1-V8.
+run), V13 Compare's paired tests, V14 item outcomes' answers without their order text. `store.schema.MIGRATIONS`
+applies them in order after V1-V8.
 """
 from __future__ import annotations
 
@@ -114,3 +116,16 @@ V13 = (
 """The Compare page's paired test between every two systems of a (task, lang, metric) on all the items both
 answered, computed by evaluator.pair_tests whenever a cell's item outcomes are refreshed (services.pair_tests) and
 only read by the page (issue 13). V12 is another slice's; versions are applied by number, whichever lands first."""
+
+ANSWERS_V14 = "STRUCT(run_no INTEGER, ba BOOLEAN, value DOUBLE)[]"
+"""item_outcomes.answers since V14: each answer's run number, whether it was asked in option order "ba" (NULL for
+every answer of an item never asked in order "ba", as right_ba), and its score."""
+ANSWERS_FROM_V7 = """CASE WHEN right_ba IS NULL
+        THEN list_transform(answers, lambda a: {'run_no': a.run_no, 'ba': NULL::BOOLEAN, 'value': a.value})
+        ELSE list_transform(answers, lambda a: {'run_no': a.run_no, 'ba': a.ord = 'ba', 'value': a.value}) END"""
+"""An item_outcomes row's answers as written before V14 (each answer's order as text, "ab" or "ba") in the V14
+shape: the migration and the import of an older Parquet export (store.parquet, store.scale) convert with it."""
+
+V14 = (f"ALTER TABLE item_outcomes ALTER answers SET DATA TYPE {ANSWERS_V14} USING {ANSWERS_FROM_V7}",)
+"""The item outcomes' answers without their order text (issue 14): a refresh wrote 100,000 order strings for
+100,000 answers, a third of its item-outcome insert and commit; Compare's answer list reads `ba`."""

@@ -179,7 +179,7 @@ def compare_outputs(con, *, task: str, lang: str, item_id: str, systems: tuple[s
         FROM sys JOIN runs r ON r.model_id = sys.model_id AND r.prompt_lang = sys.prompt_lang
         JOIN ({preds}) p ON p.run_id = r.run_id
         LEFT JOIN answers s ON s.model_id = r.model_id AND s.prompt_lang = r.prompt_lang AND s.run_no = r.run_no
-                           AND s.ord = p.ord
+                           AND coalesce(s.ba, false) = (p.ord = 'ba')
         WHERE r.task = ? AND r.lang = ? AND NOT r.superseded
         ORDER BY sys.label, r.run_no, p.ord""",
                        [*params, task, lang, item_id, metric, *pred_params, task, lang]).df()
