@@ -274,7 +274,7 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
     ledger = Ledger()
     pace = Pace(asyncio.get_running_loop().time, window=opts.concurrency)
     writer = ledger.writer = AnswerWriter(sink, settings, group or group_size(opts.concurrency), ledger.committed,
-                                          pace, lull_group=max(1, opts.concurrency // 2))
+                                          pace, lull_group=max(1, opts.concurrency // 2), finishing=ledger.finishes)
     bars: dict = {}
     early: dict[str, int] = {}  # jobs done per task before the progress bars exist
 
