@@ -70,6 +70,10 @@ class Sink(Protocol):
         headline score (0-100) or None per cell, for the summary.
 
         Called from a second thread while answers of other cells are still being saved (use a separate cursor).
+        A sink may also offer `can_refresh_early(cell)` and `stage(rows)`: then a group of answers that finishes
+        such a cell is staged (handed over in memory) before it is saved, and `refresh(cells, answers_saved)` runs
+        beside its `save_many`, given a `concurrent.futures.Future` that resolves once those answers are committed
+        (see `services.live.StoreSink`).
         """
 
 

@@ -34,8 +34,8 @@ GAP_MIN_S = 0.02
 REFRESH_PAUSE = 1.0
 """A finished cell's aggregates are refreshed at once, unless the last refresh ended less than this many times its
 own duration ago: then the cells finished meanwhile wait and share the next call (each call recomputes the model's
-roll-ups and ranks once). So refreshing takes at most half the time however many small cells finish, the run's
-last cell is refreshed right after its last commit, and a run's tail is that one cell plus the roll-ups."""
+roll-ups and ranks once). So refreshing takes at most half the time however many small cells finish. (A cell the
+sink can refresh from memory is refreshed beside the commit of its last answers instead: `_refresh_early`.)"""
 
 
 def group_size(concurrency: int) -> int:

@@ -135,7 +135,7 @@ class StoreSink:
 
     def stage(self, rows: Sequence[tuple[Cell, Mapping[str, Any], Item, ItemResult]]) -> None:
         """Keep the scored answers of cells refreshed from memory (`refresh`); `save_many` does it after its
-        commit, the runner before it for a group that finishes a cell (`refresh_early`). Keyed, so twice is once."""
+        commit, the runner before it for a group that finishes a cell (`evaluator.run_writer`). Keyed: twice is once."""
         for cell, _, item, result in rows:
             key = (cell.task.name, cell.lang, cell.prompt_lang)
             if (fresh := self._fresh.get(key)) is not None:
