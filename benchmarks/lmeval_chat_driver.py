@@ -152,9 +152,13 @@ def load_tasks(manager, names: list[str]) -> dict:
 
 
 def evaluate_mode(args: argparse.Namespace) -> dict:
-    """lm-eval's `evaluate` on N local documents: (seconds, cpu_s, answers, generate_s, metric, stderr, check)."""
-    tmp = tempfile.TemporaryDirectory(prefix="lmeval-task-")
-    folder = Path(tmp.name)
+    """lm-eval's `evaluate` on N local documents: seconds, cpu_s, before_s / generate_s / after_s, and `summary`."""
+    with tempfile.TemporaryDirectory(prefix="lmeval-task-") as name:
+        return timed_evaluate(args, Path(name))
+
+
+def timed_evaluate(args: argparse.Namespace, folder: Path) -> dict:
+    """`evaluate_mode` with its tasks, documents and datasets cache in `folder`."""
     os.environ.update(HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1", HF_DATASETS_CACHE=str(folder / "cache"))
     import numpy as np
     from lm_eval.defaults import DEFAULT_OTHER_SEED, DEFAULT_RANDOM_SEED
@@ -188,7 +192,6 @@ def evaluate_mode(args: argparse.Namespace) -> dict:
     t0, c0 = time.perf_counter(), time.process_time()
     results = evaluate(lm=lm, task_dict=task_dict, **settings)
     end, cpu = time.perf_counter(), time.process_time() - c0
-    tmp.cleanup()
     return {"seconds": end - t0, "cpu_s": cpu, "generate_s": marks["out"] - marks["in"],
             "before_s": marks["in"] - t0, "after_s": end - marks["out"], **summary(results, names)}
 
