@@ -15,6 +15,9 @@ from tests.helpers.standin_server import StandinServer
 
 CELLS = [("sentiment", "id", "en"), ("sentiment", "th", "en")]
 SPEC = dict(tasks="sentiment", langs="id,th", prompt_langs=("en",), limit=6, runs=2, concurrency=3)
+GROUP = 4
+"""Answers per group at most: a cell's 12 answers take at least three commits, so its runs' rows are committed before
+the group that finishes it, however a loaded machine groups them (the early refresh needs that)."""
 DERIVED = ("aggregates", "rollups", "drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags",
            "model_usage", "drill_levels", "pair_tests", "cell_field", "parse_failures")
 
@@ -33,7 +36,7 @@ def _derived(con) -> dict:
 def _run(sink):
     async def main(url):
         async with ModelClient(url, "standin", concurrency=SPEC["concurrency"]) as client:
-            return await run(client, sink, RunSpec(**SPEC), progress=False)
+            return await run(client, sink, RunSpec(**SPEC), progress=False, group=GROUP)
 
     with StandinServer(latency=0.02) as server:
         return asyncio.run(main(server.base_url))
@@ -66,16 +69,20 @@ def test_each_cell_is_refreshed_beside_its_last_commit_with_the_numbers_a_recomp
 
 def test_a_failed_commit_of_the_last_answers_leaves_the_cells_refresh_unstored(mem_store):
     class FailingLast(Recording):
-        staged = False
+        saving = staged_early = False
 
-        def stage(self, rows):
+        def stage(self, rows):  # also called by save_many itself, after its commit
             super().stage(rows)
-            self.staged = True
+            self.staged_early = self.staged_early or not self.saving
 
         def save_many(self, rows):
-            if self.staged:  # the group that finishes the first cell
+            if self.staged_early:  # the group that finishes the first cell, staged before its commit
                 raise OSError("disk full")
-            super().save_many(rows)
+            self.saving = True
+            try:
+                super().save_many(rows)
+            finally:
+                self.saving = False
 
     sink = FailingLast(mem_store)
     with pytest.raises(OSError, match="disk full"):
