@@ -35,6 +35,9 @@ from evaluator.spec import Item, ItemResult, Prediction, TaskSpec
 DOC_FIELDS = ("context", "text")
 """Input fields holding the long document that `TaskSpec.trim_tokens` budgets apply to."""
 
+PLAN_LULL_S = 0.02
+"""The rest of a run's plan is built once no answer is expected for this long (`evaluator.run_feed.plan_rest`)."""
+
 APPROX_TOKENIZER = "approx: 1 token per 3 UTF-8 bytes"
 """How documents are measured without the model's tokenizer. The paper counted cl100k_base tokens; for Thai and
 Tamil (the only trimmed languages) one token per character, i.e. per 3 UTF-8 bytes, is a close, slightly generous
@@ -331,7 +334,8 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
             writer.start(lambda: sink.prepare(_items_of(planned.jobs)))  # the jobs planned by the first commit
             feed.add(planned.add(first))
             rest = [functools.partial(lambda p: planned.add(p()), p) for p in parts[1:]] + [progress_bars]
-            planner = asyncio.ensure_future(plan_rest(feed, lambda: pace.in_flight >= opts.concurrency, rest))
+            planner = asyncio.ensure_future(plan_rest(feed, lambda: bool(pace.in_flight) and pace.lull() >= PLAN_LULL_S,
+                                                      rest))
             try:
                 await drain_feed(feed, one, opts.concurrency)
             finally:

@@ -2,8 +2,8 @@
 
 Planning a run (loading every cell's items, rendering every prompt) takes milliseconds per task and language, which
 would all pass before the first request. Instead the first (task, language) is planned, its requests go out, and the
-rest is planned once they are on the wire, in the quiet while the endpoint answers (`plan_rest`); workers that run
-out of jobs before then simply wait for more (`JobFeed`).
+rest is planned in the first quiet stretch while the endpoint answers (`plan_rest`); workers that run out of jobs
+before then simply wait for more (`JobFeed`).
 """
 from __future__ import annotations
 
@@ -66,18 +66,16 @@ async def drain_feed(feed: JobFeed, fn: Callable[[Any], Awaitable[None]], concur
     await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
 
 
-async def plan_rest(feed: JobFeed, busy: Callable[[], bool], rest: Iterable[Callable[[], Iterable[Any]]]) -> None:
-    """Plan the rest of a run once the first requests are out: when every worker holds a job (`busy()`) or some
-    wait for one, give the event loop two turns (the requests' connections open and their bytes are written), then
-    build each remaining part (`rest`: callables returning jobs) and queue its jobs; close the feed at the end. (If
-    the endpoint answers faster than that, its first answers wait for the planning once.)"""
+async def plan_rest(feed: JobFeed, quiet: Callable[[], bool], rest: Iterable[Callable[[], Iterable[Any]]],
+                    poll_s: float = 0.002) -> None:
+    """Plan the rest of a run in the first quiet stretch: once `quiet()` says no answer is expected for a while (the
+    first requests are out and their answers not due: `run_pace.Pace.lull`), or as soon as a worker waits for a
+    job, build each remaining part (`rest`: callables returning jobs) and queue its jobs; close the feed at the end.
+    (Building it while the first requests open their connections would delay them by as much: their callbacks
+    wait for the interpreter.)"""
     try:
-        for _ in range(64):  # a few turns: each worker takes a job (or finds none)
-            if busy() or feed.waiting:
-                break
-            await asyncio.sleep(0)
-        for _ in range(2):
-            await asyncio.sleep(0)
+        while not (quiet() or feed.waiting):
+            await asyncio.sleep(poll_s)
         for part in rest:
             feed.add(part())
             if feed.waiting:  # let waiting workers start before the next part is built
