@@ -73,10 +73,6 @@ class Sink(Protocol):
         headline score (0-100) or None per cell, for the summary.
 
         Called from a second thread while answers of other cells are still being saved (use a separate cursor).
-        A sink may also offer `can_refresh_early(cell)` and `stage(rows)`: then a group of answers that finishes
-        such a cell is staged (handed over in memory) before it is saved, and `refresh(cells, answers_saved)` runs
-        beside its `save_many`, given a `concurrent.futures.Future` that resolves once those answers are committed
-        (see `services.live.StoreSink`).
         """
 
 
@@ -281,7 +277,7 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
     ledger = Ledger()
     pace = Pace(asyncio.get_running_loop().time, window=opts.concurrency)
     writer = ledger.writer = AnswerWriter(sink, settings, group or group_size(opts.concurrency), ledger.committed,
-                                          pace, lull_group=max(1, opts.concurrency // 2), finishing=ledger.finishes)
+                                          pace, lull_group=max(1, opts.concurrency // 2))
     bars: dict = {}
     early: dict[str, int] = {}  # jobs done per task before the progress bars exist
 

@@ -6,10 +6,8 @@ tells it when a cell is finished.
 from __future__ import annotations
 
 import asyncio
-import collections
 import concurrent.futures
 import dataclasses
-import functools
 import itertools
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
@@ -34,8 +32,8 @@ GAP_MIN_S = 0.02
 REFRESH_PAUSE = 1.0
 """A finished cell's aggregates are refreshed at once, unless the last refresh ended less than this many times its
 own duration ago: then the cells finished meanwhile wait and share the next call (each call recomputes the model's
-roll-ups and ranks once). So refreshing takes at most half the time however many small cells finish. (A cell the
-sink can refresh from memory is refreshed beside the commit of its last answers instead: `_refresh_early`.)"""
+roll-ups and ranks once). So refreshing takes at most half the time however many small cells finish, the run's
+last cell is refreshed right after its last commit, and a run's tail is that one cell plus the roll-ups."""
 
 
 def group_size(concurrency: int) -> int:
@@ -57,10 +55,8 @@ class AnswerWriter:
     """
 
     def __init__(self, sink: Sink, settings: Mapping[tuple, Mapping[str, Any]], size: int,
-                 on_commit: Callable[[Sequence[Job]], None], pace: Pace | None = None, lull_group: int = 1,
-                 finishing: Callable[[Sequence[Job]], list[list[CellStatus]]] | None = None):
+                 on_commit: Callable[[Sequence[Job]], None], pace: Pace | None = None, lull_group: int = 1):
         self.sink, self.settings, self.size, self.on_commit = sink, settings, max(1, size), on_commit
-        self.finishing = finishing  # the cells (their runs' statuses) a group of jobs finishes (`Ledger.finishes`)
         self.pace, self.lull_group = pace, max(1, lull_group)
         self.thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="tanaw-writer")
         self.refresher = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="tanaw-refresh")
@@ -81,62 +77,23 @@ class AnswerWriter:
         self._prepare: Callable[[], Any] | None = None  # run by the first commit
         self._refresh_s = 0.0  # how long the last refresh took
         self._closing = False
-        self._loop: asyncio.AbstractEventLoop | None = None  # the run's, from `start`
-        self._early: set[tuple] = set()  # cells refreshed beside the commit of their last answers
-        self._early_tasks: list[asyncio.Task] = []
 
-    def _commit(self, batch: Sequence[tuple[Job, Prediction, dict]], staged: Callable[[], None] | None = None,
-                saved: concurrent.futures.Future | None = None) -> None:
-        """Score and store one group (on the writer thread). `staged`: called on the event loop once the scored
-        answers are handed to the sink's memory (`stage`), before they are stored; `saved`: resolved when they are
-        committed (or fails with the commit)."""
-        try:
-            if self._prepare is not None:  # the first commit: the sink's preparation first
-                prepare, self._prepare = self._prepare, None
-                prepare()
-            rows = []
-            for job, pred, extras in batch:
-                result = score_prediction(job.cell.task, job.item, pred)
-                result = dataclasses.replace(result, extras={**result.extras, **extras})
-                rows.append((job.cell, self.settings[job.cell.key], job.item, result))
-            if staged is not None:
-                self.sink.stage(rows)
-                self._loop.call_soon_threadsafe(staged)
-            self.sink.save_many(rows)
-        except BaseException as exc:
-            if saved is not None:
-                saved.set_exception(exc)
-            raise
-        if saved is not None:
-            saved.set_result(None)
-
-    def _early_cells(self, group: Sequence[tuple[Job, Prediction, dict]]) -> list[list[CellStatus]]:
-        """The cells this group finishes that the sink can refresh beside the group's commit (see `_refresh_early`)."""
-        can = getattr(self.sink, "can_refresh_early", None)
-        if self.finishing is None or can is None:
-            return []
-        return [runs for runs in self.finishing([job for job, _, _ in group]) if can(runs[0].cell)]
-
-    def _refresh_early(self, cells: list[list[CellStatus]], saved: concurrent.futures.Future) -> None:
-        """Refresh cells whose last answers are being committed, beside that commit (on the event loop, once they
-        are staged): the sink's refresh computes from the answers in memory and commits only after them, so the
-        run's last cell is refreshed while its last answers are written instead of after."""
-        self._early.update(runs[0].cell.key[:3] for runs in cells)
-        future = self._loop.run_in_executor(self.refresher, self.sink.refresh, [runs[0].cell for runs in cells], saved)
-
-        async def scores() -> None:
-            for runs, score in zip(cells, await future):
-                for status in runs:
-                    status.score = score
-
-        self._early_tasks.append(self._loop.create_task(scores()))
+    def _commit(self, batch: Sequence[tuple[Job, Prediction, dict]]) -> None:
+        if self._prepare is not None:  # the first commit: the sink's preparation first
+            prepare, self._prepare = self._prepare, None
+            prepare()
+        rows = []
+        for job, pred, extras in batch:
+            result = score_prediction(job.cell.task, job.item, pred)
+            result = dataclasses.replace(result, extras={**result.extras, **extras})
+            rows.append((job.cell, self.settings[job.cell.key], job.item, result))
+        self.sink.save_many(rows)
 
     def start(self, prepare: Callable[[], Any]) -> None:
         """Start the writer; its first commit runs `prepare` first, on its thread (so neither beside the run's first
         requests nor beside the first burst of answers, which it would slow)."""
         self._prepare = prepare
-        self._loop = asyncio.get_running_loop()
-        self._task = self._loop.create_task(self._run())
+        self._task = asyncio.get_running_loop().create_task(self._loop())
 
     async def put(self, job: Job, pred: Prediction, extras: dict) -> None:
         """Hand one answer to the writer; waits only while `size` answers are uncommitted (raises a failed commit)."""
@@ -210,15 +167,12 @@ class AnswerWriter:
                 if timer is not None:
                     timer.cancel()
 
-    async def _run(self) -> None:
+    async def _loop(self) -> None:
         loop = asyncio.get_running_loop()
         while (group := await self._next_group()) is not None:
             began = loop.time()
-            early = self._early_cells(group)
-            saved = concurrent.futures.Future() if early else None
-            staged = functools.partial(self._refresh_early, early, saved) if early else None
             try:
-                await loop.run_in_executor(self.thread, self._commit, group, staged, saved)
+                await loop.run_in_executor(self.thread, self._commit, group)
             except BaseException as exc:  # every later put and `drain` raise it
                 self.error = exc
                 for _ in group:
@@ -242,8 +196,6 @@ class AnswerWriter:
         """Queue a finished cell (the statuses of its runs) for an aggregate refresh, off the writer thread: at once
         when the refresher is idle and has rested (`REFRESH_PAUSE`), else together with the other cells waiting. (The
         commit that finished the cell usually ran in a gap between bursts of answers: so does the refresh.)"""
-        if statuses[0].cell.key[:3] in self._early:  # refreshed beside the commit of its last answers
-            return
         self._ready.append(list(statuses))
         self._wake.set()
         if self._refreshing is None:
@@ -277,12 +229,10 @@ class AnswerWriter:
         self._wake.set()
         if self._refreshing is not None:
             await self._refreshing
-        for task in self._early_tasks:
-            await task
 
     def close(self) -> None:
         """Stop the writer task (if a failure left it running) and wait for the writer and refresher threads."""
-        for task in (self._task, self._refreshing, *self._early_tasks):
+        for task in (self._task, self._refreshing):
             if task is not None and not task.done():
                 task.cancel()
         self.thread.shutdown(wait=True)
@@ -340,12 +290,6 @@ class Ledger:
         self.remaining[key[:3]] -= 1
         if self.remaining[key[:3]] == 0 and any(s.asked for s in self.runs_of[key[:3]]):
             self.writer.refresh_later(self.runs_of[key[:3]])
-
-    def finishes(self, jobs: Sequence[Job]) -> list[list[CellStatus]]:
-        """The (task, lang, prompt language) cells, as their runs' statuses, whose every job not yet done is among
-        `jobs` (a group about to be committed): committing it finishes them."""
-        counts = collections.Counter(job.cell.key[:3] for job in jobs)
-        return [self.runs_of[agg] for agg, n in counts.items() if self.remaining.get(agg) == n]
 
     def committed(self, done: Sequence[Job]) -> None:
         """A group of answers is committed."""

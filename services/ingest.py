@@ -107,19 +107,17 @@ def sync_registry(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def refresh_rollups(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str],
-                    cells: Sequence[tuple[str, str, str]] | None = None, *, usage: bool = True) -> None:
+                    cells: Sequence[tuple[str, str, str]] | None = None) -> None:
     """Recompute and store the roll-ups of these models from their stored headline aggregates, with their usage
     and drill-down levels. `cells`: the (task, lang, prompt_lang) cells just recomputed; only the usage of their
-    prompt languages and the levels they pool into can have changed, so only those are recomputed. `usage=False`:
-    the caller refreshes the usage itself (`services.usage_store.refresh_usage`)."""
+    prompt languages and the levels they pool into can have changed, so only those are recomputed."""
     langs = sorted({c[2] for c in cells}) if cells is not None else None
     model_ids = sorted(set(model_ids))
     headline, overalls = writer.rollup_inputs(con, model_ids, RANKED_ORIGINS)  # one read for both
     rows = {model_id: rollup_rows(headline[model_id]) for model_id in model_ids}
     writer.replace_rollups(con, rows, rank_rows(con, rows, overalls))  # with every rank range: one delete, one insert
     for model_id in model_ids:
-        if usage:
-            refresh_usage(con, [model_id], langs)  # cost and speed per model, stored beside its roll-ups (V10)
+        refresh_usage(con, [model_id], langs)  # cost and speed per model, stored beside its roll-ups (V10)
         refresh_levels(con, [model_id], cells)  # LINDSEA / PACUTE drill-down levels from its nodes (V11)
     refresh_model_figures(con, model_ids, cells)  # its cells' field, parse failures, PACUTE ceilings (V12)
 
@@ -223,21 +221,19 @@ def _in_memory(pairs: Sequence[tuple[Item, ItemResult]]) -> dict[tuple[str, str,
 
 
 def refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: Iterable[tuple[str, str, str]], *,
-                       written: Mapping[tuple[str, str, str], tuple[list, set[str]]] | None = None,
-                       usage: bool = True) -> list[CellSummary]:
+                       written: Mapping[tuple[str, str, str], tuple[list, set[str]]] | None = None
+                       ) -> list[CellSummary]:
     """Recompute and store the aggregates of (task, lang, prompt_lang) cells from every active run.
 
     `written`: cell -> (scored pairs, run ids) an ingest just wrote; a cell with no other active run is aggregated
-    from those pairs as they are, without reading its rows back from the store. `usage=False`: the model's usage
-    is left to the caller (`refresh_rollups`). The cyclic garbage collector is paused meanwhile
-    (`evaluator.bulk.paused_gc`: the row work makes no cycles; its passes cost ~5% of a refresh)."""
+    from those pairs as they are, without reading its rows back from the store. The cyclic garbage collector is
+    paused meanwhile (`evaluator.bulk.paused_gc`: the row work makes no cycles; its passes cost ~5% of a refresh)."""
     with paused_gc():
-        return _refresh_aggregates(con, model_id, cells, written, usage)
+        return _refresh_aggregates(con, model_id, cells, written)
 
 
 def _refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: Iterable[tuple[str, str, str]],
-                        written: Mapping[tuple[str, str, str], tuple[list, set[str]]] | None,
-                        usage: bool = True) -> list[CellSummary]:
+                        written: Mapping[tuple[str, str, str], tuple[list, set[str]]] | None) -> list[CellSummary]:
     from evaluator.aggregate import aggregate_cell
 
     keys = sorted(set(cells))
@@ -266,7 +262,7 @@ def _refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: It
     save_drilldowns(con, model_id, drills, state=state)
     refresh_pair_tests(con, model_id, keys)  # Compare's paired tests on these cells' item outcomes (V13)
     writer.save_aggregates_batch(con, model_id, computed, stored="aggregates" in state.stored)
-    refresh_rollups(con, [model_id], keys, usage=usage)
+    refresh_rollups(con, [model_id], keys)
     return out
 
 

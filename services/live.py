@@ -6,7 +6,6 @@ resumes by asking only what is missing (`StoreSink.stored`).
 """
 from __future__ import annotations
 
-import concurrent.futures
 from typing import Any, Collection, Mapping, Sequence
 
 import duckdb
@@ -14,7 +13,6 @@ import duckdb
 from evaluator.run import Cell
 from evaluator.spec import Item, ItemResult
 from services.ingest import content_hash, refresh_aggregates, run_id, sync_registry
-from services.usage_store import refresh_usage
 from store import live, writer
 from store.db import transaction
 
@@ -131,11 +129,6 @@ class StoreSink:
                  for cell, settings, item, result in rows]
         save_live(self.con, self.model_id, group, model_info=self.model_info, known=self._known,
                   unstored=self._unstored)
-        self.stage(rows)
-
-    def stage(self, rows: Sequence[tuple[Cell, Mapping[str, Any], Item, ItemResult]]) -> None:
-        """Keep the scored answers of cells refreshed from memory (`refresh`); `save_many` does it after its
-        commit, the runner before it for a group that finishes a cell (`evaluator.run_writer`). Keyed: twice is once."""
         for cell, _, item, result in rows:
             key = (cell.task.name, cell.lang, cell.prompt_lang)
             if (fresh := self._fresh.get(key)) is not None:
@@ -143,15 +136,7 @@ class StoreSink:
                 if len(fresh) > FRESH_PAIRS_MAX:  # too big to hold: its refresh reads the store
                     del self._fresh[key]
 
-    def can_refresh_early(self, cell: Cell) -> bool:
-        """Whether the (task, lang, prompt language) cell can be refreshed beside the commit of its last answers
-        (`refresh(..., answers_saved=...)`): every answer is held in memory and every run's row is committed
-        (its first answers were), so the refresh reads nothing those answers' commit writes."""
-        key = (cell.task.name, cell.lang, cell.prompt_lang)
-        return key in self._fresh and all(rid in self._known for rid in self._fresh_runs[key])
-
-    def refresh(self, cells: Sequence[Cell], answers_saved: concurrent.futures.Future | None = None
-                ) -> list[float | None]:
+    def refresh(self, cells: Sequence[Cell]) -> list[float | None]:
         """Recompute the cells' aggregates (and the model's roll-ups, once) in one transaction, so the board never
         shows a cell's new numbers beside old roll-ups (and one commit is cheaper than one per statement); the
         headline value (0-100) per cell.
@@ -159,12 +144,7 @@ class StoreSink:
         A cell whose every run this sink wrote in full (none had an answer stored when the run began) is
         aggregated from the pairs it stored, as an ingest does (`refresh_aggregates(written=...)`), instead of
         reading its rows back: the same rows in the store's order, so the same numbers
-        (tests/store/test_pipeline.py compares every derived table with a recompute from the store).
-
-        `answers_saved`: the cells' last answers are being committed meanwhile (cells `can_refresh_early` says
-        yes for, their answers staged): this transaction commits only after that commit succeeded (else it rolls
-        back and raises its error), and the model's usage, which counts those answers, is refreshed after it in a
-        second transaction."""
+        (tests/store/test_pipeline.py compares every derived table with a recompute from the store)."""
         keys = [(c.task.name, c.lang, c.prompt_lang) for c in cells]
         written = {}
         for key in keys:
@@ -173,13 +153,7 @@ class StoreSink:
         cur = self.con.cursor()  # its own connection: runs on the refresh thread beside the writer
         try:
             with transaction(cur):
-                summaries = refresh_aggregates(cur, self.model_id, keys, written=written,
-                                               usage=answers_saved is None)
-                if answers_saved is not None:
-                    answers_saved.result()  # never before the answers it counts
-            if answers_saved is not None:
-                with transaction(cur):
-                    refresh_usage(cur, [self.model_id], sorted({k[2] for k in keys}))
+                summaries = refresh_aggregates(cur, self.model_id, keys, written=written)
         finally:
             cur.close()
         value = {(c.task, c.lang, c.prompt_lang): c.value for c in summaries}

@@ -101,9 +101,9 @@ def test_cells_a_live_run_wrote_in_full_are_aggregated_from_its_own_pairs_with_t
     written = []
     real = services.live.refresh_aggregates
 
-    def spy(con, model_id, keys, written=None, **kw):  # records which cells took the in-memory path
+    def spy(con, model_id, keys, written=None):  # records which cells took the in-memory path
         spy.calls.append(sorted(written or {}))
-        return real(con, model_id, keys, written=written, **kw)
+        return real(con, model_id, keys, written=written)
     spy.calls = written
     services.live.refresh_aggregates = spy
     spec = dict(tasks="sentiment,causal", langs="id,th", prompt_langs=("en",), limit=4, runs=2, concurrency=4,
@@ -145,8 +145,8 @@ def test_a_cell_too_big_to_hold_is_read_back_from_the_store(mem_store, shared_da
     calls = []
     real = services.live.refresh_aggregates
     monkeypatch.setattr(services.live, "refresh_aggregates",
-                        lambda con, m, keys, written=None, **kw: calls.append(sorted(written or {})) or real(
-                            con, m, keys, written=written, **kw))
+                        lambda con, m, keys, written=None: calls.append(sorted(written or {})) or real(
+                            con, m, keys, written=written))
     with StandinServer() as server:
         async def ask():
             async with ModelClient(server.base_url, "standin", concurrency=2) as client:

@@ -63,7 +63,7 @@ class TimedWriter(AnswerWriter):
         self.commits: list[tuple[float, int]] = []
         self.loop = asyncio.get_running_loop()
 
-    def _commit(self, batch, staged=None, saved=None):
+    def _commit(self, batch):
         self.commits.append((self.loop.time(), len(batch)))
 
 
