@@ -27,10 +27,10 @@ each C, in ONE run against ONE stand-in (tests/helpers/standin_server.py in its 
   * `lm-eval jinja`  (--lmeval-jinja) the same with the prompt as a Jinja template string in the YAML, the other
                      common way to write a task (lm-eval 0.4.13 compiles the template again for every document).
 Each is timed after a warm-up (C requests; for the full run, one item per cell into another store), the full run
-from planning to the last refresh; `start s` is its time to the first request (plan, "already stored" lookup,
-prompts) and `tail s` its time after the last commit (the last cell's aggregate refresh and the roll-ups). For the
-lm-eval evaluate rows `start s` is the time before `generate_until` is called (building every request) and `tail s`
-the time after it returns with every answer (filters, metrics, aggregation with stderr, samples). Each line carries
+from planning to the last refresh; `start s` is its time to the first request ("already stored" lookup, the
+first task and language's items and prompts: the rest is planned later, `evaluator/run_feed.py`) and `tail s`
+its time after the last commit (the last cell's aggregate refresh and the roll-ups). For the lm-eval evaluate rows
+`start s` is the time before `generate_until` is called (building every request) and `tail s` the time after it returns with every answer (filters, metrics, aggregation with stderr, samples). Each line carries
 the load average; the machine line names CPU and cores.
 
     python benchmarks/bench_throughput.py --lmeval-venv /tmp/lmeval-venv [--latency 0.2] [--requests 1000]
@@ -145,7 +145,7 @@ async def full_run(url: str, concurrency: int, n: int, db: Path) -> tuple[int, f
     """(answers stored, seconds, CPU seconds, seconds after the last commit, seconds to the first request) for the
     whole runner into a fresh store, timed after a warm-up run of one item per cell into another store (as the client
     loops' warm-up round: imports, first connections). The tail is the final aggregate refresh and closing; the start
-    is planning, the "already stored" lookup and prompt building."""
+    is the "already stored" lookup and the first part of the plan (`evaluator.run.plan_parts`)."""
     from services.live import StoreSink
     from store.db import connect
 
