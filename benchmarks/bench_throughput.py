@@ -30,8 +30,9 @@ Each is timed after a warm-up (C requests; for the full run, one item per cell i
 from planning to the last refresh; `start s` is its time to the first request ("already stored" lookup, the
 first task and language's items and prompts: the rest is planned later, `evaluator/run_feed.py`) and `tail s`
 its time after the last commit (the last cell's aggregate refresh and the roll-ups). For the lm-eval evaluate rows
-`start s` is the time before `generate_until` is called (building every request) and `tail s` the time after it returns with every answer (filters, metrics, aggregation with stderr, samples). Each line carries
-the load average; the machine line names CPU and cores.
+`start s` is the time before `generate_until` is called (building every request) and `tail s` the time after it
+returns with every answer (filters, metrics, aggregation with stderr, samples). Each line carries the load
+average; the machine line names CPU and cores.
 
     python benchmarks/bench_throughput.py --lmeval-venv /tmp/lmeval-venv [--latency 0.2] [--requests 1000]
         [--concurrency 8,32,128] [--sdk] [--aiohttp] [--lmeval-jinja]
