@@ -302,12 +302,13 @@ def ingest_predictions(con: duckdb.DuckDBPyConnection, preds: Iterable[Predictio
         sync_registry(con)
         writer.upsert_items(con, [it for task, lang in sorted({k[:2] for k in fresh})
                                   for it in items.cell(task, lang).items.values()], content_hash)
+        replace = writer.runs_stored(con, list(run_ids.values()))  # else their rows are appended, unchecked
         writer.upsert_runs(con, [{"run_id": rid, "model_id": model_id, "task": task, "lang": lang,
                                   "prompt_lang": prompt_lang, "run_no": run_no, "settings": source.get("settings"),
                                   "source": kind, "harness": source.get("harness", source.get("format")),
                                   "source_file": file, "source_hash": source.get("hash")}
                                  for (task, lang, prompt_lang, run_no), rid in run_ids.items()])
-        writer.save_results_batch(con, [(rid, by_run[key]) for key, rid in run_ids.items()])
+        writer.save_results_batch(con, [(rid, by_run[key]) for key, rid in run_ids.items()], replace=replace)
         store_self_reported(con, {rid: by_run[key] for key, rid in run_ids.items()})  # the file's own means (V12)
         summary.run_ids.extend(run_ids.values())
         written = {cell: (cell_pairs, {rid for (t, lg, pl, rn), rid in run_ids.items() if (t, lg, pl) == cell})

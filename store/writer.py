@@ -241,6 +241,13 @@ def save_results(con: duckdb.DuckDBPyConnection, run_id: str, results: Sequence[
     _insert_df(con, "self_reported", pd.DataFrame(self_rep), {"value": "DOUBLE"})
 
 
+def runs_stored(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> bool:
+    """Whether any of these runs has a stored `runs` row (so its predictions, scores and self-reported scores may
+    be stored: they are written and deleted with it)."""
+    (n,), = con.execute("SELECT count(*) FROM runs WHERE run_id IN (SELECT unnest(?))", [list(run_ids)]).fetchall()
+    return n > 0
+
+
 def upsert_runs(con: duckdb.DuckDBPyConnection, runs: Sequence[Mapping[str, Any]]) -> None:
     """`upsert_run` for many runs in two statements: older active runs of the same cells and run numbers are
     marked superseded, then the runs are inserted or refreshed."""
@@ -281,8 +288,10 @@ def _extras_json(extras: Mapping[str, Any] | None, memo: dict) -> str | None:
     return hit
 
 
-def _append_arrow(con: duckdb.DuckDBPyConnection, table: str, data: Any, casts: Mapping[str, str]) -> None:
-    """INSERT OR REPLACE the rows of an Arrow table (columns named as the table's) in one statement."""
+def _append_arrow(con: duckdb.DuckDBPyConnection, table: str, data: Any, casts: Mapping[str, str], *,
+                  replace: bool = True) -> None:
+    """INSERT OR REPLACE the rows of an Arrow table (columns named as the table's) in one statement; a plain INSERT
+    when `replace` is off (no stored row can have their keys: the conflict check cost ~1 s per million rows)."""
     if not data.num_rows:
         return
     view = f"_tanaw_{table}_arrow"
@@ -290,15 +299,18 @@ def _append_arrow(con: duckdb.DuckDBPyConnection, table: str, data: Any, casts: 
     try:
         cols = data.schema.names
         select = ", ".join(f"CAST({c} AS {casts[c]}) AS {c}" if c in casts else c for c in cols)
-        con.execute(f"INSERT OR REPLACE INTO {table} ({', '.join(cols)}) SELECT {select} FROM {view}")
+        verb = "INSERT OR REPLACE" if replace else "INSERT"
+        con.execute(f"{verb} INTO {table} ({', '.join(cols)}) SELECT {select} FROM {view}")
     finally:
         con.unregister(view)
 
 
-def save_results_batch(con: duckdb.DuckDBPyConnection, runs: Sequence[tuple[str, Sequence[Any]]]) -> None:
+def save_results_batch(con: duckdb.DuckDBPyConnection, runs: Sequence[tuple[str, Sequence[Any]]], *,
+                       replace: bool = True) -> None:
     """`save_results` for every run of an upload at once: one append per table (predictions, scores,
     self-reported item scores), built column by column as Arrow arrays; `runs` holds (run_id, duck-typed
-    ItemResults)."""
+    ItemResults). `replace`: whether stored rows of these runs may exist (else plain appends, no conflict check:
+    a run's rows are stored only with its `runs` row, `runs_stored`)."""
     import pyarrow as pa
 
     results = [r for _, rs in runs for r in rs]
@@ -321,7 +333,7 @@ def save_results_batch(con: duckdb.DuckDBPyConnection, runs: Sequence[tuple[str,
         "option_logprobs": pa.array([list(p.option_logprobs) if p.option_logprobs is not None else None
                                      for p in preds], pa.list_(pa.float64())),
         "extras": pa.array([_extras_json(r.extras, memo) for r in results], pa.string())}),
-        {"extras": "JSON", "tokens_in": "INTEGER", "tokens_out": "INTEGER"})
+        {"extras": "JSON", "tokens_in": "INTEGER", "tokens_out": "INTEGER"}, replace=replace)
     one = {tuple(r.scores) for r in results}
     if len(one) == 1 and len(next(iter(one))) == 1:  # one metric per row (the usual case): no row tuples
         (metric,), = one
@@ -332,13 +344,13 @@ def save_results_batch(con: duckdb.DuckDBPyConnection, runs: Sequence[tuple[str,
                 for m, v in r.scores.items()]
         scores = {c: [x[k] for x in rows] for k, c in enumerate(("run_id", "item_id", "ord", "metric", "value"))}
     _append_arrow(con, "scores", pa.table({c: pa.array(v, pa.float64() if c == "value" else pa.string())
-                                           for c, v in scores.items()}), {})
+                                           for c, v in scores.items()}), {}, replace=replace)
     own = [(run_id, p.item_id, m, float(v)) for run_id, p in zip(run_ids, preds)
            for m, v in (p.self_reported or {}).items()]
     _append_arrow(con, "self_reported", pa.table({
         c: pa.array([x[k] for x in own], t) for k, (c, t) in enumerate(
             (("run_id", pa.string()), ("item_id", pa.string()), ("metric", pa.string()), ("value", pa.float64())))}),
-        {})
+        {}, replace=replace)
 
 
 def save_aggregates_batch(con: duckdb.DuckDBPyConnection, model_id: str,

@@ -71,3 +71,26 @@ def test_one_append_per_table_for_a_whole_upload_of_several_runs_and_cells(monke
     assert con.execute("SELECT count(*) FROM runs").fetchone()[0] == len(summary.run_ids)
     assert con.execute("SELECT count(*) FROM predictions").fetchone()[0] == len(
         {(p.task, p.lang, p.prompt_lang, p.run, p.item_id, p.order) for p in preds})
+
+
+def test_rows_of_runs_stored_before_are_replaced_and_new_runs_appended_unchecked(monkeypatch):
+    """An upload's predictions and scores are plain appends when none of its runs is stored, and replace the stored
+    rows when one is (the same runs again: no file hash, same source kind), with the same numbers."""
+    con = connect(":memory:")
+    preds = [p for p in predictions("Gemma-2B") if p.task == "sentiment"]
+    verbs = []
+    real = writer._append_arrow
+
+    def spy(con_, table, data, casts, **kw):
+        verbs.append((table, kw.get("replace", True)))
+        return real(con_, table, data, casts, **kw)
+
+    monkeypatch.setattr(writer, "_append_arrow", spy)
+    for _ in range(2):
+        ingest.ingest_predictions(con, preds, model={"model_id": "m"}, source={"file": "f.jsonl"}, data_dir=DATA_DIR)
+        if len(verbs) == 3:
+            once, n_rows = _aggregates(con), con.execute("SELECT count(*) FROM predictions").fetchone()[0]
+    assert [v for t, v in verbs if t in ("predictions", "scores")] == [False, False, True, True]
+    assert _aggregates(con) == once and n_rows == len({(p.lang, p.prompt_lang, p.run, p.item_id, p.order)
+                                                       for p in preds})
+    assert con.execute("SELECT count(*) FROM predictions").fetchone()[0] == n_rows
