@@ -65,32 +65,33 @@ class RefreshState(NamedTuple):
 
 
 def refresh_state(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Sequence[str]]) -> RefreshState:
-    """`RefreshState` of a model's (task, lang, prompt_lang) cells, in one statement (three before: a second one for
-    what a cell without drill-down rows had left, and the level groups; and a delete of run counts that a new cell
-    never has: ~2.5 ms of the live runner's per-cell refresh)."""
+    """`RefreshState` of a model's (task, lang, prompt_lang) cells: one statement (with the level groups, a
+    statement of their own before), and a second one only when none of them has a drill-down cell row (then whether
+    node, flag or aggregate rows were left without one, and whether their runs have stored counts: a new cell's
+    run-count delete, which found nothing, cost as much as that check)."""
     keys = [list(c) for c in cells]
-    own = "model_id = ? AND list_contains(?, [task, lang, prompt_lang])"
     rows = con.execute(f"""
-        SELECT 'run', task, lang, prompt_lang, run_no, run_id, NULL FROM runs WHERE NOT superseded AND {own}
+        SELECT 'run', task, lang, prompt_lang, run_no, run_id, NULL FROM runs
+        WHERE model_id = ? AND NOT superseded AND list_contains(?, [task, lang, prompt_lang])
         UNION ALL SELECT 'next', NULL, NULL, NULL, coalesce(max(cell_no) FILTER (WHERE NOT mine), 0) + 1, NULL,
                count(*) FILTER (WHERE mine)
         FROM (SELECT cell_no, list_contains(?, [model_id, task, lang, prompt_lang]) AS mine FROM drill_cells)
-        UNION ALL SELECT 'drill_cells', NULL, NULL, NULL, NULL, NULL, count(*) FROM (
-            SELECT 1 FROM drill_nodes WHERE {own} UNION ALL SELECT 1 FROM failed_flags WHERE {own})
-        UNION ALL SELECT 'aggregates', NULL, NULL, NULL, NULL, NULL, count(*) FROM aggregates WHERE {own}
-        UNION ALL SELECT 'run_counts', NULL, NULL, NULL, NULL, NULL, count(*) FROM run_counts
-        WHERE run_id IN (SELECT run_id FROM runs WHERE NOT superseded AND {own})
         UNION ALL SELECT 'level', task, lang, prompt_lang, NULL, NULL, CAST(lindsea AS INTEGER)
-        FROM ({LEVEL_CELLS})""", [model_id, keys, [[model_id, *k] for k in keys], *[model_id, keys] * 4, keys]
-                       ).fetchall()
+        FROM ({LEVEL_CELLS})""", [model_id, keys, [[model_id, *k] for k in keys], keys]).fetchall()
     runs = sorted(tuple(r[1:6]) for r in rows if r[0] == "run")
     next_cell, mine = next(r[4::2] for r in rows if r[0] == "next")
-    stored = {r[0] for r in rows if r[0] in ("drill_cells", "aggregates", "run_counts") and r[6]}
-    if mine:  # a cell's drill-down rows and its aggregates are written together
-        stored |= {"drill_cells", "aggregates"}
     levels = groups_of((lang, pl, bool(lindsea), task) for kind, task, lang, pl, _, _, lindsea in rows
                        if kind == "level")
-    return RefreshState(runs, next_cell, frozenset(stored), levels)
+    if mine:  # a cell's drill-down rows, its aggregates and its runs' counts are written together
+        return RefreshState(runs, next_cell, frozenset(("drill_cells", "aggregates", "run_counts")), levels)
+    own = "model_id = ? AND list_contains(?, [task, lang, prompt_lang])"
+    left = con.execute(f"""
+        SELECT 'drill_cells', count(*) FROM (
+            SELECT 1 FROM drill_nodes WHERE {own} UNION ALL SELECT 1 FROM failed_flags WHERE {own})
+        UNION ALL SELECT 'aggregates', count(*) FROM aggregates WHERE {own}
+        UNION ALL SELECT 'run_counts', count(*) FROM run_counts WHERE run_id IN (SELECT unnest(?))""",
+                       [model_id, keys] * 3 + [[r[4] for r in runs]]).fetchall()
+    return RefreshState(runs, next_cell, frozenset(table for table, n in left if n), levels)
 
 
 def cells_rows(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Sequence[str]], ids: Sequence[str],
