@@ -309,8 +309,9 @@ def save_results_batch(con: duckdb.DuckDBPyConnection, runs: Sequence[tuple[str,
                        replace: bool = True) -> None:
     """`save_results` for every run of an upload at once: one append per table (predictions, scores,
     self-reported item scores), built column by column as Arrow arrays; `runs` holds (run_id, duck-typed
-    ItemResults). `replace`: whether stored rows of these runs may exist (else plain appends, no conflict check:
-    a run's rows are stored only with its `runs` row, `runs_stored`)."""
+    ItemResults). `replace`: whether stored rows of these runs may exist (else predictions and scores are plain
+    appends, no conflict check: a run's rows are stored only with its `runs` row, `runs_stored`, and an upload
+    holds one row per key)."""
     import pyarrow as pa
 
     results = [r for _, rs in runs for r in rs]
@@ -350,7 +351,7 @@ def save_results_batch(con: duckdb.DuckDBPyConnection, runs: Sequence[tuple[str,
     _append_arrow(con, "self_reported", pa.table({
         c: pa.array([x[k] for x in own], t) for k, (c, t) in enumerate(
             (("run_id", pa.string()), ("item_id", pa.string()), ("metric", pa.string()), ("value", pa.float64())))}),
-        {}, replace=replace)
+        {})  # always checked: its key has no option order, so an item asked in both orders repeats it (the last wins)
 
 
 def save_aggregates_batch(con: duckdb.DuckDBPyConnection, model_id: str,

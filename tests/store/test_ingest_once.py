@@ -75,7 +75,8 @@ def test_one_append_per_table_for_a_whole_upload_of_several_runs_and_cells(monke
 
 def test_rows_of_runs_stored_before_are_replaced_and_new_runs_appended_unchecked(monkeypatch):
     """An upload's predictions and scores are plain appends when none of its runs is stored, and replace the stored
-    rows when one is (the same runs again: no file hash, same source kind), with the same numbers."""
+    rows when one is (the same runs again: no file hash, same source kind), with the same numbers; self-reported
+    scores (keyed without the option order) are always checked."""
     con = connect(":memory:")
     preds = [p for p in predictions("Gemma-2B") if p.task == "sentiment"]
     verbs = []
@@ -91,6 +92,7 @@ def test_rows_of_runs_stored_before_are_replaced_and_new_runs_appended_unchecked
         if len(verbs) == 3:
             once, n_rows = _aggregates(con), con.execute("SELECT count(*) FROM predictions").fetchone()[0]
     assert [v for t, v in verbs if t in ("predictions", "scores")] == [False, False, True, True]
+    assert [v for t, v in verbs if t == "self_reported"] == [True, True]
     assert _aggregates(con) == once and n_rows == len({(p.lang, p.prompt_lang, p.run, p.item_id, p.order)
                                                        for p in preds})
     assert con.execute("SELECT count(*) FROM predictions").fetchone()[0] == n_rows
