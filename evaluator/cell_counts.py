@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from evaluator.bulk import one_blas_thread, usual_blas
 from evaluator.cell_columns import CellColumns, Layout, first_rows
 from evaluator.metrics.base import MetricSpec, multiplicity, resample_sums
 from evaluator.metrics.choice import FLIP
@@ -26,19 +27,6 @@ from evaluator.spec import TaskSpec
 BLOCK = 16_384
 """Rows (resample × run) finished per block: small enough for the temporaries to stay in cache."""
 _weights32: tuple = (None, None)
-_blas: Any = None
-
-
-def _one_blas_thread() -> Any:
-    """A context running BLAS on the calling thread only (threadpoolctl): the resample sums are small products,
-    and OpenBLAS's helper threads spin while they wait, costing more CPU than they save (4x the aggregate's CPU
-    on a busy 2-core machine; the live runner refreshes on a thread beside its event loop)."""
-    global _blas
-    if _blas is None:
-        from threadpoolctl import ThreadpoolController
-
-        _blas = ThreadpoolController()
-    return _blas.limit(limits=1, user_api="blas")
 
 
 def _labels(cols: CellColumns, lay: Layout, null: bool) -> tuple[np.ndarray, np.ndarray, int]:
@@ -165,9 +153,10 @@ class Resampled:
         exact32 = bool((x == np.rint(x)).all()) and float(np.abs(x).max(initial=0)) * n < 2 ** 24
         w = _weights(draws, exact32)
         if w is None:
-            sums = resample_sums(x, draws)
+            with usual_blas():  # as outside `one_blas_thread`: the float64 sums' bits depend on BLAS's threads
+                sums = resample_sums(x, draws)
         else:
-            with _one_blas_thread():
+            with one_blas_thread():
                 sums = w @ x.astype(w.dtype)
         self.sums = sums.reshape(self.n_boot, int(self.live.sum()), src.shape[0])
 
@@ -312,6 +301,12 @@ def _cached(lay: Layout, key: Any, make) -> Any:
     return lay.cache[key]
 
 
+def _resampled(parts: list[np.ndarray], draws: np.ndarray) -> list[Resampled]:
+    """`Resampled` of each part, their products under one BLAS limit (`evaluator.bulk.one_blas_thread`)."""
+    with one_blas_thread():
+        return [Resampled(p, draws) for p in parts]
+
+
 def counted_metric(spec: MetricSpec, task: TaskSpec, lang: str, cols: CellColumns, lay: Layout,
                    draws: np.ndarray) -> tuple[float, np.ndarray] | None:
     """(value, bootstrap statistics without NaN) of a label-count metric, or None when it has no columnar form."""
@@ -323,13 +318,13 @@ def counted_metric(spec: MetricSpec, task: TaskSpec, lang: str, cols: CellColumn
         counts = _cached(lay, "order", lambda: order_counts(cols, lay))
         first, inverse = _cached(lay, "order runs", lambda: distinct_runs([counts]))
         sums = _cached(lay, ("order", id(draws)),
-                       lambda: [Resampled(counts[first, :, j:j + 1], draws) for j in (0, 1)])
+                       lambda: _resampled([counts[first, :, j:j + 1] for j in (0, 1)], draws))
         stacked = np.ascontiguousarray(_finished(kind, sums, chance).T)
     elif kind in ("f1", "recall") or (kind == "recall_over_chance" and chance):
         counts = _cached(lay, ("labels", spec.null_label), lambda: LabelCounts(cols, lay, spec.null_label))
         first, inverse = _cached(lay, ("label runs", spec.null_label), lambda: distinct_runs(counts.parts))
         sums = _cached(lay, ("labels", spec.null_label, id(draws)),
-                       lambda: [Resampled(p[first], draws) for p in counts.parts])
+                       lambda: _resampled([p[first] for p in counts.parts], draws))
         stacked = _label_stats(kind, counts.present[first], sums, chance)
     else:
         return None

@@ -20,7 +20,7 @@ from typing import Hashable, Iterator, Mapping, Sequence
 import numpy as np
 
 from evaluator.aggregate import BOOTSTRAP_SEED, PairedTest, mcnemar_exact
-from evaluator.cell_counts import _one_blas_thread
+from evaluator.bulk import one_blas_thread
 
 N_PAIR_BOOTSTRAP = 10_000
 """Resamples per pair (`paired_test`'s default)."""
@@ -89,7 +89,7 @@ def _draw_rows(seed: int, n_boot: int, n: int, rows: np.ndarray) -> np.ndarray:
 def _system_sums(values: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
     """(n_boot × systems) each system's resampled score sum: multiplicity counts × scores, chunk by chunk."""
     sums = np.empty((n_boot, values.shape[1]))
-    with _one_blas_thread():  # small products: OpenBLAS's spinning helper threads cost more than they save
+    with one_blas_thread():  # small products: OpenBLAS's spinning helper threads cost more than they save
         for start, draws, counts in _chunks(seed, n_boot, values.shape[0]):
             sums[start:start + len(draws)] = (_counted(draws) if counts is None else counts) @ values
     return sums

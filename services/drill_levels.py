@@ -14,7 +14,7 @@ import duckdb
 
 from evaluator.drill_levels import pooled_levels
 from store.db import transaction
-from store.drill_levels import (LINDSEA_KEYS, PACUTE_KEYS, level_groups, lindsea_nodes, pacute_nodes,
+from store.drill_levels import (LINDSEA_KEYS, PACUTE_KEYS, Groups, level_groups, lindsea_nodes, pacute_nodes,
                                 save_levels, stale_models)
 
 
@@ -39,11 +39,12 @@ def level_rows(lindsea, pacute) -> list[dict]:
 
 
 def refresh_levels(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str],
-                   cells: Sequence[Sequence[str]] | None = None) -> None:
+                   cells: Sequence[Sequence[str]] | None = None, groups: Groups | None = None) -> None:
     """Recompute and store the drill-down levels of these models (inside the caller's transaction); `cells`: only
     the levels these (task, lang, prompt_lang) cells pool into (nothing when none is a LINDSEA or PACUTE
-    hierarchy cell)."""
-    groups = level_groups(con, cells) if cells is not None else None
+    hierarchy cell); `groups`: those levels' groups when the caller read them (`store.cell_rows.refresh_state`)."""
+    if groups is None:
+        groups = level_groups(con, cells) if cells is not None else None
     if groups is not None and not any(groups):
         return
     lindsea, pacute = groups or (None, None)

@@ -30,6 +30,7 @@ from services.pair_tests import refresh_pair_tests
 from services.usage_store import refresh_usage
 from store import cell_rows, writer
 from store.db import transaction
+from store.drill_levels import Groups
 from store.drilldown import save_drilldowns
 
 
@@ -107,10 +108,11 @@ def sync_registry(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def refresh_rollups(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str],
-                    cells: Sequence[tuple[str, str, str]] | None = None) -> None:
+                    cells: Sequence[tuple[str, str, str]] | None = None, levels: Groups | None = None) -> None:
     """Recompute and store the roll-ups of these models from their stored headline aggregates, with their usage
     and drill-down levels. `cells`: the (task, lang, prompt_lang) cells just recomputed; only the usage of their
-    prompt languages and the levels they pool into can have changed, so only those are recomputed."""
+    prompt languages and the levels they pool into can have changed, so only those are recomputed (`levels`: their
+    groups, when the caller read them)."""
     langs = sorted({c[2] for c in cells}) if cells is not None else None
     model_ids = sorted(set(model_ids))
     headline, overalls = writer.rollup_inputs(con, model_ids, RANKED_ORIGINS)  # one read for both
@@ -118,7 +120,7 @@ def refresh_rollups(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str],
     writer.replace_rollups(con, rows, rank_rows(con, rows, overalls))  # with every rank range: one delete, one insert
     for model_id in model_ids:
         refresh_usage(con, [model_id], langs)  # cost and speed per model, stored beside its roll-ups (V10)
-        refresh_levels(con, [model_id], cells)  # LINDSEA / PACUTE drill-down levels from its nodes (V11)
+        refresh_levels(con, [model_id], cells, levels)  # LINDSEA / PACUTE drill-down levels from its nodes (V11)
     refresh_model_figures(con, model_ids, cells)  # its cells' field, parse failures, PACUTE ceilings (V12)
 
 
@@ -262,7 +264,7 @@ def _refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: It
     save_drilldowns(con, model_id, drills, state=state)
     refresh_pair_tests(con, model_id, keys)  # Compare's paired tests on these cells' item outcomes (V13)
     writer.save_aggregates_batch(con, model_id, computed, stored="aggregates" in state.stored)
-    refresh_rollups(con, [model_id], keys)
+    refresh_rollups(con, [model_id], keys, state.levels)
     return out
 
 

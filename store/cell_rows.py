@@ -2,7 +2,7 @@
 runs, their predictions with their scores, and the items they answer."""
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Iterable, NamedTuple, Sequence
 
 import duckdb
 import numpy as np
@@ -26,6 +26,26 @@ def cell_predictions(con: duckdb.DuckDBPyConnection, model_id: str, task: str, l
     return [dict(zip(cols, row)) for row in cur.fetchall()]
 
 
+LEVEL_CELLS = """
+    SELECT DISTINCT c[2] AS lang, c[3] AS prompt_lang, c[1] LIKE 'lindsea-%' AS lindsea, c[1] AS task
+    FROM (SELECT unnest(?::VARCHAR[][]) AS c)
+    WHERE c[1] LIKE 'lindsea-%' OR c[1] LIKE 'pacute-hierarchical-%'"""
+"""The (lang, prompt_lang, is LINDSEA, task) of the hierarchy cells among a list of [task, lang, prompt_lang]
+(`store.drill_levels.level_groups`; `refresh_state` reads them with a refresh's other state)."""
+
+
+Groups = tuple[list[list[str]], list[list[str]]]
+"""(LINDSEA [lang, prompt_lang] groups, PACUTE hierarchy [task, lang, prompt_lang] cells) whose levels a change
+of some cells affects."""
+
+
+def groups_of(rows: Iterable[Sequence[Any]]) -> Groups:
+    """`Groups` from LEVEL_CELLS' rows, in their sorted order (ORDER BY ALL: text by code point, false first)."""
+    rows = sorted(tuple(r) for r in rows)
+    return ([[lang, pl] for lang, pl, lindsea, _ in rows if lindsea],
+            [[task, lang, pl] for lang, pl, lindsea, task in rows if not lindsea])
+
+
 RunRow = tuple[str, str, str, int, str]
 """An active run: (task, lang, prompt_lang, run_no, run_id)."""
 
@@ -38,33 +58,39 @@ class RefreshState(NamedTuple):
     next_cell: int
     """The number their drill-down cells get next: 1 + the largest `drill_cells.cell_no` outside them."""
     stored: frozenset[str]
-    """Which of drill_cells (with drill_nodes and failed_flags) and aggregates hold rows of these cells: a new
-    cell (the live runner's every cell, a new model's upload) has none to delete. (Its runs' counts are always
-    replaced: checking for them cost as much as the delete.)"""
+    """Which of drill_cells (with drill_nodes and failed_flags), aggregates and run_counts (of the active runs)
+    hold rows of these cells: a new cell (the live runner's every cell, a new model's upload) has none to delete."""
+    levels: Groups
+    """The drill-down level groups the cells pool into (`store.drill_levels.level_groups`)."""
 
 
 def refresh_state(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Sequence[str]]) -> RefreshState:
-    """`RefreshState` of a model's (task, lang, prompt_lang) cells: one statement, and a second one only when none
-    of them has a drill-down cell row (then whether node, flag or aggregate rows were left without one)."""
+    """`RefreshState` of a model's (task, lang, prompt_lang) cells, in one statement (three before: a second one for
+    what a cell without drill-down rows had left, and the level groups; and a delete of run counts that a new cell
+    never has: ~2.5 ms of the live runner's per-cell refresh)."""
     keys = [list(c) for c in cells]
-    rows = con.execute("""
-        SELECT task, lang, prompt_lang, run_no, run_id, NULL, NULL FROM runs
-        WHERE model_id = ? AND NOT superseded AND list_contains(?, [task, lang, prompt_lang])
-        UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, coalesce(max(cell_no) FILTER (WHERE NOT mine), 0) + 1,
+    own = "model_id = ? AND list_contains(?, [task, lang, prompt_lang])"
+    rows = con.execute(f"""
+        SELECT 'run', task, lang, prompt_lang, run_no, run_id, NULL FROM runs WHERE NOT superseded AND {own}
+        UNION ALL SELECT 'next', NULL, NULL, NULL, coalesce(max(cell_no) FILTER (WHERE NOT mine), 0) + 1, NULL,
                count(*) FILTER (WHERE mine)
-        FROM (SELECT cell_no, list_contains(?, [model_id, task, lang, prompt_lang]) AS mine FROM drill_cells)""",
-                       [model_id, keys, [[model_id, *k] for k in keys]]).fetchall()
-    runs = sorted(tuple(r[:5]) for r in rows if r[5] is None)
-    next_cell, mine = next(r[5:] for r in rows if r[5] is not None)
-    if mine:
-        return RefreshState(runs, next_cell, frozenset(("drill_cells", "aggregates")))
-    left = con.execute("""
-        SELECT 'drill_cells', count(*) FROM (
-            SELECT 1 FROM drill_nodes WHERE model_id = ? AND list_contains(?, [task, lang, prompt_lang])
-            UNION ALL SELECT 1 FROM failed_flags WHERE model_id = ? AND list_contains(?, [task, lang, prompt_lang]))
-        UNION ALL SELECT 'aggregates', count(*) FROM aggregates
-        WHERE model_id = ? AND list_contains(?, [task, lang, prompt_lang])""", [model_id, keys] * 3).fetchall()
-    return RefreshState(runs, next_cell, frozenset(table for table, n in left if n))
+        FROM (SELECT cell_no, list_contains(?, [model_id, task, lang, prompt_lang]) AS mine FROM drill_cells)
+        UNION ALL SELECT 'drill_cells', NULL, NULL, NULL, NULL, NULL, count(*) FROM (
+            SELECT 1 FROM drill_nodes WHERE {own} UNION ALL SELECT 1 FROM failed_flags WHERE {own})
+        UNION ALL SELECT 'aggregates', NULL, NULL, NULL, NULL, NULL, count(*) FROM aggregates WHERE {own}
+        UNION ALL SELECT 'run_counts', NULL, NULL, NULL, NULL, NULL, count(*) FROM run_counts
+        WHERE run_id IN (SELECT run_id FROM runs WHERE NOT superseded AND {own})
+        UNION ALL SELECT 'level', task, lang, prompt_lang, NULL, NULL, CAST(lindsea AS INTEGER)
+        FROM ({LEVEL_CELLS})""", [model_id, keys, [[model_id, *k] for k in keys], *[model_id, keys] * 4, keys]
+                       ).fetchall()
+    runs = sorted(tuple(r[1:6]) for r in rows if r[0] == "run")
+    next_cell, mine = next(r[4::2] for r in rows if r[0] == "next")
+    stored = {r[0] for r in rows if r[0] in ("drill_cells", "aggregates", "run_counts") and r[6]}
+    if mine:  # a cell's drill-down rows and its aggregates are written together
+        stored |= {"drill_cells", "aggregates"}
+    levels = groups_of((lang, pl, bool(lindsea), task) for kind, task, lang, pl, _, _, lindsea in rows
+                       if kind == "level")
+    return RefreshState(runs, next_cell, frozenset(stored), levels)
 
 
 def cells_rows(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Sequence[str]], ids: Sequence[str],

@@ -12,6 +12,7 @@ from typing import Any, Mapping, Sequence
 import duckdb
 import pandas as pd
 
+from store.cell_rows import LEVEL_CELLS, Groups, groups_of
 from store.queries.explore import BINARY_SQL
 from store.queries.lindsea import BRANCH_SQL
 
@@ -39,23 +40,10 @@ _PACUTE_NODES = """
                       AND (? IS NULL OR list_contains(?, [task, lang, prompt_lang])))
       AND n > 0"""
 
-_GROUPS = """
-    SELECT DISTINCT c[2] AS lang, c[3] AS prompt_lang, c[1] LIKE 'lindsea-%' AS lindsea, c[1] AS task
-    FROM (SELECT unnest(?::VARCHAR[][]) AS c)
-    WHERE c[1] LIKE 'lindsea-%' OR c[1] LIKE 'pacute-hierarchical-%' ORDER BY ALL"""
-
-
-Groups = tuple[list[list[str]], list[list[str]]]
-"""(LINDSEA [lang, prompt_lang] groups, PACUTE hierarchy [task, lang, prompt_lang] cells) whose levels a change
-of some cells affects."""
-
-
 def level_groups(con: duckdb.DuckDBPyConnection, cells: Sequence[Sequence[str]]) -> Groups:
     """The level groups the (task, lang, prompt_lang) `cells` belong to: a LINDSEA cell's tree pools every LINDSEA
     task of its language and prompt language, a PACUTE hierarchy cell's levels are its own."""
-    rows = con.execute(_GROUPS, [[list(c) for c in cells]]).fetchall()
-    return ([[lang, pl] for lang, pl, lindsea, _ in rows if lindsea],
-            [[task, lang, pl] for lang, pl, lindsea, task in rows if not lindsea])
+    return groups_of(con.execute(LEVEL_CELLS, [[list(c) for c in cells]]).fetchall())
 
 
 def lindsea_nodes(con: duckdb.DuckDBPyConnection, model_id: str,

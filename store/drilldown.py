@@ -88,7 +88,7 @@ def save_drilldowns(con: duckdb.DuckDBPyConnection, model_id: str, drills: Mappi
     if flags:
         con.execute("INSERT INTO failed_flags SELECT unnest(?), unnest(?), unnest(?), unnest(?), unnest(?), "
                     "unnest(?)", [[row[c] for row in flags] for c in range(6)])
-    _save_run_counts(con, drills, state.runs)
+    _save_run_counts(con, drills, state.runs, delete="run_counts" in state.stored)
 
 
 def _delete_cells(con: duckdb.DuckDBPyConnection, keys: list[list[str]]) -> None:
@@ -102,34 +102,31 @@ def _delete_cells(con: duckdb.DuckDBPyConnection, keys: list[list[str]]) -> None
 
 
 NODE_COLUMNS = ("phenomenon", "category", "subcategory", "level", "n", "correct", "wrong")
-_NODE_CASTS = ("BIGINT", *["VARCHAR"] * 5, "VARCHAR", "VARCHAR", "VARCHAR", "INTEGER", "INTEGER", "DOUBLE", "INTEGER")
 
 
 def _insert_nodes(con: duckdb.DuckDBPyConnection, nodes: list[tuple[int, list[str], Mapping[str, Any]]]) -> None:
     """Insert (cell number, [model_id, task, lang, prompt_lang], node row) rows into drill_nodes in one statement,
-    a list parameter per column (no Arrow table to build and register)."""
+    a list parameter per column (no Arrow table to build and register; the INSERT casts them to the columns' types)."""
     if not nodes:
         return
     cols = [[no for no, _, _ in nodes], *([key[i] for _, key, _ in nodes] for i in range(4)),
             [n["metric"] for _, _, n in nodes], *([n.get(c) for _, _, n in nodes] for c in NODE_COLUMNS)]
     names = ", ".join(("cell_no", "model_id", "task", "lang", "prompt_lang", "metric", *NODE_COLUMNS))
-    con.execute(f"INSERT INTO drill_nodes ({names}) SELECT {', '.join(f'CAST(unnest(?) AS {c})' for c in _NODE_CASTS)}",
-                cols)
+    con.execute(f"INSERT INTO drill_nodes ({names}) SELECT {', '.join('unnest(?)' for _ in cols)}", cols)
 
 
 def _save_run_counts(con: duckdb.DuckDBPyConnection, drills: Mapping[tuple[str, str, str], Any],
-                     runs: Sequence[tuple]) -> None:
+                     runs: Sequence[tuple], *, delete: bool = True) -> None:
     """Each current run's answers and unparsed answers, from its cell's drill-down; `runs`: the cells' active
-    (task, lang, prompt_lang, run_no, run_id)."""
+    (task, lang, prompt_lang, run_no, run_id); `delete`: whether some of them may have counts stored."""
     counted = [[run_id, *drills[(t, lg, pl)].runs[run_no]] for t, lg, pl, run_no, run_id in runs
                if run_no in drills[(t, lg, pl)].runs]
     if counted:
         ids, answers, unparsed = (list(c) for c in zip(*counted))
-        con.execute("DELETE FROM run_counts WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [ids])  # a hash join
-        rows = pa.table({"run_id": pa.array(ids, pa.string()), "answers": pa.array(answers, pa.int32()),
-                         "unparsed": pa.array(unparsed, pa.int32())})  # Arrow: no list parameter per column
-        con.from_arrow(rows).project("run_id, answers, unparsed, current_timestamp::TIMESTAMP").insert_into(
-            "run_counts")  # computed_at as its default gives it: the transaction's start
+        if delete:
+            con.execute("DELETE FROM run_counts WHERE run_id IN (SELECT unnest(?))", [ids])  # a hash join
+        con.execute("INSERT INTO run_counts (run_id, answers, unparsed) SELECT unnest(?), unnest(?), unnest(?)",
+                    [ids, answers, unparsed])  # computed_at by its default: the transaction's start
 
 
 def cells_without_drilldown(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str, str]]:

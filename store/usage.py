@@ -43,12 +43,15 @@ def save_usage(con: duckdb.DuckDBPyConnection, model_id: str, rows: Sequence[Map
                prompt_langs: Sequence[str] | None = None) -> None:
     """Replace a model's stored usage (only its rows in `prompt_langs` when given) with `rows` (prompt_lang, family
     ('' = all) and USAGE_COLUMNS)."""
-    con.execute("DELETE FROM model_usage WHERE model_id = ? AND (? IS NULL OR list_contains(?, prompt_lang))",
-                [model_id, prompt_langs, prompt_langs])
-    if rows:  # one statement, each column one list (executemany pays a round trip per row)
+    if prompt_langs is None:
+        con.execute("DELETE FROM model_usage WHERE model_id = ?", [model_id])
+    else:
+        con.execute("DELETE FROM model_usage WHERE model_id = ? AND list_contains(?, prompt_lang)",
+                    [model_id, list(prompt_langs)])
+    if rows:  # one statement, each column one list (executemany pays a round trip per row), cast by the INSERT
         con.execute("INSERT INTO model_usage (model_id, prompt_lang, family, requests, tokens_in, tokens_out, "
-                    "mean_latency_s, cost) SELECT ?, unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::BIGINT[]), "
-                    "unnest(?::BIGINT[]), unnest(?::BIGINT[]), unnest(?::DOUBLE[]), unnest(?::DOUBLE[])",
+                    "mean_latency_s, cost) SELECT ?, unnest(?), unnest(?), unnest(?), unnest(?), unnest(?), "
+                    "unnest(?), unnest(?)",
                     [model_id, *([r[c] for r in rows] for c in ("prompt_lang", "family", *USAGE_COLUMNS))])
 
 

@@ -62,20 +62,18 @@ def _stored(v: Any) -> Any:
     return None if isinstance(v, float) and v != v else v
 
 
-def _insert_columns(con: duckdb.DuckDBPyConnection, table: str, cols: Sequence[str], rows: Sequence[Sequence[Any]],
-                    casts: Mapping[str, str]) -> None:
+def _insert_columns(con: duckdb.DuckDBPyConnection, table: str, cols: Sequence[str], rows: Sequence[Sequence[Any]]
+                    ) -> None:
     """Insert `rows` (values in `cols` order) in one statement, each column passed as one list parameter (no frame
-    to build and register: a fixed cost that every refresh paid per table); NaN is stored as NULL."""
+    to build and register: a fixed cost that every refresh paid per table); NaN is stored as NULL. The INSERT casts
+    each list's values to its column's type (an explicit CAST per column cost ~0.1-0.5 ms per statement)."""
     if not rows:
         return
     values = [[_stored(r[k]) for r in rows] for k in range(len(cols))]
-    select = ", ".join(f"CAST(unnest(?) AS {casts[c]})" if c in casts else "unnest(?)" for c in cols)
-    con.execute(f"INSERT INTO {table} ({', '.join(cols)}) SELECT {select}", values)
+    con.execute(f"INSERT INTO {table} ({', '.join(cols)}) SELECT {', '.join('unnest(?)' for _ in cols)}", values)
 
 
 ROLLUP_COLUMNS = ("model_id", "prompt_lang", "family", "score", "level", "key", "value", "coverage")
-ROLLUP_CASTS = {"prompt_lang": "VARCHAR", "family": "VARCHAR", "score": "VARCHAR", "level": "VARCHAR",
-                "key": "VARCHAR", "value": "DOUBLE", "coverage": "INTEGER"}
 
 
 _OVERALLS = """
@@ -139,10 +137,13 @@ def replace_rollups(con: duckdb.DuckDBPyConnection, rows: Mapping[str, Sequence[
                     ranks: Sequence[Mapping[str, Any]]) -> None:
     """Replace these models' roll-ups (model -> rows: prompt_lang, family, score, level, key, value, coverage) and
     every stored rank range (as `save_ranks`) at once: one delete, one insert."""
-    con.execute("DELETE FROM rollups WHERE list_contains(?, model_id) OR level = 'rank'", [sorted(rows)])
+    if len(rows) == 1:  # an equality filter: ~0.1 ms less than a list lookup
+        con.execute("DELETE FROM rollups WHERE model_id = ? OR level = 'rank'", list(rows))
+    else:
+        con.execute("DELETE FROM rollups WHERE list_contains(?, model_id) OR level = 'rank'", [sorted(rows)])
     _insert_columns(con, "rollups", ROLLUP_COLUMNS,
                     [[model_id, *(r.get(c) for c in ROLLUP_COLUMNS[1:])] for model_id in rows for r in rows[model_id]]
-                    + [_rank_row(r) for r in ranks], ROLLUP_CASTS)
+                    + [_rank_row(r) for r in ranks])
 
 
 def _rank_row(r: Mapping[str, Any]) -> list:
@@ -154,7 +155,7 @@ def save_ranks(con: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, Any]]
     """Replace every stored rank range (roll-up rows of level 'rank', key best | worst) with `rows`
     (model_id, prompt_lang, family, score, key, value)."""
     con.execute("DELETE FROM rollups WHERE level = 'rank'")
-    _insert_columns(con, "rollups", ROLLUP_COLUMNS, [_rank_row(r) for r in rows], ROLLUP_CASTS)
+    _insert_columns(con, "rollups", ROLLUP_COLUMNS, [_rank_row(r) for r in rows])
 
 
 def models_without_rollups(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -352,8 +353,7 @@ def save_aggregates_batch(con: duckdb.DuckDBPyConnection, model_id: str,
     cols = ["model_id", "task", "lang", "prompt_lang", *AGG_FIELDS]
     # in the cells' order, as one statement per cell stored them (roll-ups read them in that order)
     _insert_columns(con, "aggregates", cols, [[model_id, t, lg, pl, *(getattr(c, f) for f in AGG_FIELDS)]
-                                              for (t, lg, pl), scores in cells.items() for c in scores],
-                    AGG_CASTS | {c: "VARCHAR" for c in ("model_id", "task", "lang", "prompt_lang", "metric")})
+                                              for (t, lg, pl), scores in cells.items() for c in scores])
 
 
 AGG_FIELDS = ("metric", "value", "ci_low", "ci_high", "n", "n_runs", "parse_fail_rate", "chance", "normalized",

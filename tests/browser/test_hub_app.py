@@ -10,7 +10,7 @@ import pytest
 
 from store import db, hub
 from tests.helpers import fixture_data, upload_files as U
-from tests.helpers.browser import chromium_available, chromium_page, screenshot, serve_app
+from tests.helpers.browser import chromium_available, chromium_page, screenshot, serve_app, wait_for_run
 from tests.helpers.hub_standin import HubStandin
 from tests.browser.test_spaces_start import wait_for_page
 
@@ -24,6 +24,19 @@ def _seed(standin: HubStandin, tmp_path) -> None:
                 "('seed1', 'hub-seeded-model', 'hub', 'org/seeded', 'FINISHED', 120)")
     status = hub.push(con, "seed", hub.HubConfig(REPO, "write-token", standin.url, work_dir=tmp_path / "seed"))
     assert status.ok, status.message
+
+
+def _wait_text(page, text: str, server_log, timeout_ms: int = 60000) -> None:
+    """Wait for `text`; on a timeout fail with what the page and the server showed (and a screenshot)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.get_by_text(text).first.wait_for(timeout=timeout_ms)
+    except PlaywrightTimeout:
+        shot = screenshot(page, "hub_app_timeout")
+        log = server_log.read_text(errors="replace")[-4000:] if server_log.exists() else ""
+        pytest.fail(f"{text!r} not shown in {timeout_ms / 1000:.0f} s (screenshot {shot}).\n"
+                    f"Page:\n{page.inner_text('body')[:3000]}\nServer log:\n{log}", pytrace=False)
 
 
 def _metric(page, label: str) -> str:
@@ -44,7 +57,8 @@ def test_app_pulls_pushes_and_survives_the_hub_going_down(tmp_path):
                "TANAW_HOME": str(tmp_path / "home"), "TANAW_HUB_PULL_EVERY_S": "2",
                "TANAW_DATA_DIR": str(fixture_data.data_dir()),
                "TANAW_ALLOW_PRIVATE_ENDPOINTS": "1"}  # self-hosted: gpu-7.example need not resolve (SECURITY.md)
-        with serve_app(tmp_path / "space.duckdb", env=env) as url, chromium_page(height=2400) as page:
+        server_log = tmp_path / "server.log"
+        with serve_app(tmp_path / "space.duckdb", env=env, log_path=server_log) as url, chromium_page(height=2400) as page:
             page.goto(url)  # the first run pulls (a deep link as a fresh server's first request may draw once before)
             wait_for_page(page)
             page.goto(f"{url}/queue")
@@ -53,13 +67,14 @@ def test_app_pulls_pushes_and_survives_the_hub_going_down(tmp_path):
             assert page.locator("h1").first.inner_text() == "Evaluation queue", page.inner_text("body")[:3000]
             assert _metric(page, "Finished") == "1" and _metric(page, "Pending") == "0"  # pulled on start
 
+            wait_for_run(page)  # the page's run has ended (connected, nothing stale) before the form is used
             page.get_by_text("Request an evaluation").click()
             page.get_by_role("textbox", name="Model name (as shown on the leaderboard)").fill("my-sea-model")
             page.get_by_role("textbox", name="Endpoint base URL").fill("http://gpu-7.example:8000/v1")
             page.get_by_role("button", name="Queue the request").click()
             # the submit's run and the redraw after it each pull first once 2 s have passed (TANAW_HUB_PULL_EVERY_S),
             # and the pull after the app's own push merges and refreshes: 60 s, as for the upload below
-            page.get_by_text("Queued as request").wait_for(timeout=60000)
+            _wait_text(page, "Queued as request", server_log)
             assert _metric(page, "Pending") == "1"  # counts redrawn after the request
             deadline = time.monotonic() + 30
             while len(standin.commit_log) < 2 and time.monotonic() < deadline:
@@ -71,10 +86,10 @@ def test_app_pulls_pushes_and_survives_the_hub_going_down(tmp_path):
 
             page.goto(f"{url}/upload")  # an accepted upload is pushed as a commit too
             page.locator('input[type="file"]').set_input_files(str(upload))
-            page.get_by_text("First rows").wait_for(timeout=60000)
+            _wait_text(page, "First rows", server_log)
             page.get_by_label("Model name").fill("hub-upload-model")
             page.get_by_role("button", name="Score and import").click()
-            page.get_by_text("imported 6 predictions").wait_for(timeout=60000)
+            _wait_text(page, "imported 6 predictions", server_log)
             deadline = time.monotonic() + 30
             while len(standin.commit_log) < 3 and time.monotonic() < deadline:
                 time.sleep(0.2)

@@ -43,17 +43,18 @@ def wait_healthy(url: str, timeout: float = 60.0, proc: subprocess.Popen | None 
 
 
 @contextlib.contextmanager
-def serve_app(db_path: str | os.PathLike, port: int | None = None, env: dict | None = None) -> Iterator[str]:
+def serve_app(db_path: str | os.PathLike, port: int | None = None, env: dict | None = None,
+              log_path: str | os.PathLike | None = None) -> Iterator[str]:
     """Run `streamlit run app.py` on `db_path` (TANAW_DB) and yield its base URL; stopped (and waited for) on exit.
-    The server's output goes to a temporary file, never to an unread pipe that a chatty server could fill and
-    block on; a server that never becomes healthy is reported with that output."""
+    The server's output goes to a file (`log_path`, else a temporary one), never to an unread pipe that a chatty
+    server could fill and block on; a server that never becomes healthy is reported with that output."""
     port = port or free_port()
     full_env = {**os.environ, "TANAW_DB": str(db_path), "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
                 **(env or {})}
     cmd = [sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"), "--server.headless", "true",
            "--server.port", str(port), "--server.address", "127.0.0.1"]
     url = f"http://127.0.0.1:{port}"
-    with tempfile.TemporaryFile("w+") as log:
+    with (open(log_path, "w+") if log_path else tempfile.TemporaryFile("w+")) as log:
         proc = subprocess.Popen(cmd, cwd=REPO, env=full_env, stdout=log, stderr=subprocess.STDOUT, text=True)
         try:
             try:

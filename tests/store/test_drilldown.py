@@ -182,3 +182,32 @@ def test_a_refresh_replaces_node_rows_left_without_their_cell_row(tmp_path):
         refresh_aggregates(con, cell[0], [tuple(cell[1:])])
     assert [con.execute(q, cell).fetchone()[0] for q in counts] == before and before[0] > 0 and before[2] == 1
     con.close()
+
+
+def test_a_refresh_replaces_run_counts_left_without_their_cell(tmp_path):
+    """A cell whose drill-down and aggregate rows are gone but whose runs' counts are stored (an inconsistent
+    import) still has those counts replaced, not doubled: `refresh_state` looks for them before the writes skip the
+    delete; its level groups are `level_groups`' for the same cells."""
+    from services.ingest import refresh_aggregates
+    from store.cell_rows import refresh_state
+    from store.db import transaction
+    from store.drill_levels import level_groups
+
+    path = tmp_path / "store.duckdb"
+    shutil.copy(fixture_db(), path)
+    con = duckdb.connect(str(path))
+    cell = ["Gemma-2B", "lindsea-mp", "id", "en"]
+    where = "model_id = ? AND task = ? AND lang = ? AND prompt_lang = ?"
+    runs = f"SELECT run_id FROM runs WHERE NOT superseded AND {where}"
+    counts = f"SELECT run_id, answers, unparsed FROM run_counts WHERE run_id IN ({runs}) ORDER BY ALL"
+    before = con.execute(counts, cell).fetchall()
+    for table in ("drill_cells", "drill_nodes", "failed_flags", "aggregates"):
+        con.execute(f"DELETE FROM {table} WHERE {where}", cell)
+    assert refresh_state(con, cell[0], [tuple(cell[1:])]).stored == {"run_counts"}
+    cells = [tuple(cell[1:]), ("sentiment", "id", "en"), ("pacute-hierarchical-mcq", "tl", "native")]
+    assert refresh_state(con, cell[0], cells).levels == level_groups(con, cells) == (
+        [["id", "en"]], [["pacute-hierarchical-mcq", "tl", "native"]])
+    with transaction(con):
+        refresh_aggregates(con, cell[0], [tuple(cell[1:])])
+    assert con.execute(counts, cell).fetchall() == before and len(before) > 0
+    con.close()
