@@ -171,6 +171,8 @@ def pages(models: list[str]) -> dict[str, list[tuple[str, dict]]]:
                     ("compare_systems", {"task": "lindsea-mp", "lang": "id"}),
                     ("compare_items", {"task": "lindsea-mp", "lang": "id", "systems": systems, "metric": "accuracy"}),
                     ("compare_slice", {"items": "@compare_items", "slice": "a_right_b_wrong"}),
+                    ("compare_pair_tests", {"task": "lindsea-mp", "lang": "id", "metric": "accuracy",
+                                            "systems": systems}),
                     ("compare_slice", {"items": "@compare_items", "slice": "any_wrong"}),
                     ("compare_runs", {"task": "lindsea-mp", "lang": "id", "systems": systems}),
                     ("compare_item", {"task": "lindsea-mp", "lang": "id", "item_id": "lindsea-mp-7"}),

@@ -5,6 +5,7 @@ chosen metric over option orders and runs; it is right when every answer scored 
 """
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from store.queries import query
@@ -17,6 +18,7 @@ SLICES = ("all", "a_right_b_wrong", "a_wrong_b_right", "all_wrong", "any_wrong",
 LABELS = "ABCD"
 
 
+
 def split_system(system: str) -> tuple[str, str]:
     """("model", "prompt_lang") from "model|prompt_lang" (prompt language defaults to "en")."""
     model, _, prompt_lang = system.rpartition("|")
@@ -26,8 +28,11 @@ def split_system(system: str) -> tuple[str, str]:
 @query
 def compare_cells(con) -> pd.DataFrame:
     """Every scored (task, lang) with its number of models and prompt languages (open-ended tasks excluded)."""
+    # len(list_distinct(list(x))) counts the distinct values as count(DISTINCT x) does, in one hash aggregate
+    # (DuckDB plans two count(DISTINCT ...) as two aggregates joined)
     return con.execute("""
-        SELECT task, lang, count(DISTINCT model_id) AS n_models, count(DISTINCT prompt_lang) AS n_prompt_langs
+        SELECT task, lang, len(list_distinct(list(model_id))) AS n_models,
+               len(list_distinct(list(prompt_lang))) AS n_prompt_langs
         FROM aggregates WHERE status = 'ok' AND value IS NOT NULL GROUP BY ALL ORDER BY task, lang""").df()
 
 
@@ -68,18 +73,17 @@ def compare_items(con, *, task: str, lang: str, systems: tuple[str, ...], metric
     the chosen models' cells (a few thousand rows, one grouping).
 
     Columns: item_id, then for each label X: score_X (0-1), right_X (NULL for non-binary metrics), parsed_X;
-    prompt_disagree (some chosen model is right with one prompt language and wrong with the other), input (the
-    item's input fields, first 200 characters) and search_text (inputs and gold; `compare_search` finds outputs).
+    prompt_disagree (some chosen model is right with one prompt language and wrong with the other) and input (the
+    item's input fields, first 200 characters). `compare_search` finds the items a search matches.
     """
     if not 1 <= len(systems) <= len(LABELS):
         raise ValueError(f"choose 1-{len(LABELS)} systems, not {len(systems)}")
     sys_sql, params = _system_rows(systems)
     labels = LABELS[:len(systems)]
     models = sorted({split_system(s)[0] for s in systems})
-    binary = metric in binary_metrics(con)
     cols = ", ".join(
         f"any_value(value) FILTER (WHERE label = '{x}') AS score_{x}, "
-        + (f"any_value(ok) FILTER (WHERE label = '{x}')" if binary else "NULL::BOOLEAN") + f" AS right_{x}, "
+        f"any_value(rt) FILTER (WHERE label = '{x}') AS right_{x}, "
         f"any_value(parsed) FILTER (WHERE label = '{x}') AS parsed_{x}" for x in labels)
     answered = " AND ".join(f"score_{x} IS NOT NULL" for x in labels)
     disagree = " OR ".join(
@@ -92,15 +96,13 @@ def compare_items(con, *, task: str, lang: str, systems: tuple[str, ...], metric
             FROM drill_cells d LEFT JOIN sys ON sys.model_id = d.model_id AND sys.prompt_lang = d.prompt_lang
             WHERE d.task = ? AND d.lang = ? AND list_contains(?, d.model_id)),
         sc AS (
-            SELECT c.label, c.model_id, c.prompt_lang, o.item_id, o.value, o.right_all AS ok, o.parsed
+            SELECT c.label, c.model_id, c.prompt_lang, o.item_id, o.value, o.right_all AS ok, o.parsed,
+                   CASE WHEN o.metric IN {BINARY_SQL} THEN o.right_all END AS rt
             FROM item_outcomes o JOIN cells c ON c.cell_no = o.cell_no
             WHERE o.cell_no IN (SELECT cell_no FROM cells) AND o.metric = ?),
         wide AS (SELECT item_id, {cols}, {disagree} AS prompt_disagree FROM sc GROUP BY item_id),
-        text AS (
-            SELECT item_id, json_extract_string(inputs, '$.*') AS fields, json_extract_string(gold, '$') AS gold
-            FROM items WHERE task = ? AND lang = ?)
-        SELECT wide.*, left(array_to_string(t.fields, ' | '), 200) AS input,
-               concat_ws(' ', array_to_string(t.fields, ' '), t.gold) AS search_text
+        text AS (SELECT item_id, json_extract_string(inputs, '$.*') AS fields FROM items WHERE task = ? AND lang = ?)
+        SELECT wide.*, left(array_to_string(t.fields, ' | '), 200) AS input
         FROM wide JOIN text t ON t.item_id = wide.item_id
         WHERE {answered} ORDER BY wide.item_id""",
                        [*params, task, lang, models, metric, *[m for m in models for _ in (0, 1)], task, lang]).df()
@@ -116,37 +118,71 @@ def _system_runs(con, task: str, lang: str, systems: tuple[str, ...]) -> list[tu
 
 @query
 def compare_search(con, *, task: str, lang: str, systems: tuple[str, ...], search: str) -> pd.DataFrame:
-    """Items of a cell whose output from one of the systems contains `search` (case-insensitive): item_id."""
+    """Items of a cell whose input fields and gold (as one text) or output from one of the systems contains `search`
+    (case-insensitive): item_id."""
     preds, params = predictions_of(_system_runs(con, task, lang, systems), "p.output ILIKE ?", [f"%{search}%"])
-    return con.execute(f"SELECT DISTINCT item_id FROM ({preds}) ORDER BY 1", params).df()
+    return con.execute(f"""
+        SELECT item_id FROM items
+        WHERE task = ? AND lang = ?
+          AND concat_ws(' ', array_to_string(json_extract_string(inputs, '$.*'), ' '), json_extract_string(gold, '$'))
+              ILIKE ?
+        UNION SELECT item_id FROM ({preds}) ORDER BY 1""", [task, lang, f"%{search}%", *params]).df()
 
 
 @query
 def compare_slice(con, *, items: pd.DataFrame, slice: str = "all", search: str | None = None,
                   matched: tuple[str, ...] = (), limit: int = 500) -> pd.DataFrame:
-    """Rows of `compare_items` in a slice (see SLICES), optionally matching `search` in their inputs and gold or
-    being among `matched` (items whose outputs matched, from `compare_search`); search columns dropped."""
+    """Rows of `compare_items` in a slice (see SLICES), in item order, at most `limit`; with a `search`, only the
+    items it `matched` (`compare_search`). Cut from the frame itself, with the column types of a DuckDB result."""
     if slice not in SLICES:
         raise ValueError(f"unknown slice {slice!r}; one of {', '.join(SLICES)}")
     labels = [c.removeprefix("score_") for c in items.columns if c.startswith("score_")]
-    two = len(labels) > 1
-    cond = {
-        "all": "true",
-        "a_right_b_wrong": "right_A AND NOT right_B" if two else "false",
-        "a_wrong_b_right": "NOT right_A AND right_B" if two else "false",
-        "all_wrong": " AND ".join(f"NOT right_{x}" for x in labels),
-        "any_wrong": " OR ".join(f"NOT right_{x}" for x in labels),
-        "unparseable": " OR ".join(f"NOT parsed_{x}" for x in labels),
-        "prompt_disagree": "prompt_disagree",
-    }[slice]
-    params: list = []
-    if search:
-        cond = f"({cond}) AND (search_text ILIKE ? OR list_contains(?, item_id))"
-        params.extend([f"%{search}%", list(matched)])
-    answered = items  # noqa: F841  (read by DuckDB by name; `items` is also a table)
-    return con.execute(f"""
-        SELECT * EXCLUDE (prompt_disagree, search_text) FROM answered WHERE {cond} ORDER BY item_id LIMIT ?""",
-                       [*params, limit]).df()
+    return _slice_frame(items, slice, labels, limit, matched if search else None)
+
+
+def _slice_frame(items: pd.DataFrame, slice: str, labels: list[str], limit: int,
+                 matched: tuple[str, ...] | None) -> pd.DataFrame:
+    """The slice's rows (among `matched` unless None). As in SQL, a missing right/wrong (non-binary metrics) is
+    neither true nor false, so a condition on it leaves the row out."""
+    def rows(col: str, value: bool) -> np.ndarray:
+        values = items[col]
+        if values.dtype == bool:
+            return values.to_numpy() if value else ~values.to_numpy()
+        return values.eq(value).fillna(False).to_numpy(dtype=bool)
+
+    none = np.zeros(len(items), dtype=bool)
+    if slice == "all":
+        keep = ~none
+    elif slice in ("a_right_b_wrong", "a_wrong_b_right"):
+        keep = (rows("right_A", slice == "a_right_b_wrong") & rows("right_B", slice == "a_wrong_b_right")
+                if len(labels) > 1 else none)
+    elif slice == "all_wrong":
+        keep = np.logical_and.reduce([rows(f"right_{x}", False) for x in labels])
+    elif slice == "any_wrong":
+        keep = np.logical_or.reduce([rows(f"right_{x}", False) for x in labels])
+    elif slice == "unparseable":
+        keep = np.logical_or.reduce([rows(f"parsed_{x}", False) for x in labels])
+    else:
+        keep = rows("prompt_disagree", True)
+    if matched is not None:
+        keep = keep & items["item_id"].isin(matched).to_numpy(dtype=bool)
+    pos = np.flatnonzero(keep)
+    if not items["item_id"].is_monotonic_increasing:  # compare_items lists them in order already
+        pos = pos[np.argsort(items["item_id"].to_numpy()[pos], kind="stable")]
+    shown_cols = [i for i, c in enumerate(items.columns) if c != "prompt_disagree"]
+    shown = items.iloc[pos[:limit], shown_cols].reset_index(drop=True)
+    retype = {c: t for c, t in ((c, _duckdb_type(shown[c])) for c in shown.columns) if t is not None}
+    return shown.astype(retype) if retype else shown
+
+
+def _duckdb_type(col: pd.Series):
+    """The pandas type DuckDB's `.df()` would give this column where it differs (None where it does not): a
+    nullable boolean without a missing value is numpy bool, text in an empty result object."""
+    if isinstance(col.dtype, pd.BooleanDtype) and not col.isna().any():
+        return bool
+    if isinstance(col.dtype, pd.StringDtype) and col.empty:
+        return object
+    return None
 
 
 @query

@@ -54,7 +54,8 @@ def model_filter_sql(alias: str = "m", *, size: str | None = None, model_type: s
 def explore_models(con, *, size: str | None = None, model_type: str | None = None, weights: str | None = None,
                    sea_tuned: bool | None = None, search: str | None = None,
                    task_prefix: str | None = None) -> pd.DataFrame:
-    """Models passing the shared filters (with runs of a task starting with `task_prefix`, when given)."""
+    """The model_id of every model passing the shared filters (with runs of a task starting with `task_prefix`,
+    when given), in order: what the pages' model pickers list."""
     where, params = model_filter_sql("m", size=size, model_type=model_type, weights=weights, sea_tuned=sea_tuned,
                                      search=search)
     fam = ""
@@ -62,8 +63,7 @@ def explore_models(con, *, size: str | None = None, model_type: str | None = Non
         fam = "AND m.model_id IN (SELECT model_id FROM runs WHERE task LIKE ? AND NOT superseded)"
         params.append(f"{task_prefix}%")
     return con.execute(f"""
-        SELECT m.model_id, m.family, m.organisation, m.params_b, m.model_type, m.weights, m.sea_tuned, m.origin
-        FROM models m WHERE {where} {fam} ORDER BY m.model_id""", params).df()
+        SELECT m.model_id FROM models m WHERE {where} {fam} ORDER BY m.model_id""", params).df()
 
 
 BINARY_SQL = "(SELECT metric FROM metrics WHERE is_binary)"

@@ -107,18 +107,19 @@ def lindsea_items(con, *, model: str, lang: str, prompt_lang: str | None = None,
         WITH cells AS (
             SELECT cell_no FROM drill_cells
             WHERE model_id = ? AND lang = ? AND task LIKE 'lindsea-%' AND prompt_lang = coalesce(?, prompt_lang)),
+        outcomes AS MATERIALIZED (  -- the cells' rows first: joined to items as they come, the scan's whole row
+            SELECT task, lang, item_id, prompt_lang, right_ab, right_ba, right_all  -- group would be probed
+            FROM item_outcomes WHERE cell_no IN (SELECT cell_no FROM cells) AND metric IN {BINARY_SQL}),
         facts AS (
             SELECT {BRANCH_SQL.format(t='o.task')} AS branch,
                    coalesce(nullif(i.phenomenon, ''), 'translation') AS phenomenon,
                    coalesce(nullif(i.category, ''), '(none)') AS category,
-                   o.task, o.item_id, o.prompt_lang, o.right_ab, o.right_ba, o.right_all
-            FROM item_outcomes o JOIN items i ON i.task = o.task AND i.lang = o.lang AND i.item_id = o.item_id
-            WHERE o.cell_no IN (SELECT cell_no FROM cells) AND o.metric IN {BINARY_SQL}
-              AND i.lang = ? AND i.task LIKE 'lindsea-%'),
+                   o.task, o.item_id, o.prompt_lang, o.right_ab, o.right_ba, o.right_all, i.inputs, i.warnings
+            FROM outcomes o JOIN items i ON i.task = o.task AND i.lang = o.lang AND i.item_id = o.item_id
+            WHERE i.lang = ? AND i.task LIKE 'lindsea-%'),
         shown AS (SELECT * FROM facts {where} ORDER BY right_all, task, item_id, prompt_lang LIMIT ?)
-        SELECT s.task, s.item_id, s.prompt_lang, i.inputs->>'correct' AS correct_sentence,
-               i.inputs->>'wrong' AS wrong_sentence, coalesce(i.inputs->>'text', i.inputs->>'conclusion') AS text,
-               s.right_ab, s.right_ba, s.right_all, array_to_string(i.warnings, '; ') AS warnings
-        FROM shown s JOIN items i ON i.task = s.task AND i.lang = ? AND i.item_id = s.item_id
-        ORDER BY s.right_all, s.task, s.item_id, s.prompt_lang""",
-                       [model, lang, prompt_lang, lang, *params, limit, lang]).df()
+        SELECT task, item_id, prompt_lang, inputs->>'correct' AS correct_sentence, inputs->>'wrong' AS wrong_sentence,
+               coalesce(inputs->>'text', inputs->>'conclusion') AS text, right_ab, right_ba, right_all,
+               array_to_string(warnings, '; ') AS warnings
+        FROM shown ORDER BY right_all, task, item_id, prompt_lang""",
+                       [model, lang, prompt_lang, lang, *params, limit]).df()
