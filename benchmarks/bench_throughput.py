@@ -35,7 +35,10 @@ returns with every answer (filters, metrics, aggregation with stderr, samples). 
 average; the machine line names CPU and cores.
 
     python benchmarks/bench_throughput.py --lmeval-venv /tmp/lmeval-venv [--latency 0.2] [--requests 1000]
-        [--concurrency 8,32,128] [--sdk] [--aiohttp] [--lmeval-jinja]
+        [--concurrency 8,32,128] [--sdk] [--aiohttp] [--lmeval-jinja] [--rounds N]
+
+`--rounds N` repeats every row N times, alternating, then prints the median ratios and `tanaw run` minus each
+lm-eval row round by round: the verdict "above lm-eval" is read from those paired differences.
 
 Preparing the venv (torch first from the local wheel: an unpinned torch would download gigabytes):
     python3 -m venv /tmp/lmeval-venv && /tmp/lmeval-venv/bin/pip install torch==2.13.0 \\
