@@ -35,7 +35,10 @@ returns with every answer (filters, metrics, aggregation with stderr, samples). 
 average; the machine line names CPU and cores.
 
     python benchmarks/bench_throughput.py --lmeval-venv /tmp/lmeval-venv [--latency 0.2] [--requests 1000]
-        [--concurrency 8,32,128] [--sdk] [--aiohttp] [--lmeval-jinja]
+        [--concurrency 8,32,128] [--sdk] [--aiohttp] [--lmeval-jinja] [--rounds N]
+
+`--rounds N` repeats every row N times, alternating, then prints the median ratios and `tanaw run` minus each
+lm-eval row round by round: the verdict "above lm-eval" is read from those paired differences.
 
 Preparing the venv (torch first from the local wheel: an unpinned torch would download gigabytes):
     python3 -m venv /tmp/lmeval-venv && /tmp/lmeval-venv/bin/pip install torch==2.13.0 \\
@@ -49,6 +52,7 @@ import json
 import os
 import platform
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -264,6 +268,49 @@ def lmeval_version(venv: Path) -> str:
     return out.stdout.strip() or "?"
 
 
+def measure(args: argparse.Namespace, venv: Path | None, url: str, c: int) -> dict[str, float]:
+    """One round at concurrency `c`: every row timed once, in order, and printed; returns each row's ratio to C/L."""
+    limit = c / args.latency
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        rows.append(("tanaw run", asyncio.run(full_run(url, c, args.requests, Path(tmp) / "b.duckdb"))))
+    rows.append(("tanaw no store", asyncio.run(storeless_run(url, c, args.requests))))
+    rows.append(("tanaw client", asyncio.run(client_loop(url, c, args.requests))))
+    if args.sdk:
+        rows.append(("openai SDK", asyncio.run(sdk_loop(url, c, args.requests))))
+    if args.aiohttp:
+        rows.append(("aiohttp", asyncio.run(aiohttp_loop(url, c, args.requests))))
+    notes = []
+    if venv:
+        rows.append(("lm-eval loop", lmeval_loop(venv, url, c, args.requests)))
+        row, note = lmeval_evaluate(venv, url, c, args.requests)
+        rows.append(("lm-eval evaluate", row))
+        notes.append(note)
+    if venv and args.lmeval_jinja:
+        row, note = lmeval_evaluate(venv, url, c, args.requests, "jinja")
+        rows.append(("lm-eval jinja", row))
+        notes.append(note)
+    for name, (n, secs, cpu, *ends) in rows:
+        load = os.getloadavg()
+        tail_s, start_s = (f"{ends[0]:.3f}", f"{ends[1]:.3f}") if ends else ("-", "-")
+        print(f"{name:<18}{c:>5}{n:>9}{secs:>9.2f}{n / secs:>8.1f}{limit:>7.0f}{n / secs / limit:>7.3f}"
+              f"{cpu / n * 1000:>11.2f}{start_s:>8}{tail_s:>8}  {load[0]:.2f}, {load[1]:.2f}", flush=True)
+    for note in notes:
+        print(f"  {note}", flush=True)
+    return {name: n / secs / limit for name, (n, secs, *_) in rows}
+
+
+def print_rounds(c: int, ratios: dict[str, list[float]]) -> None:
+    """Each row's median ratio over the rounds, and `tanaw run` minus each lm-eval row round by round (the rows of
+    one round ran within a minute of each other, so a slow spell of the machine moves both sides of a difference)."""
+    print(f"C = {c}, {len(ratios['tanaw run'])} rounds, median ratio: "
+          + "; ".join(f"{name} {statistics.median(r):.3f}" for name, r in ratios.items()), flush=True)
+    for peer in [name for name in ratios if name.startswith("lm-eval")]:
+        leads = [run - other for run, other in zip(ratios["tanaw run"], ratios[peer])]
+        print(f"  tanaw run - {peer}, round by round: {' '.join(f'{d:+.3f}' for d in leads)}; median "
+              f"{statistics.median(leads):+.3f}; ahead in {sum(d > 0 for d in leads)} of {len(leads)}", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=0.2, help="stand-in latency L in seconds (default 0.2)")
@@ -272,6 +319,9 @@ def main() -> int:
     parser.add_argument("--lmeval-venv", type=Path, help="venv holding lm-eval 0.4.13 (see the docstring)")
     parser.add_argument("--sdk", action="store_true", help="also time the loop on the openai SDK")
     parser.add_argument("--aiohttp", action="store_true", help="also time the loop on aiohttp")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="measure every row this many times, alternating, and print each row's median ratio "
+                             "and the run's lead over each lm-eval row round by round (default 1)")
     parser.add_argument("--lmeval-jinja", action="store_true",
                         help="also time lm-eval's evaluate with the task's prompt as a Jinja template")
     args = parser.parse_args()
@@ -290,33 +340,12 @@ def main() -> int:
         print(f"{'loop':<18}{'C':>5}{'requests':>9}{'seconds':>9}{'req/s':>8}{'C/L':>7}{'ratio':>7}"
               f"{'CPU ms/req':>11}{'start s':>8}{'tail s':>8}  load avg (1, 5 min)")
         for c in [int(x) for x in args.concurrency.split(",")]:
-            limit = c / args.latency
-            rows = []
-            with tempfile.TemporaryDirectory() as tmp:
-                rows.append(("tanaw run", asyncio.run(full_run(url, c, args.requests, Path(tmp) / "b.duckdb"))))
-            rows.append(("tanaw no store", asyncio.run(storeless_run(url, c, args.requests))))
-            rows.append(("tanaw client", asyncio.run(client_loop(url, c, args.requests))))
-            if args.sdk:
-                rows.append(("openai SDK", asyncio.run(sdk_loop(url, c, args.requests))))
-            if args.aiohttp:
-                rows.append(("aiohttp", asyncio.run(aiohttp_loop(url, c, args.requests))))
-            notes = []
-            if venv:
-                rows.append(("lm-eval loop", lmeval_loop(venv, url, c, args.requests)))
-                row, note = lmeval_evaluate(venv, url, c, args.requests)
-                rows.append(("lm-eval evaluate", row))
-                notes.append(note)
-            if venv and args.lmeval_jinja:
-                row, note = lmeval_evaluate(venv, url, c, args.requests, "jinja")
-                rows.append(("lm-eval jinja", row))
-                notes.append(note)
-            for name, (n, secs, cpu, *ends) in rows:
-                load = os.getloadavg()
-                tail_s, start_s = (f"{ends[0]:.3f}", f"{ends[1]:.3f}") if ends else ("-", "-")
-                print(f"{name:<18}{c:>5}{n:>9}{secs:>9.2f}{n / secs:>8.1f}{limit:>7.0f}{n / secs / limit:>7.3f}"
-                      f"{cpu / n * 1000:>11.2f}{start_s:>8}{tail_s:>8}  {load[0]:.2f}, {load[1]:.2f}", flush=True)
-            for note in notes:
-                print(f"  {note}", flush=True)
+            ratios: dict[str, list[float]] = {}
+            for _ in range(max(1, args.rounds)):
+                for name, ratio in measure(args, venv, url, c).items():
+                    ratios.setdefault(name, []).append(ratio)
+            if args.rounds > 1:
+                print_rounds(c, ratios)
     finally:
         proc.kill()
         proc.wait()

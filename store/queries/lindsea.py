@@ -90,8 +90,12 @@ def lindsea_drill(con, *, model: str, lang: str, depth: int = 3, branch: str | N
         WITH grouped AS (
             SELECT {keys}, prompt_lang, n, correct, value, ci_low, ci_high, chance, value < chance AS below_chance
             FROM ({LEVELS_SQL}) WHERE depth = ? {where.replace("WHERE ", "AND ", 1)})
-        SELECT *, coalesce({LEVELS[depth]}, '(none)') || ' (n=' || max(n) OVER (PARTITION BY {keys}) || ')' AS label
-        FROM grouped ORDER BY ALL""", [model, lang, depth + 1, *more]).df()
+        -- each node's rows (one per prompt language) rolled into a list beside their largest n, then unrolled:
+        -- one scan and one grouping, where max(n) OVER (PARTITION BY the keys) scans the levels twice and joins
+        , nodes AS (SELECT {keys}, max(n) AS n_max, list(grouped) AS node_rows FROM grouped GROUP BY ALL)
+        SELECT unnest(node_rows, recursive := true), coalesce({LEVELS[depth]}, '(none)') || ' (n=' || n_max || ')'
+               AS label
+        FROM nodes ORDER BY ALL""", [model, lang, depth + 1, *more]).df()
 
 
 @query
