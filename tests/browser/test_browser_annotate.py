@@ -12,7 +12,8 @@ import pytest
 
 from services import campaigns as svc
 from store import campaigns, db
-from tests.helpers.browser import chromium_available, chromium_page, screenshot, serve_app, wait_for_run
+from tests.helpers.browser import (chromium_available, chromium_page, click_after_typing, screenshot, serve_app,
+                                   wait_for_run)
 from tests.helpers.human_fixture import MODELS, human_store
 
 pytestmark = [pytest.mark.browser,
@@ -100,6 +101,8 @@ def _judge_item(page, protocol: str, comment: str, done: int, total: int, *, key
     if keyboard:  # from a comment box: a focused radio keeps the keys to itself (its arrow-key handling)
         page.locator("textarea").last.focus()
         page.keyboard.press("Control+Enter")
+    elif comment:
+        click_after_typing(page, page.get_by_role("button", name="Save and next"))
     else:
         page.get_by_role("button", name="Save and next").click()
     advanced = page.get_by_text(f"{done + 1} of {total} items judged")

@@ -10,7 +10,8 @@ import pytest
 
 from store import db, hub
 from tests.helpers import fixture_data, upload_files as U
-from tests.helpers.browser import chromium_available, chromium_page, screenshot, serve_app, wait_for_run
+from tests.helpers.browser import (chromium_available, chromium_page, click_after_typing, screenshot, serve_app,
+                                   wait_for_run)
 from tests.helpers.hub_standin import HubStandin
 from tests.browser.test_spaces_start import wait_for_page
 
@@ -71,7 +72,7 @@ def test_app_pulls_pushes_and_survives_the_hub_going_down(tmp_path):
             page.get_by_text("Request an evaluation").click()
             page.get_by_role("textbox", name="Model name (as shown on the leaderboard)").fill("my-sea-model")
             page.get_by_role("textbox", name="Endpoint base URL").fill("http://gpu-7.example:8000/v1")
-            page.get_by_role("button", name="Queue the request").click()
+            click_after_typing(page, page.get_by_role("button", name="Queue the request"))
             # the submit's run and the redraw after it each pull first once 2 s have passed (TANAW_HUB_PULL_EVERY_S),
             # and the pull after the app's own push merges and refreshes: 60 s, as for the upload below
             _wait_text(page, "Queued as request", server_log)
@@ -88,7 +89,7 @@ def test_app_pulls_pushes_and_survives_the_hub_going_down(tmp_path):
             page.locator('input[type="file"]').set_input_files(str(upload))
             _wait_text(page, "First rows", server_log)
             page.get_by_label("Model name").fill("hub-upload-model")
-            page.get_by_role("button", name="Score and import").click()
+            click_after_typing(page, page.get_by_role("button", name="Score and import"))
             _wait_text(page, "imported 6 predictions", server_log)
             deadline = time.monotonic() + 30
             while len(standin.commit_log) < 3 and time.monotonic() < deadline:

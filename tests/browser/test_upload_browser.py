@@ -8,7 +8,7 @@ import pytest
 
 from store.db import connect
 from tests.helpers import upload_files as U
-from tests.helpers.browser import chromium_available, chromium_page, screenshot, serve_app
+from tests.helpers.browser import chromium_available, chromium_page, click_after_typing, screenshot, serve_app
 
 pytestmark = [pytest.mark.skipif(not chromium_available(), reason="Debian chromium / playwright not installed"),
               pytest.mark.needs_samples]
@@ -54,7 +54,7 @@ def test_upload_page_shows_payloads_as_text_and_scores(tmp_path):
         page.get_by_label("Model name").fill("xss-model <b>bold</b>")
         page.get_by_label("Organisation").fill('<img src=y onerror="window.__pwned=3">')
         page.get_by_label("Submitted by", exact=True).and_(page.locator("input")).fill("tester")
-        page.get_by_role("button", name="Score and import").click()
+        click_after_typing(page, page.get_by_role("button", name="Score and import"))
         page.get_by_text("imported 6 predictions").wait_for(timeout=60000)
         page.get_by_text("Open the model page").wait_for(timeout=30000)
         shot = screenshot(page, "upload_payloads")

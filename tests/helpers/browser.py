@@ -120,6 +120,18 @@ def wait_for_app(page, timeout_ms: int = 30000) -> None:
     page.wait_for_timeout(500)
 
 
+def click_after_typing(page, button) -> None:
+    """Click a form's button after typing into its fields, as a person does: leave the field first (Tab) and let
+    the page settle, then press. Playwright releases the mouse ~4 ms after pressing it; when that press is what
+    blurs a text field, the field commits its value and React redraws the form in between, and the release can
+    land on another element, so the button never gets its click (caught as a lost submit: the browser sent nothing,
+    tests/browser/test_hub_app.py). A person's press lasts ~100 ms, longer than the redraw."""
+    page.keyboard.press("Tab")
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    page.wait_for_timeout(100)
+    button.click()
+
+
 def screenshot(page, name: str) -> Path:
     """Save a full-page screenshot under tests/_screenshots/ and return its path."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
