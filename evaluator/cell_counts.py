@@ -283,16 +283,10 @@ def run_values(kind: str, counts: LabelCounts | np.ndarray, n_runs: int, chance:
         if bool((counts == np.rint(counts)).all()):
             ok, n = counts[:, :, 0].sum(axis=1), counts[:, :, 1].sum(axis=1)  # exact: integers in any order
             return finish(kind, [[ok], [n]], chance)
-    elif counts.totals[0].shape[1] <= 7 and (kind == "f1" or _most_golds(counts) <= 2):
+    elif counts.totals[0].shape[1] <= 7 and (kind == "f1" or int(counts.golds.max(initial=0)) <= 2):
         tp, pred_n, gold_n = (t.astype(float) for t in counts.totals)
         return finish(kind, [[m[:, j] for j in range(m.shape[1])] for m in (tp, pred_n, gold_n)], chance)
     return np.array([run_value(kind, counts, k, chance) for k in range(n_runs)], dtype=float)
-
-
-def _most_golds(counts: Any) -> int:
-    """The most gold labels a run has (`LabelCounts.golds`; counted from `gold_first` for another duck type)."""
-    golds = getattr(counts, "golds", None)
-    return int(golds.max(initial=0)) if golds is not None else max(map(len, counts.gold_first), default=0)
 
 
 def _cached(lay: Layout, key: Any, make) -> Any:

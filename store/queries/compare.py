@@ -18,7 +18,6 @@ SLICES = ("all", "a_right_b_wrong", "a_wrong_b_right", "all_wrong", "any_wrong",
 LABELS = "ABCD"
 
 
-
 def split_system(system: str) -> tuple[str, str]:
     """("model", "prompt_lang") from "model|prompt_lang" (prompt language defaults to "en")."""
     model, _, prompt_lang = system.rpartition("|")

@@ -47,7 +47,8 @@ def test_every_runs_value_at_once_equals_the_run_by_run_value():
             labels = [int(j) for j in rng.permutation(width)][:2 if rng.random() < 0.7 else width]
             gold[k, [j for j in range(width) if j not in labels]] = 0
             firsts.append([j for j in labels if gold[k, j] > 0])
-        counts = SimpleNamespace(totals=[tp, pred, gold], gold_first=firsts)
+        counts = SimpleNamespace(totals=[tp, pred, gold], gold_first=firsts,
+                                 golds=np.array([len(f) for f in firsts]))
         for kind in ("f1", "recall", "recall_over_chance"):
             want = [run_value(kind, counts, k, 0.4) for k in range(runs)]
             assert np.array_equal(run_values(kind, counts, runs, 0.4), want, equal_nan=True), kind
