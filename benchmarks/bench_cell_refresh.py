@@ -1,7 +1,5 @@
 """The live runner's per-cell refresh against one DuckDB GROUP BY over the same rows (issue 14).
 
-    python benchmarks/bench_cell_refresh.py [--repeat 20] [--items 50] [--runs 5]
-
 Builds the store the throughput benchmark's full run leaves (one model in a fresh store; sentiment in id, vi, th and
 ta with the English prompt, `--items` items x `--runs` runs per cell, answers scored by the evaluator and written
 through `services.live.StoreSink` in groups, as the runner writes them), refreshes the first three cells as the run
@@ -11,11 +9,18 @@ does, then times, median of `--repeat` (warm, the first round dropped):
   run's is (untimed before each round: the cell's derived rows deleted and its pairs handed back to the sink);
 - `refresh_aggregates` of the same cell read back from the store (a resumed or partly stored cell);
 - the peer: one DuckDB GROUP BY (count and mean per metric) over the cell's score rows.
+`--statements` adds the run's last refresh statement by statement (median ms per round, through a cursor that
+times every call into DuckDB) and its split into reads, writes, BEGIN/COMMIT and the rest (Python: computing the
+aggregates, drill-down and roll-ups, building parameters); the writes plus BEGIN/COMMIT are the floor of a refresh
+that would read nothing.
 Conditions (machine, cores, load average before and after, versions) are printed with the figures.
+
+    python benchmarks/bench_cell_refresh.py [--repeat 20] [--items 50] [--runs 5] [--statements]
 """
 from __future__ import annotations
 
 import argparse
+import collections
 import os
 import platform
 import statistics
@@ -100,11 +105,100 @@ def timed(fn, repeat: int, reset=None) -> tuple[float, float]:
     return statistics.median(walls[1:]), statistics.median(cpus[1:])
 
 
+class TimedCursor:
+    """A connection whose calls into DuckDB are timed (wall s per (kind, caller, statement head)); `cursor()` gives
+    another such proxy sharing the log, so a refresh on its own cursor is timed too."""
+
+    CALLS = frozenset({"execute", "executemany", "sql", "register", "unregister", "from_arrow", "append"})
+
+    def __init__(self, con, log: dict | None = None):
+        self._con, self.log = con, log if log is not None else collections.defaultdict(list)
+
+    def cursor(self) -> "TimedCursor":
+        return TimedCursor(self._con.cursor(), self.log)
+
+    def __getattr__(self, name: str):
+        attr = getattr(self._con, name)
+        if name not in self.CALLS:
+            return attr
+
+        def timed_call(*args, **kwargs):
+            caller = sys._getframe(1).f_code.co_name
+            head = " ".join(args[0].split())[:48] if args and isinstance(args[0], str) else name
+            t0 = time.perf_counter()
+            try:
+                out = attr(*args, **kwargs)
+            finally:
+                self.log[(caller, head)].append(time.perf_counter() - t0)
+            return TimedRelation(out, self.log[(caller, head)]) if name in ("sql", "from_arrow") else out
+        return timed_call
+
+
+class TimedRelation:
+    """A relation whose calls (the insert or fetch that runs it) add to its statement's time."""
+
+    def __init__(self, rel, times: list):
+        self._rel, self._times = rel, times
+
+    def __getattr__(self, name: str):
+        attr = getattr(self._rel, name)
+        if not callable(attr):
+            return attr
+
+        def timed_call(*args, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return attr(*args, **kwargs)
+            finally:
+                self._times[-1] += time.perf_counter() - t0
+        return timed_call
+
+
+def kind_of(head: str) -> str:
+    """read | write | transaction of a statement head."""
+    word = head.split(" ", 1)[0].upper()
+    if word in ("BEGIN", "COMMIT", "ROLLBACK"):
+        return "transaction"
+    return "read" if word in ("SELECT", "WITH") else "write"
+
+
+def statement_split(sink: StoreSink, last: list, new_cell, repeat: int) -> list[str]:
+    """The last refresh statement by statement, and its split into reads, writes, transaction and the rest, as
+    lines to print."""
+    real = sink.con
+    sink.con = proxy = TimedCursor(real)
+    try:
+        totals = []
+        for k in range(repeat + 1):
+            new_cell()
+            if k == 1:  # the first round warms up
+                proxy.log.clear()
+                totals.clear()
+            t0 = time.perf_counter()
+            sink.refresh(last)
+            totals.append(time.perf_counter() - t0)
+    finally:
+        sink.con = real
+    per = {key: statistics.median(v) * len(v) / len(totals) for key, v in proxy.log.items()}
+    lines = [f"the last refresh statement by statement (median ms per round of {len(totals)}):"]
+    lines += [f"  {ms * 1000:6.2f}  {kind_of(head):<11} {caller:<24} {head}"
+              for (caller, head), ms in sorted(per.items(), key=lambda kv: -kv[1])]
+    split = collections.Counter()
+    for (_, head), ms in per.items():
+        split[kind_of(head)] += ms
+    whole = statistics.median(totals)
+    rest = whole - sum(split.values())
+    return lines + [f"  refresh {whole * 1000:.1f} ms = reads {split['read'] * 1000:.1f} + writes {split['write'] * 1000:.1f} "
+          f"+ BEGIN/COMMIT {split['transaction'] * 1000:.1f} + the rest (Python) {rest * 1000:.1f}; "
+          f"{len(per)} statements; without its reads: {(whole - split['read']) * 1000:.1f} ms"]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--items", type=int, default=50)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--statements", action="store_true", help="the last refresh statement by statement")
     args = ap.parse_args()
     print(conditions())
     with tempfile.TemporaryDirectory() as tmp:
@@ -135,6 +229,7 @@ def main() -> None:
         ours = timed(lambda: sink.refresh(last), args.repeat, new_cell)
         back = timed(stored, args.repeat)
         peer = timed(lambda: con.execute(group_by, [MODEL, *key]).fetchall(), args.repeat)
+        split = statement_split(sink, last, new_cell, args.repeat) if args.statements else []
         con.close()
     print(f"store: {len(by_cell)} cells x {args.runs} runs x {args.items} items = {n_rows:,} answers; "
           f"median of {args.repeat} (warm); wall ms (process CPU ms)")
@@ -145,6 +240,7 @@ def main() -> None:
         ratio = f" = {wall / peer[0]:5.1f}x the GROUP BY" if label[0] != "o" else ""
         print(f"  {label:<78} {wall * 1000:6.1f} ({cpu * 1000:5.1f}){ratio}")
     print("  aim: the runner's refresh <= 20 ms")
+    print("\n".join(split))
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 
