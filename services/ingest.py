@@ -223,23 +223,27 @@ def _in_memory(pairs: Sequence[tuple[Item, ItemResult]]) -> dict[tuple[str, str,
 
 
 def refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: Iterable[tuple[str, str, str]], *,
-                       written: Mapping[tuple[str, str, str], tuple[list, set[str]]] | None = None
-                       ) -> list[CellSummary]:
+                       written: Mapping[tuple[str, str, str], tuple[list, set[str]]] | None = None,
+                       state: cell_rows.RefreshState | None = None) -> list[CellSummary]:
     """Recompute and store the aggregates of (task, lang, prompt_lang) cells from every active run.
 
     `written`: cell -> (scored pairs, run ids) an ingest just wrote; a cell with no other active run is aggregated
-    from those pairs as they are, without reading its rows back from the store. The cyclic garbage collector is
-    paused meanwhile (`evaluator.bulk.paused_gc`: the row work makes no cycles; its passes cost ~5% of a refresh)."""
+    from those pairs as they are, without reading its rows back from the store. `state`: the cells' (sorted, without
+    repeats) `store.cell_rows.RefreshState` when the caller knows it (the live sink's clean cells), else it is read
+    here. The cyclic garbage collector is paused meanwhile (`evaluator.bulk.paused_gc`: the row work makes no
+    cycles; its passes cost ~5% of a refresh)."""
     with paused_gc():
-        return _refresh_aggregates(con, model_id, cells, written)
+        return _refresh_aggregates(con, model_id, cells, written, state)
 
 
 def _refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: Iterable[tuple[str, str, str]],
-                        written: Mapping[tuple[str, str, str], tuple[list, set[str]]] | None) -> list[CellSummary]:
+                        written: Mapping[tuple[str, str, str], tuple[list, set[str]]] | None,
+                        state: cell_rows.RefreshState | None) -> list[CellSummary]:
     from evaluator.aggregate import aggregate_cell
 
     keys = sorted(set(cells))
-    state = cell_rows.refresh_state(con, model_id, keys)  # active runs, next drill cell number, what is stored
+    if state is None:  # active runs, next drill cell number, what is stored
+        state = cell_rows.refresh_state(con, model_id, keys)
     columns: dict[tuple[str, str, str], CellColumns] = {}
     for key in keys:
         fresh, runs = (written or {}).get(key, (None, set()))

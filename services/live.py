@@ -13,7 +13,7 @@ import duckdb
 from evaluator.run import Cell
 from evaluator.spec import Item, ItemResult
 from services.ingest import content_hash, refresh_aggregates, run_id, sync_registry
-from store import live, writer
+from store import cell_rows, live, writer
 from store.db import transaction
 
 
@@ -41,9 +41,12 @@ def save_live(con: duckdb.DuckDBPyConnection, model_id: str,
     """
     known = known if known is not None else set()
     by_run: dict[str, list] = {}
+    ids: dict[tuple, str] = {}  # each run's id hashed once per call, not once per answer
     for meta, item, result in rows:
-        rid = run_id(model_id, meta["task"], meta["lang"], meta["prompt_lang"], meta["run_no"],
-                     meta.get("source", "evaluated"))
+        key = (meta["task"], meta["lang"], meta["prompt_lang"], meta["run_no"], meta.get("source", "evaluated"))
+        rid = ids.get(key)
+        if rid is None:
+            rid = ids[key] = run_id(model_id, *key)
         by_run.setdefault(rid, []).append((meta, item, result))
     new_items = {(i.task, i.lang, i.item_id): i for _, i, _ in rows if (i.task, i.lang, i.item_id) not in known}
     rows_of = {True: ([], [], []), False: ([], [], [])}  # replace? -> (predictions, scores, self_reported)
@@ -102,17 +105,28 @@ class StoreSink:
         # ids, and every pair this sink stores for them keyed (run, item, order), for their refresh (`refresh`)
         self._fresh_runs: dict[tuple, set[str]] = {}
         self._fresh: dict[tuple, dict[tuple, tuple[Item, ItemResult]]] = {}
+        self._run_key: dict[str, tuple] = {}  # run id -> (task, lang, prompt language, run number) of the plan
+        # what `prepare` read of the fresh cells (`store.cell_rows.plan_state`), and the drill cell number the next
+        # refresh gives: a clean cell's refresh then needs no state read (`refresh`)
+        self._plan: cell_rows.PlanState | None = None
+        self._next_cell: int | None = None
 
     def _run_id(self, cell: Cell) -> str:
         return run_id(self.model_id, cell.task.name, cell.lang, cell.prompt_lang, cell.run_no, "evaluated")
 
     def prepare(self, items: Sequence[Item] = ()) -> None:
-        """The registry's rows and the run's items, written before the first commit (on the writer thread)."""
+        """The registry's rows and the run's items, written before the first commit (on the writer thread); the
+        first time, also what the store holds of the fresh cells (`store.cell_rows.plan_state`, one read)."""
         prepare_live(self.con, self._known, items)
+        if self._plan is None and self._fresh_runs:
+            runs = {rid: key[:3] for key, rids in self._fresh_runs.items() for rid in rids}
+            self._plan = cell_rows.plan_state(self.con, self.model_id, sorted(self._fresh_runs), runs)
+            self._next_cell = self._plan.next_cell
 
     def stored_many(self, cells: Sequence[Cell]) -> dict[tuple, set[tuple[str, str]]]:
         """What is stored for every cell of a plan, in one query: cell key -> (item_id, order) already stored."""
         ids = {self._run_id(c): c.key for c in cells}
+        self._run_key = dict(ids)
         stored = live.stored_keys(self.con, list(ids))
         self._unstored = set(ids) - set(stored)
         runs_of: dict[tuple, set[str]] = {}
@@ -150,11 +164,29 @@ class StoreSink:
         for key in keys:
             if (fresh := self._fresh.pop(key, None)) is not None:
                 written[key] = ([fresh[k] for k in sorted(fresh)], self._fresh_runs[key])
+        cells_sorted = sorted(set(keys))
         cur = self.con.cursor()  # its own connection: runs on the refresh thread beside the writer
         try:
             with transaction(cur):
-                summaries = refresh_aggregates(cur, self.model_id, keys, written=written)
+                state = self._clean_state(cells_sorted, written)
+                if state is None:
+                    state = cell_rows.refresh_state(cur, self.model_id, cells_sorted)
+                summaries = refresh_aggregates(cur, self.model_id, keys, written=written, state=state)
+            self._next_cell = state.next_cell + len(cells_sorted)  # every cell's drill rows are renumbered from it
         finally:
             cur.close()
         value = {(c.task, c.lang, c.prompt_lang): c.value for c in summaries}
         return [value.get(k) for k in keys]
+
+    def _clean_state(self, cells: Sequence[tuple], written: Mapping[tuple, Any]) -> cell_rows.RefreshState | None:
+        """The cells' `RefreshState` without a read, when every one is clean: held in full by this sink (`written`)
+        and holding nothing else when the run began (`prepare`'s read); else None (the refresh reads it). This
+        process is the store's only writer while it runs (DuckDB's file lock), and only this sink's refreshes write
+        drill-down cells, so their active runs are the runs this sink wrote and the next cell number is the one the
+        last refresh left."""
+        plan, next_cell = self._plan, self._next_cell
+        if plan is None or next_cell is None or not cells or any(c not in written or c in plan.busy for c in cells):
+            return None
+        runs = [(*self._run_key[rid][:3], self._run_key[rid][3], rid) for c in cells for rid in self._fresh_runs[c]
+                if rid in self._known]
+        return cell_rows.clean_state(plan, cells, runs, next_cell)

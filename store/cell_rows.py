@@ -2,7 +2,7 @@
 runs, their predictions with their scores, and the items they answer."""
 from __future__ import annotations
 
-from typing import Any, Iterable, NamedTuple, Sequence
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 import duckdb
 import numpy as np
@@ -92,6 +92,52 @@ def refresh_state(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence
         UNION ALL SELECT 'run_counts', count(*) FROM run_counts WHERE run_id IN (SELECT unnest(?))""",
                        [model_id, keys] * 3 + [[r[4] for r in runs]]).fetchall()
     return RefreshState(runs, next_cell, frozenset(table for table, n in left if n), levels)
+
+
+class PlanState(NamedTuple):
+    """What a live run's sink reads once, before its first commit, about the cells it is about to write
+    (`plan_state`), so that a refresh of a clean cell needs no state read of its own (`services.live.StoreSink`)."""
+
+    busy: frozenset[tuple[str, str, str]]
+    """The cells that already hold something: an active run, a drill-down, node, flag or aggregate row, or stored
+    counts of one of the given runs. Only the others are clean."""
+    next_cell: int
+    """1 + the largest `drill_cells.cell_no` of the whole store."""
+    levels: list[tuple]
+    """LEVEL_CELLS' rows of the cells (lang, prompt_lang, is LINDSEA, task)."""
+
+
+def plan_state(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Sequence[str]],
+               run_ids: Mapping[str, Sequence[str]]) -> PlanState:
+    """`PlanState` of a model's (task, lang, prompt_lang) cells, in one statement; `run_ids`: run id -> its cell, the
+    runs the caller will write."""
+    keys = [list(c) for c in cells]
+    own = "model_id = ? AND list_contains(?, [task, lang, prompt_lang])"
+    rows = con.execute(f"""
+        SELECT DISTINCT 'busy' AS kind, task, lang, prompt_lang, NULL AS n, NULL AS lindsea FROM (
+            SELECT task, lang, prompt_lang FROM runs WHERE NOT superseded AND {own}
+            UNION ALL SELECT task, lang, prompt_lang FROM drill_cells WHERE {own}
+            UNION ALL SELECT task, lang, prompt_lang FROM drill_nodes WHERE {own}
+            UNION ALL SELECT task, lang, prompt_lang FROM failed_flags WHERE {own}
+            UNION ALL SELECT task, lang, prompt_lang FROM aggregates WHERE {own})
+        UNION ALL SELECT DISTINCT 'counted', run_id, NULL, NULL, NULL, NULL FROM run_counts WHERE list_contains(?, run_id)
+        UNION ALL SELECT 'next', NULL, NULL, NULL, coalesce(max(cell_no), 0) + 1, NULL FROM drill_cells
+        UNION ALL SELECT 'level', task, lang, prompt_lang, NULL, lindsea FROM ({LEVEL_CELLS})""",
+                       [model_id, keys] * 5 + [list(run_ids), keys]).fetchall()
+    busy = {tuple(r[1:4]) for r in rows if r[0] == "busy"}
+    busy |= {tuple(run_ids[r[1]]) for r in rows if r[0] == "counted"}
+    next_cell = next(int(r[4]) for r in rows if r[0] == "next")
+    levels = [(lang, pl, bool(lindsea), task) for kind, task, lang, pl, _, lindsea in rows if kind == "level"]
+    return PlanState(frozenset(busy), next_cell, levels)
+
+
+def clean_state(plan: PlanState, cells: Sequence[Sequence[str]], runs: Iterable[RunRow], next_cell: int
+                ) -> RefreshState:
+    """The `RefreshState` that `refresh_state` would read for clean cells of `plan` (none in `plan.busy`) whose active
+    runs are `runs`, the cell number next being `next_cell`: nothing stored, the runs sorted, their level groups."""
+    keys = {tuple(c) for c in cells}
+    return RefreshState(sorted(tuple(r) for r in runs), next_cell, frozenset(),
+                        groups_of(r for r in plan.levels if (r[3], r[0], r[1]) in keys))
 
 
 def cells_rows(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Sequence[str]], ids: Sequence[str],

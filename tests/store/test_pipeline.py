@@ -101,9 +101,9 @@ def test_cells_a_live_run_wrote_in_full_are_aggregated_from_its_own_pairs_with_t
     written = []
     real = services.live.refresh_aggregates
 
-    def spy(con, model_id, keys, written=None):  # records which cells took the in-memory path
+    def spy(con, model_id, keys, written=None, **kw):  # records which cells took the in-memory path
         spy.calls.append(sorted(written or {}))
-        return real(con, model_id, keys, written=written)
+        return real(con, model_id, keys, written=written, **kw)
     spy.calls = written
     services.live.refresh_aggregates = spy
     spec = dict(tasks="sentiment,causal", langs="id,th", prompt_langs=("en",), limit=4, runs=2, concurrency=4,
@@ -145,8 +145,8 @@ def test_a_cell_too_big_to_hold_is_read_back_from_the_store(mem_store, shared_da
     calls = []
     real = services.live.refresh_aggregates
     monkeypatch.setattr(services.live, "refresh_aggregates",
-                        lambda con, m, keys, written=None: calls.append(sorted(written or {})) or real(
-                            con, m, keys, written=written))
+                        lambda con, m, keys, written=None, **kw: calls.append(sorted(written or {})) or real(
+                            con, m, keys, written=written, **kw))
     with StandinServer() as server:
         async def ask():
             async with ModelClient(server.base_url, "standin", concurrency=2) as client:
@@ -155,3 +155,72 @@ def test_a_cell_too_big_to_hold_is_read_back_from_the_store(mem_store, shared_da
                     data_dir=shared_data), progress=False)
         statuses = asyncio.run(ask())
     assert calls == [[]] and statuses[0].asked == 4 and statuses[0].score is not None
+
+
+def test_a_clean_cell_is_refreshed_with_the_state_a_read_would_give(mem_store, shared_data, monkeypatch):
+    """The live sink reads what the store holds of its fresh cells once (`store.cell_rows.plan_state`); a refresh of
+    cells that held nothing then takes its state without a read. In a store with another model's drill-down cells and
+    an uploaded cell of the same model (which the run supersedes: it takes the read), every such state equals what
+    `refresh_state` reads, and every derived table equals a recompute afterwards."""
+    import asyncio
+
+    from evaluator.clients import ModelClient
+    from evaluator.run import run
+    from evaluator.runspec import RunSpec
+    from services.live import StoreSink
+    from store import cell_rows
+    from tests.helpers.standin_server import StandinServer
+
+    spec = dict(tasks="sentiment,causal", langs="id,th", prompt_langs=("en",), limit=3, runs=2, concurrency=4,
+                data_dir=shared_data)
+    task = get_task("causal")
+    items = load_items(task, "th", data_dir=shared_data, limit=3)
+    upload = {"task": "causal", "lang": "th", "prompt_lang": "en", "run_no": 1, "source": "upload"}
+    save_live(mem_store, "m", [(upload, it, score_prediction(task, it, Prediction("causal", "th", it.item_id, "en",
+                                                                                   "A"))) for it in items])
+    refresh_aggregates(mem_store, "m", [("causal", "th", "en")])
+    compared, read = [], []
+    clean = StoreSink._clean_state
+
+    def checked(self, cells, written):
+        state = clean(self, cells, written)
+        if state is None:
+            read.append(list(cells))
+        else:
+            cur = self.con.cursor()
+            try:
+                compared.append((state, cell_rows.refresh_state(cur, self.model_id, cells)))
+            finally:
+                cur.close()
+        return state
+    monkeypatch.setattr(StoreSink, "_clean_state", checked)
+    with StandinServer() as server:
+        async def ask(model):
+            async with ModelClient(server.base_url, "standin", concurrency=4) as client:
+                return await run(client, StoreSink(mem_store, model), RunSpec(**spec), progress=False)
+        asyncio.run(ask("other"))  # drill-down cells of another model first: the numbering goes on from theirs
+        compared.clear()
+        read.clear()
+        asyncio.run(ask("m"))
+    assert compared and all(fast == stored for fast, stored in compared)
+    fast_cells = {r[:3] for fast, _ in compared for r in fast.runs}
+    assert ("causal", "th", "en") not in fast_cells  # held an uploaded run and its aggregates when the run began
+    assert any(("causal", "th", "en") in cells for cells in read)
+    assert fast_cells | {c for cells in read for c in cells} == {
+        ("causal", "id", "en"), ("causal", "th", "en"), ("sentiment", "id", "en"), ("sentiment", "th", "en")}
+    assert mem_store.execute("SELECT count(DISTINCT cell_no) = count(*) FROM drill_cells").fetchone()[0]
+
+    def derived():
+        tables = ("aggregates", "rollups", "drill_cells", "drill_nodes", "item_outcomes", "run_counts",
+                  "failed_flags", "model_usage", "drill_levels", "pair_tests")
+        out = {}
+        for table in tables:
+            cols = [c for c, t in mem_store.execute(
+                "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ?",
+                [table]).fetchall() if "TIMESTAMP" not in t and c not in ("cell_no", "cell_a", "cell_b")]
+            out[table] = mem_store.execute(f"SELECT {', '.join(cols)} FROM {table} ORDER BY ALL").fetchall()
+        return out
+    live = derived()
+    refresh_aggregates(mem_store, "m", [("causal", "id", "en"), ("causal", "th", "en"), ("sentiment", "id", "en"),
+                                        ("sentiment", "th", "en")])
+    assert derived() == live
