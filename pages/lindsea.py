@@ -73,10 +73,12 @@ fig = px.bar(bars, y="label", x="value", color="prompt_lang", barmode="group", o
              hover_data={"n": True, "ci_low": ":.1f", "ci_high": ":.1f"},
              labels={"value": "accuracy, 95% CI", "label": "", "prompt_lang": "prompt"},
              color_discrete_map={"en": "#3b6fb6", "native": "#e08a2c"})
+fig.update_traces(hovertemplate="%{y}<br>prompt %{fullData.name}: accuracy %{x:.1f}<br>95% CI %{customdata[1]:.1f}-"
+                                "%{customdata[2]:.1f}, n=%{customdata[0]}<extra></extra>")  # the interval, not its arms
 fig.add_vline(x=50, line_dash="dash", line_color="#555", annotation_text="chance 50%", annotation_position="top")
 fig.update_layout(height=max(240, 44 * len(bars) + 90), margin=dict(t=30, l=0, r=10, b=0),
                   yaxis=dict(automargin=True, autorange="reversed"),
-                  legend=dict(orientation="h", y=1.0, x=1, xanchor="right", yanchor="bottom", title=""))
+                  legend=dict(orientation="h", y=1.0, x=0, xanchor="left", yanchor="bottom", title=""))
 st.caption("Click a bar to list its items below.")
 clicked = st.plotly_chart(fig, key="bars", on_select="rerun", selection_mode="points")
 points = clicked.selection.points if clicked and clicked.selection else []

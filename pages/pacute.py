@@ -64,6 +64,8 @@ else:
                   hover_data={"level_name": True, "n": True, "ci_low": ":.1f", "ci_high": ":.1f"},
                   labels={"value": f"{METRIC_NAMES[metric]} (95% CI)", "level_label": "", "model_id": "model"},
                   range_y=(0, 105), color_discrete_sequence=px.colors.qualitative.D3)
+    fig.update_traces(hovertemplate="%{fullData.name}<br>%{x} %{customdata[0]}: %{y:.1f}<br>95% CI "
+                                    "%{customdata[2]:.1f}-%{customdata[3]:.1f}, n=%{customdata[1]}<extra></extra>")
     ceilings = dict(zip(ceiling["model_id"].map(plot_text), ceiling["ceiling"]))  # keyed like the traces
     for trace in list(fig.data):
         if trace.name in ceilings:
@@ -76,7 +78,7 @@ else:
     for trace in fig.data:
         trace.offsetgroup = trace.name
     fig.update_layout(height=440, margin=dict(t=30, l=0, r=10, b=0), scattermode="group", scattergap=0.5,
-                      legend=dict(orientation="h", y=1.0, x=1, xanchor="right", yanchor="bottom", title=""))
+                      legend=dict(orientation="h", y=1.0, x=0, xanchor="left", yanchor="bottom", title=""))
     st.caption("Stars: each model's mean over the control benchmarks (English prompt), the ceiling it could reach "
                "with characters alone. Level names: L0 character recognition, L1 character manipulation, "
                "L2 morpheme decomposition, L3 morpheme manipulation, L4 morpheme composition, L5 multi-step.")
@@ -129,7 +131,7 @@ else:
     if chance is not None:
         fig.add_hline(y=chance, line_dash="dash", line_color="#555")
     fig.update_layout(height=380, margin=dict(t=30, l=0, r=10, b=0),
-                      legend=dict(orientation="h", y=1.0, x=1, xanchor="right", yanchor="bottom", title=""))
+                      legend=dict(orientation="h", y=1.0, x=0, xanchor="left", yanchor="bottom", title=""))
     st.plotly_chart(fig, key="suite")
     st.caption("Hatched bars are controls (English prompt); they show what the model can do with characters at all."
                + f" Dashed line: chance ({chance:.0f}%).")

@@ -272,6 +272,17 @@ def test_lindsea_tree_and_branches_are_the_evaluators(db):
         branch = label.split(" (n=")[0]
         n, v, low, high = _pooled([s for b, _, s in items if b == branch])
         assert (x, x - minus, x + plus) == pytest.approx((v, low, high))
+    # the hover names the interval and n (customdata n, ci_low, ci_high), not Plotly's raw error arms
+    assert "95% CI %{customdata[1]:.1f}-%{customdata[2]:.1f}, n=%{customdata[0]}" in en["hovertemplate"]
+    assert "%{x}" not in en["hovertemplate"]
+    custom = en["customdata"]
+    if isinstance(custom, dict):  # a 2-D array as Plotly's JSON writes it: dtype, bdata, shape "rows, columns"
+        custom = np.frombuffer(base64.b64decode(custom["bdata"]), custom["dtype"]).reshape(
+            [int(k) for k in str(custom["shape"]).split(",")]).tolist()
+    for label, (n, low, high), x, plus, minus in zip(en["y"], custom, arr(en["x"]), arr(en["error_x"]["array"]),
+                                                     arr(en["error_x"]["arrayminus"])):
+        assert (n, low, high) == (int(label.split(" (n=")[1].rstrip(")")), pytest.approx(x - minus),
+                                  pytest.approx(x + plus))
 
 
 def test_pacute_ceiling_is_the_evaluators(db):
@@ -286,6 +297,9 @@ def test_pacute_ceiling_is_the_evaluators(db):
     assert not at.exception
     spec = json.loads(next(c for c in at.get("plotly_chart") if "controls (ceiling)" in c.proto.spec).proto.spec)
     stars = {t["name"]: t["y"][0] for t in spec["data"] if t.get("x") == ["controls (ceiling)"]}
+    lines = [t for t in spec["data"] if t.get("mode") == "lines+markers"]
+    assert lines and all("95% CI %{customdata[2]:.1f}-%{customdata[3]:.1f}, n=%{customdata[1]}" in t["hovertemplate"]
+                         and "%{y}" not in t["hovertemplate"] for t in lines)  # the interval, not the error arms
     controls = sorted({task for task, *_ in CELLS if task in CONTROLS})  # the fixture's control cells
     assert controls == ["pacute-langgame-mcq", "pacute-mda-mcq"]
     for model in chosen:
