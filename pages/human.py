@@ -46,7 +46,10 @@ def figures(df: pd.DataFrame, name: str) -> None:
 
 def systems_plot(means: pd.DataFrame) -> None:
     fig = px.scatter(plot_frame(means, "system", "criterion"), x="mean", y="system", facet_col="criterion",
-                     error_x=means["high"] - means["mean"], error_x_minus=means["mean"] - means["low"])
+                     error_x=means["high"] - means["mean"], error_x_minus=means["mean"] - means["low"],
+                     hover_data={"low": True, "high": True})
+    fig.update_traces(hovertemplate="%{y}<br>mean %{x:.3g}<br>95% CI %{customdata[0]:.3g}-%{customdata[1]:.3g}"
+                                    "<extra></extra>")  # the interval, not Plotly's raw error arms
     fig.update_xaxes(matches=None)
     st.plotly_chart(fig, width="stretch")
 

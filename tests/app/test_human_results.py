@@ -1,6 +1,8 @@
 """Campaign results (evaluator.human.results) on hand-made judgements, and the Human evaluation page (AppTest)."""
 from __future__ import annotations
 
+import json
+
 import duckdb
 import krippendorff
 import numpy as np
@@ -208,6 +210,9 @@ def test_human_page_numbers_are_the_evaluators(three_kinds, cid):
     tables = human_tables(at)
     means = results.system_means(j, c.protocol)
     _same(tables["systems"], means.assign(correct_of_n=means["correct_of_n"].fillna("—")), ["system", "criterion"])
+    points = [t for chart in at.get("plotly_chart") for t in json.loads(chart.proto.spec)["data"]
+              if t.get("type") == "scatter" and t.get("error_x")]
+    assert points and all("95% CI %{customdata[0]:.3g}-%{customdata[1]:.3g}" in t["hovertemplate"] for t in points)
     _same(tables["alpha"], results.alphas(j, c.protocol)[["criterion", "level", "alpha", "units"]], ["criterion"])
     _same(tables["quality"], results.quality(j, c.protocol), ["annotator"])
     _same(tables["by_language"], results.alphas_by_language(everything), ["protocol", "lang", "criterion"])
