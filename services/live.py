@@ -127,6 +127,7 @@ class StoreSink:
         """What is stored for every cell of a plan, in one query: cell key -> (item_id, order) already stored."""
         ids = {self._run_id(c): c.key for c in cells}
         self._run_key = dict(ids)
+        self._plan = self._next_cell = None  # a new run: `prepare` reads its cells again
         stored = live.stored_keys(self.con, list(ids))
         self._unstored = set(ids) - set(stored)
         runs_of: dict[tuple, set[str]] = {}

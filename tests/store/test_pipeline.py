@@ -224,3 +224,24 @@ def test_a_clean_cell_is_refreshed_with_the_state_a_read_would_give(mem_store, s
     refresh_aggregates(mem_store, "m", [("causal", "id", "en"), ("causal", "th", "en"), ("sentiment", "id", "en"),
                                         ("sentiment", "th", "en")])
     assert derived() == live
+
+    # one sink for two runs (as a test or a caller may keep it): the second run reads its own cells again, so a cell
+    # that an upload filled between the runs takes the read
+    compared.clear()
+    read.clear()
+    sink = StoreSink(mem_store, "n")
+    one = {**spec, "tasks": "sentiment", "langs": "id"}
+    with StandinServer() as server:
+        async def ask_n(**kw):
+            async with ModelClient(server.base_url, "standin", concurrency=4) as client:
+                return await run(client, sink, RunSpec(**{**one, **kw}), progress=False)
+        asyncio.run(ask_n())
+        sentiment = get_task("sentiment")
+        th = load_items(sentiment, "th", data_dir=shared_data, limit=3)
+        up = {"task": "sentiment", "lang": "th", "prompt_lang": "en", "run_no": 3, "source": "upload"}
+        save_live(mem_store, "n", [(up, it, score_prediction(sentiment, it, Prediction(
+            "sentiment", "th", it.item_id, "en", "Positive", run=3))) for it in th])
+        refresh_aggregates(mem_store, "n", [("sentiment", "th", "en")])
+        asyncio.run(ask_n(langs="th"))
+    assert compared and all(fast == stored for fast, stored in compared)
+    assert [("sentiment", "th", "en")] in read
