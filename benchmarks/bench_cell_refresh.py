@@ -7,6 +7,9 @@ does, then times, median of `--repeat` (warm, the first round dropped):
 - `StoreSink.refresh` of the last cell with the pairs the sink holds (`refresh_aggregates(written=...)` in one
   transaction on its own cursor: what the run's tail pays after its last commit), each round on a new cell as the
   run's is (untimed before each round: the cell's derived rows deleted and its pairs handed back to the sink);
+- the same, alternated round by round with the same refresh made to read its state (`StoreSink._clean_state`
+  switched off: what every live refresh did before a clean cell's state came from the sink's read at the run's
+  start), both medians from the alternated rounds;
 - `refresh_aggregates` of the same cell read back from the store (a resumed or partly stored cell);
 - the peer: one DuckDB GROUP BY (count and mean per metric) over the cell's score rows.
 `--statements` adds the run's last refresh statement by statement (median ms per round, through a cursor that
@@ -105,6 +108,25 @@ def timed(fn, repeat: int, reset=None) -> tuple[float, float]:
     return statistics.median(walls[1:]), statistics.median(cpus[1:])
 
 
+def alternated(sink: StoreSink, last: list, new_cell, repeat: int) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Median (wall s, process CPU s) of the last refresh as the sink does it and with its state read, alternating
+    the two round by round (`repeat` rounds each, after one warm-up round of each)."""
+    runs: dict[bool, list[tuple[float, float]]] = {True: [], False: []}
+    for k in range(2 * (repeat + 1)):
+        clean = k % 2 == 0
+        if not clean:
+            sink._clean_state = lambda cells, written: None  # the instance's: the refresh reads its state
+        new_cell()
+        try:
+            c0, t0 = time.process_time(), time.perf_counter()
+            sink.refresh(last)
+            runs[clean].append((time.perf_counter() - t0, time.process_time() - c0))
+        finally:
+            sink.__dict__.pop("_clean_state", None)
+    return tuple((statistics.median(w for w, _ in runs[c][1:]), statistics.median(p for _, p in runs[c][1:]))
+                 for c in (True, False))
+
+
 class TimedCursor:
     """A connection whose calls into DuckDB are timed (wall s per (kind, caller, statement head)); `cursor()` gives
     another such proxy sharing the log, so a refresh on its own cursor is timed too."""
@@ -188,9 +210,10 @@ def statement_split(sink: StoreSink, last: list, new_cell, repeat: int) -> list[
         split[kind_of(head)] += ms
     whole = statistics.median(totals)
     rest = whole - sum(split.values())
-    return lines + [f"  refresh {whole * 1000:.1f} ms = reads {split['read'] * 1000:.1f} + writes {split['write'] * 1000:.1f} "
-          f"+ BEGIN/COMMIT {split['transaction'] * 1000:.1f} + the rest (Python) {rest * 1000:.1f}; "
-          f"{len(per)} statements; without its reads: {(whole - split['read']) * 1000:.1f} ms"]
+    return lines + [f"  refresh {whole * 1000:.1f} ms = reads {split['read'] * 1000:.1f} + writes "
+                    f"{split['write'] * 1000:.1f} + BEGIN/COMMIT {split['transaction'] * 1000:.1f} + the rest (Python) "
+                    f"{rest * 1000:.1f}; {len(per)} statements; without its reads: "
+                    f"{(whole - split['read']) * 1000:.1f} ms"]
 
 
 def main() -> None:
@@ -227,6 +250,7 @@ def main() -> None:
                     "AND r.prompt_lang = ? AND NOT r.superseded GROUP BY ALL")
         n_rows = con.execute("SELECT count(*) FROM predictions").fetchone()[0]
         ours = timed(lambda: sink.refresh(last), args.repeat, new_cell)
+        clean, with_read = alternated(sink, last, new_cell, args.repeat)
         back = timed(stored, args.repeat)
         peer = timed(lambda: con.execute(group_by, [MODEL, *key]).fetchall(), args.repeat)
         split = statement_split(sink, last, new_cell, args.repeat) if args.statements else []
@@ -235,6 +259,8 @@ def main() -> None:
           f"median of {args.repeat} (warm); wall ms (process CPU ms)")
     for label, (wall, cpu) in ((f"StoreSink.refresh of a new cell ({len(held)} pairs held: the run's last refresh)",
                                 ours),
+                               ("  alternated: the same refresh as the sink does it", clean),
+                               ("  alternated: the same refresh reading its state (the path before)", with_read),
                                ("refresh_aggregates of the same cell read back from the store", back),
                                ("one DuckDB GROUP BY over the cell's score rows (the peer)", peer)):
         ratio = f" = {wall / peer[0]:5.1f}x the GROUP BY" if label[0] != "o" else ""

@@ -188,6 +188,5 @@ class StoreSink:
         plan, next_cell = self._plan, self._next_cell
         if plan is None or next_cell is None or not cells or any(c not in written or c in plan.busy for c in cells):
             return None
-        runs = [(*self._run_key[rid][:3], self._run_key[rid][3], rid) for c in cells for rid in self._fresh_runs[c]
-                if rid in self._known]
+        runs = [(*self._run_key[rid], rid) for c in cells for rid in self._fresh_runs[c] if rid in self._known]
         return cell_rows.clean_state(plan, cells, runs, next_cell)

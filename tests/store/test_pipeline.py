@@ -7,6 +7,22 @@ from evaluator.scoring import score_prediction
 from evaluator.spec import Prediction
 
 
+DERIVED = ("aggregates", "rollups", "drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags",
+           "model_usage", "drill_levels", "pair_tests")
+"""The derived tables a refresh writes, compared with a recompute."""
+
+
+def derived(con) -> dict[str, list[tuple]]:
+    """Every derived table's rows, sorted, without the times nor the store's cell numbering."""
+    out = {}
+    for table in DERIVED:
+        cols = [c for c, t in con.execute(
+            "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ?",
+            [table]).fetchall() if "TIMESTAMP" not in t and c not in ("cell_no", "cell_a", "cell_b")]
+        out[table] = con.execute(f"SELECT {', '.join(cols)} FROM {table} ORDER BY ALL").fetchall()
+    return out
+
+
 def test_answers_saved_one_by_one_land_once_and_aggregate(mem_store, shared_data):
     task = get_task("causal")
     items = load_items(task, "id", data_dir=shared_data, limit=4)
@@ -86,18 +102,6 @@ def test_cells_a_live_run_wrote_in_full_are_aggregated_from_its_own_pairs_with_t
     from services.live import StoreSink
     from tests.helpers.standin_server import StandinServer
 
-    tables = ("aggregates", "rollups", "drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags",
-              "model_usage", "drill_levels", "pair_tests")
-
-    def derived():
-        out = {}
-        for table in tables:
-            cols = [c for c, t in mem_store.execute(  # not the times, nor the store's cell numbering
-                "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ?",
-                [table]).fetchall() if "TIMESTAMP" not in t and c not in ("cell_no", "cell_a", "cell_b")]
-            out[table] = mem_store.execute(f"SELECT {', '.join(cols)} FROM {table} ORDER BY ALL").fetchall()
-        return out
-
     written = []
     real = services.live.refresh_aggregates
 
@@ -123,11 +127,11 @@ def test_cells_a_live_run_wrote_in_full_are_aggregated_from_its_own_pairs_with_t
     assert sorted(k for call in first_calls for k in call) == [("causal", "id", "en"), ("causal", "th", "en"),
                                                                ("sentiment", "id", "en"), ("sentiment", "th", "en")]
     assert written and all(call == [] for call in written)
-    live = derived()
+    live = derived(mem_store)
     assert all(live[t] for t in ("aggregates", "rollups", "drill_cells", "item_outcomes", "model_usage"))
     refresh_aggregates(mem_store, "m", [("causal", "id", "en"), ("causal", "th", "en"), ("sentiment", "id", "en"),
                                         ("sentiment", "th", "en")])
-    again = derived()
+    again = derived(mem_store)
     assert again == live  # roll-ups too, bit for bit: `store.writer.rollup_inputs` gives the cells in one order
 
 
@@ -209,21 +213,10 @@ def test_a_clean_cell_is_refreshed_with_the_state_a_read_would_give(mem_store, s
     assert fast_cells | {c for cells in read for c in cells} == {
         ("causal", "id", "en"), ("causal", "th", "en"), ("sentiment", "id", "en"), ("sentiment", "th", "en")}
     assert mem_store.execute("SELECT count(DISTINCT cell_no) = count(*) FROM drill_cells").fetchone()[0]
-
-    def derived():
-        tables = ("aggregates", "rollups", "drill_cells", "drill_nodes", "item_outcomes", "run_counts",
-                  "failed_flags", "model_usage", "drill_levels", "pair_tests")
-        out = {}
-        for table in tables:
-            cols = [c for c, t in mem_store.execute(
-                "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ?",
-                [table]).fetchall() if "TIMESTAMP" not in t and c not in ("cell_no", "cell_a", "cell_b")]
-            out[table] = mem_store.execute(f"SELECT {', '.join(cols)} FROM {table} ORDER BY ALL").fetchall()
-        return out
-    live = derived()
+    live = derived(mem_store)
     refresh_aggregates(mem_store, "m", [("causal", "id", "en"), ("causal", "th", "en"), ("sentiment", "id", "en"),
                                         ("sentiment", "th", "en")])
-    assert derived() == live
+    assert derived(mem_store) == live
 
     # one sink for two runs (as a test or a caller may keep it): the second run reads its own cells again, so a cell
     # that an upload filled between the runs takes the read
