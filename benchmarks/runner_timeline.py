@@ -5,14 +5,21 @@ against the stand-in started in its own process with a trace: for every request 
 read it and when it wrote the answer; the runner records when each request was sent and answered (`Pace`) and when
 each group commit and cell refresh ran. Printed per round of C requests: the spread of the sends, the time the
 requests spent in the stand-in, the latency the runner saw (the difference is the two event loops' share), the
-store work that overlapped the round; then the tail after the last answer.
+store work that overlapped the round; then the tail after the last answer, with the last commit's and the last
+refresh's transaction split out (BEGIN, each table's append, COMMIT; the rest is scoring and building the rows).
 
-    python benchmarks/runner_timeline.py [--concurrency 128] [--latency 0.2] [--requests 1000]
+With `--no-store` the same run goes into `bench_throughput.DiscardSink` (`bench_throughput.storeless_run`: the
+answers are still scored in groups by the writer, shown as "score", but nothing is stored or refreshed): set beside
+a full run's timeline, it shows which part of the run the store costs (on the 2-core machine: the tail alone, the
+last commit and the last cell's refresh; the rounds and the last answer come at the same times).
+
+    python benchmarks/runner_timeline.py [--concurrency 128] [--latency 0.2] [--requests 1000] [--no-store]
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -59,6 +66,7 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=128)
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--requests", type=int, default=1000)
+    parser.add_argument("--no-store", action="store_true", help="the run into a sink that keeps nothing")
     parser.add_argument("--serve", nargs=2, metavar=("PORT", "TRACE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -68,6 +76,7 @@ def main() -> int:
     import bench_throughput as bt
     from evaluator import run_pace, run_writer
     from services import live
+    from store import live as store_live
 
     sent: dict[tuple[int, int], list[float]] = {}
     work: list[tuple[str, float, float]] = []
@@ -91,8 +100,29 @@ def main() -> int:
                 work.append((kind, began, time.perf_counter()))
         return wrapper
 
+    parts: list[tuple[str, float, float]] = []  # the transactions' pieces: BEGIN, appends, COMMIT
+    append, transaction = store_live.append, live.transaction
+
+    def timed_append(con, table, rows, **kwargs):
+        began = time.perf_counter()
+        try:
+            return append(con, table, rows, **kwargs)
+        finally:
+            if rows:
+                parts.append((f"{table} {len(rows)} rows", began, time.perf_counter()))
+
+    @contextlib.contextmanager
+    def timed_transaction(con):
+        began = time.perf_counter()
+        with transaction(con) as cur:
+            parts.append(("BEGIN", began, time.perf_counter()))
+            yield cur
+            committing = time.perf_counter()
+        parts.append(("COMMIT", committing, time.perf_counter()))
+
+    store_live.append, live.transaction = timed_append, timed_transaction
     run_pace.Pace.sent, run_pace.Pace.answered = on_sent, on_answered
-    run_writer.AnswerWriter._commit = timed("commit", run_writer.AnswerWriter._commit)
+    run_writer.AnswerWriter._commit = timed("score" if args.no_store else "commit", run_writer.AnswerWriter._commit)
     live.StoreSink.refresh = timed("refresh", live.StoreSink.refresh)
 
     c, port = args.concurrency, bt._free_port()
@@ -108,7 +138,10 @@ def main() -> int:
                     break
                 except OSError:
                     time.sleep(0.1)
-            n, seconds, _, tail, start = asyncio.run(bt.full_run(url, c, args.requests, Path(tmp) / "b.duckdb"))
+            if args.no_store:
+                n, seconds, _ = asyncio.run(bt.storeless_run(url, c, args.requests))
+            else:
+                n, seconds, _, tail, start = asyncio.run(bt.full_run(url, c, args.requests, Path(tmp) / "b.duckdb"))
         finally:
             proc.terminate()
             proc.wait(10)
@@ -116,9 +149,10 @@ def main() -> int:
     asked = list(sent.values())[-n:]
     t0 = asked[0][0]
     work = [w for w in work if w[2] >= t0]
+    store = ("no store (DiscardSink)" if args.no_store else
+             f"start {start * 1000:.1f} ms, tail after the last commit {tail * 1000:.1f} ms")
     print(f"C = {c}, L = {args.latency:.3f} s, {n} requests: {seconds:.3f} s = {n / seconds / (c / args.latency):.3f} "
-          f"of C/L; start {start * 1000:.1f} ms, tail after the last commit {tail * 1000:.1f} ms; load average "
-          f"{os.getloadavg()[0]:.2f}")
+          f"of C/L; {store}; load average {os.getloadavg()[0]:.2f}")
     print("ms from the first request; 'in stand-in' = read to answered there; 'seen' = sent to answered here")
     for first in range(0, n, c):
         mine, theirs = asked[first:first + c], served[first:first + c]
@@ -132,6 +166,14 @@ def main() -> int:
     last = max(a for _, a in asked)
     after = [f"{k} {(b - t0) * 1000:.0f}-{(e - t0) * 1000:.0f}" for k, b, e in work if e > last]
     print(f"last answer {(last - t0) * 1000:.1f}; after it: {', '.join(after) or '-'}")
+    for kind in ("commit", "refresh"):
+        done = [w for w in work if w[0] == kind and w[2] > last]
+        if done:
+            _, began, ended = done[-1]
+            inside = [(k, b, e) for k, b, e in parts if b >= began and e <= ended]
+            rest = (ended - began) - sum(e - b for _, b, e in inside)
+            print(f"  the last {kind}, {(ended - began) * 1000:.1f} ms: "
+                  + ", ".join(f"{k} {(e - b) * 1000:.1f}" for k, b, e in inside) + f", the rest {rest * 1000:.1f}")
     return 0
 
 
