@@ -347,7 +347,7 @@ def save_results_batch(con: duckdb.DuckDBPyConnection, runs: Sequence[tuple[str,
     _append_arrow(con, "scores", pa.table({c: pa.array(v, pa.float64() if c == "value" else pa.string())
                                            for c, v in scores.items()}), {}, replace=replace)
     own = [(run_id, p.item_id, m, float(v)) for run_id, p in zip(run_ids, preds)
-           for m, v in (p.self_reported or {}).items()]
+           for m, v in (p.self_reported or {}).items()] if any(map(attrgetter("self_reported"), preds)) else []
     _append_arrow(con, "self_reported", pa.table({
         c: pa.array([x[k] for x in own], t) for k, (c, t) in enumerate(
             (("run_id", pa.string()), ("item_id", pa.string()), ("metric", pa.string()), ("value", pa.float64())))}),

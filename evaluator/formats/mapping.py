@@ -172,6 +172,15 @@ def _report_unmatched(parsed: ParsedRows, unmatched: list[tuple[int, str, str]])
                                        f"none of our items{more}")
 
 
+def _id_only(row: Row, cell: Cell) -> bool:
+    """Whether a row is found by its id alone, as one of our items, and keeps everything (native rows): no input
+    text or field to weigh, no gold letter to reorder by, no log-probabilities to align, its own line. `map_rows`
+    then takes its prediction as it is (tests/unit/test_native_fast.py: as the full path would)."""
+    pred = row.prediction
+    return (row.own_id and not (row.texts or row.fields or row.label or pred.option_logprobs)
+            and pred.line == row.line and pred.item_id in cell.items)
+
+
 def map_rows(parsed: ParsedRows, index: ItemIndex) -> list[Prediction]:
     """Our-item predictions for the parsed rows; unmatched rows go to `parsed.warnings`, rows that cannot be
     aligned with certainty to `parsed.errors`."""
@@ -189,28 +198,33 @@ def map_rows(parsed: ParsedRows, index: ItemIndex) -> list[Prediction]:
                 unavailable.add((pred.task, pred.lang))
                 parsed.warn(None, None, f"{cell}; {pred.task}/{pred.lang} rows not imported")
             continue
-        item_id, how = locate(row, cell)
-        if item_id is None:
-            unmatched.append((row.line, f"{pred.task}/{pred.lang}", how))
-            continue
-        relinked += how == "content" and row.own_id and pred.item_id in cell.items
-        fld = cell.native_field(row, item_id)
-        prompt_lang = "native" if fld in NATIVE_FIELDS else pred.prompt_lang
-        item = cell.items[item_id]
-        order = pred.order
-        if row.label and get_task(pred.task).both_orders and item.gold in ("A", "B") and row.label != item.gold:
-            order = "ba"  # the file presented the options swapped (its gold letter is the other one)
-        unchanged = (pred.item_id, pred.prompt_lang, pred.line, pred.order) == (item_id, prompt_lang, row.line, order)
-        changes = {} if unchanged else {k: v for k, v in (("item_id", item_id), ("prompt_lang", prompt_lang),
-                                                      ("line", row.line), ("order", order)) if getattr(pred, k) != v}
-        if changes:  # most rows already carry our id, prompt language, line and order: no copy for them
-            pred = dataclasses.replace(pred, **changes)
-            row = dataclasses.replace(row, prediction=pred)
-        aligned = align(row, item)
-        if isinstance(aligned, str):
-            parsed.error(row.line, "options", f"item {item_id!r}: {aligned}; the row cannot be aligned with our "
-                                              "options with certainty, so the file is not imported")
-            continue
+        if _id_only(row, cell):  # what `locate`, `native_field` and `align` give it, without asking them
+            item_id, prompt_lang, order, aligned = pred.item_id, pred.prompt_lang, pred.order, pred
+        else:
+            item_id, how = locate(row, cell)
+            if item_id is None:
+                unmatched.append((row.line, f"{pred.task}/{pred.lang}", how))
+                continue
+            relinked += how == "content" and row.own_id and pred.item_id in cell.items
+            fld = cell.native_field(row, item_id)
+            prompt_lang = "native" if fld in NATIVE_FIELDS else pred.prompt_lang
+            item = cell.items[item_id]
+            order = pred.order
+            if row.label and get_task(pred.task).both_orders and item.gold in ("A", "B") and row.label != item.gold:
+                order = "ba"  # the file presented the options swapped (its gold letter is the other one)
+            unchanged = (pred.item_id, pred.prompt_lang, pred.line, pred.order) == (item_id, prompt_lang, row.line,
+                                                                                    order)
+            changes = {} if unchanged else {k: v for k, v in (("item_id", item_id), ("prompt_lang", prompt_lang),
+                                                              ("line", row.line), ("order", order))
+                                            if getattr(pred, k) != v}
+            if changes:  # most rows already carry our id, prompt language, line and order: no copy for them
+                pred = dataclasses.replace(pred, **changes)
+                row = dataclasses.replace(row, prediction=pred)
+            aligned = align(row, item)
+            if isinstance(aligned, str):
+                parsed.error(row.line, "options", f"item {item_id!r}: {aligned}; the row cannot be aligned with our "
+                                                  "options with certainty, so the file is not imported")
+                continue
         key = (pred.task, pred.lang, prompt_lang, item_id, pred.run, order)
         if key in seen:
             first, first_pred = seen[key]
