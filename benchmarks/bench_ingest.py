@@ -7,9 +7,12 @@ folder, repeated as runs 1..k; answers A/B by a fixed rule) is written to a temp
 - the floor: read the file and `json.loads` every line;
 - `python -m evaluator ingest`'s work in this process (`read_upload` then `ingest_upload` into a fresh store, as
   `evaluator.cli.ingest.run` does), and with `--cli` the command itself as a subprocess (interpreter start and
-  imports included);
+  imports included). After one untimed round of each (imports, the file's pages), the floor and the ingest
+  alternate, `--repeat` rounds: the medians of each, and each round's ratio (its ingest over the floor read just
+  before it) with their median, which holds on a machine whose speed drifts between minutes;
 - `refresh_aggregates` of the ingested cells from the stored rows, against one DuckDB `GROUP BY` over the same
-  score rows (count and mean per cell and metric), both warm, median of `--repeat`; each round starts from a
+  score rows (count and mean per cell and metric), both warm, alternating, median of `--repeat` and each round's
+  ratio; each round starts from a
   checkpointed store (untimed CHECKPOINT), as the refresh after an ingest does: DuckDB's write-ahead log grows by
   every earlier round's deleted item-outcome lists until a checkpoint, which would charge round k for k-1 earlier
   rounds;
@@ -164,9 +167,9 @@ def ingest_once(path: Path, db: Path) -> tuple[float, float, int, float]:
     return t1 - t0, t2 - t1, counter.n, c2 - c0
 
 
-def recompute(db: Path, repeat: int) -> tuple[float, float, int, int, tuple[float, float]]:
+def recompute(db: Path, repeat: int) -> tuple[float, float, int, int, tuple[float, float], list[float]]:
     """Median seconds of refresh_aggregates of every cell from the stored rows and of one GROUP BY over the same
-    score rows; the cells and score rows."""
+    score rows; the cells and score rows; median CPU seconds of both; each round's ratio (the two alternate)."""
     from services.ingest import refresh_aggregates
     from store.db import transaction
     from store.writer_lock import writer
@@ -191,7 +194,8 @@ def recompute(db: Path, repeat: int) -> tuple[float, float, int, int, tuple[floa
             peer.append(t2 - t1)
             cpu.append((c1 - c0, c2 - c1))
     return (statistics.median(ours[1:]), statistics.median(peer[1:]), len(cells), n_scores,
-            tuple(statistics.median(c[i] for c in cpu[1:]) for i in (0, 1)))
+            tuple(statistics.median(c[i] for c in cpu[1:]) for i in (0, 1)),
+            [a / b for a, b in zip(ours[1:], peer[1:])])
 
 
 SMALL_CELLS = ([("sentiment", lang, pl) for lang in ("id", "vi", "th", "ta") for pl in ("en", "native")]
@@ -248,10 +252,15 @@ def native_figures(n: int, repeat: int, cli: bool) -> None:
         name, data = native(n)
         path = Path(tmp) / name
         path.write_bytes(data)
-        floors = [floor(path) for _ in range(repeat)]
+        ingest_once(path, Path(tmp) / "warm-up.duckdb")  # untimed: imports and first-use caches, as floor's first
+        floor(path)                                        # read warms the file's pages
+        floors, rounds = [], []
+        for i in range(repeat):  # floor and ingest alternate: each round's ratio compares neighbours in time
+            floors.append(floor(path))
+            rounds.append(ingest_once(path, Path(tmp) / f"r{i}.duckdb"))
         loads, loads_cpu = (statistics.median(f[i] for f in floors) for i in (0, 1))
-        rounds = [ingest_once(path, Path(tmp) / f"r{i}.duckdb") for i in range(repeat)]
         read_s, ingest_s, cpu_s = (statistics.median(r[i] for r in rounds) for i in (0, 1, 3))
+        paired = [(r[0] + r[1]) / f[0] for f, r in zip(floors, rounds)]
         statements = rounds[0][2]
         con = duckdb.connect(str(Path(tmp) / "r0.duckdb"), read_only=True)
         preds, scores = (con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("predictions", "scores"))
@@ -263,6 +272,8 @@ def native_figures(n: int, repeat: int, cli: bool) -> None:
         print(f"  ingest: ingest_upload (score, write, aggregate) {ingest_s:7.2f} s")
         print(f"  ingest total                       {total:7.2f} s = {total / loads:5.1f}x the read + json.loads "
               f"(target <= 10x); {n / total:,.0f} rows/s; CPU {cpu_s:.2f} s = {cpu_s / loads_cpu:.1f}x the floor's CPU")
+        print(f"  round by round (each ingest / the read just before it): {' '.join(f'{x:.1f}x' for x in paired)}; "
+              f"median {statistics.median(paired):.1f}x")
         print(f"  one ingest: {statements} store statements; {preds:,} prediction rows and {scores:,} score rows "
               f"for {n:,} scored rows ({preds / n:.2f} and {scores / n:.2f} per row)")
         if cli:
@@ -272,10 +283,11 @@ def native_figures(n: int, repeat: int, cli: bool) -> None:
             wall = time.perf_counter() - t0
             print(f"  `python -m evaluator ingest` subprocess (interpreter start and imports included) {wall:7.2f} s "
                   f"= {wall / loads:5.1f}x")
-        ours, peer, cells, n_scores, cpu = recompute(Path(tmp) / "r0.duckdb", repeat)
+        ours, peer, cells, n_scores, cpu, per_round = recompute(Path(tmp) / "r0.duckdb", repeat)
         print(f"refresh_aggregates of {cells} cells from {n_scores:,} stored score rows: {ours * 1000:8.1f} ms "
               f"(CPU {cpu[0] * 1000:.0f} ms); one DuckDB GROUP BY over the same rows: {peer * 1000:6.1f} ms (CPU "
               f"{cpu[1] * 1000:.1f} ms); ratio {ours / peer:5.1f}x (target <= 20x), CPU {cpu[0] / cpu[1]:.0f}x")
+        print(f"  round by round: {' '.join(f'{x:.1f}x' for x in per_round)}; median {statistics.median(per_round):.1f}x")
         wall, cpu_s, n_small = small_refresh(Path(tmp), max(repeat, 5))
         print(f"refresh_aggregates of one sentiment cell (50 items x 5 runs) in a store of {len(SMALL_CELLS)} such "
               f"cells ({n_small:,} rows; the live runner's per-cell refresh): {wall * 1000:6.1f} ms (CPU "
