@@ -199,13 +199,9 @@ def _json_object(raw: bytes, file: str, line_no: int, limits: Limits) -> tuple[A
     """(the line's JSON object, None) or (None, the error naming its line): `_json_text_object`'s answer, the usual
     line read from its bytes by orjson at once (orjson refuses every byte string that is not UTF-8, so a line it
     reads decodes, to the text `_json_text_object` would give orjson encoded back; tests/unit/test_native_fast.py)."""
-    if raw.translate(_DIGITS).find(_LONG_NUMBER) < 0:
-        try:
-            obj = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            obj = None
-        if type(obj) is dict and raw.count(b"[") + raw.count(b"{") <= limits.max_depth:
-            return obj, None
+    obj = _orjson(raw)
+    if type(obj) is dict and raw.count(b"[") + raw.count(b"{") <= limits.max_depth:
+        return obj, None
     return _json_text_object(raw, file, line_no, limits)
 
 
