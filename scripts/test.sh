@@ -28,4 +28,6 @@ if [ "${TANAW_SKIP_SYSTEM:-0}" != "1" ]; then
     bash scripts/install_llama.sh "$PY" || echo "scripts/test.sh: llama.cpp extra not installed; its test skips" >&2
 fi
 
-exec "$PY" -m pytest -q "$@"
+# Two worker processes (pytest-xdist): on the 2-core CI machine the serial suite took 9-12 minutes, mostly
+# waiting on browsers, servers and subprocesses; TANAW_TEST_WORKERS=0 runs it in this process.
+exec "$PY" -m pytest -q -n "${TANAW_TEST_WORKERS:-2}" "$@"
