@@ -36,6 +36,10 @@ def encode(texts: Sequence[Any]) -> tuple[list, np.ndarray]:
     return sorted_codes(values, np.fromiter(map(pos.__getitem__, texts), dtype=np.int64, count=len(texts)))
 
 
+USAGE_FIELDS = ("tokens_in", "tokens_out", "latency_s")
+"""The prediction fields `CellColumns.usage` holds."""
+
+
 @dataclass
 class CellColumns:
     """One cell's rows in store order (run, item id, order): one entry per row in each array; text as codes."""
@@ -58,6 +62,9 @@ class CellColumns:
     """Metric -> stored item score per row (NaN where a row has none)."""
     pairs: Callable[[], list] = field(repr=False, default=list)
     """The (Item, ItemResult) pairs, built only for metrics computed row by row."""
+    usage: dict[str, np.ndarray] | None = None
+    """Each row's reported "tokens_in", "tokens_out" and "latency_s" (float, NaN where not reported), for the runs'
+    cost and speed (`evaluator.usage.run_usage`); None when they were not read."""
 
     @property
     def n_rows(self) -> int:
@@ -93,7 +100,8 @@ class CellColumns:
                    parsed=np.array([bool(res.parsed) for res in results], dtype=bool),
                    answers=answers, answer_code=answer_code,
                    scores={m: np.array([s.get(m, np.nan) for s in scores], dtype=float)
-                           for m in sorted(set().union(*scores))}, pairs=lambda: list(pairs))
+                           for m in sorted(set().union(*scores))}, pairs=lambda: list(pairs),
+                   usage={f: np.array(list(map(attrgetter(f), preds)), dtype=float) for f in USAGE_FIELDS})  # None: NaN
 
 
 def first_rows(codes: np.ndarray, n: int) -> np.ndarray:

@@ -25,6 +25,7 @@ import numpy as np
 from evaluator.cell_columns import CellColumns, sorted_distinct
 from evaluator.metrics import METRICS
 from evaluator.spec import Item, ItemResult
+from evaluator.usage import run_usage
 
 NODE_KEYS = ("phenomenon", "category", "subcategory", "level")
 """An item's node: its own grouping columns as the store keeps them (None when the item has none)."""
@@ -47,6 +48,9 @@ class CellDrilldown:
     """Per (metric, phenomenon, category, subcategory, level): n, correct, wrong."""
     runs: dict[int, tuple[int, int]] = field(default_factory=dict)
     """Run number -> (answers, unparsed answers)."""
+    run_usage: dict[int, tuple[int, int, float, int]] = field(default_factory=dict)
+    """Run number -> (tokens in, tokens out, latency sum, timed answers) (`evaluator.usage.run_usage`; empty when
+    the rows came without them)."""
     flags: list[tuple[str, str]] = field(default_factory=list)
     """(flag, item_id) of flagged items answered wrongly on a 0/1 metric, sorted."""
     n_answers: int = 0
@@ -98,6 +102,8 @@ def columns_drilldown(cols: CellColumns) -> CellDrilldown:
     answers = np.bincount(run_rows, minlength=len(runs))
     unparsed = np.bincount(run_rows, weights=~parsed, minlength=len(runs)).astype(np.int64)
     out.runs = {int(r): (int(a), int(u)) for r, a, u in zip(runs.tolist(), answers.tolist(), unparsed.tolist())}
+    if cols.usage is not None:
+        out.run_usage = run_usage(cols.run, cols.usage)
     out.n_answers, out.n_unparsed = cols.n_rows, int((~parsed).sum())
     metrics = [m for m in sorted(cols.scores) if not np.isnan(cols.scores[m]).all()]
     if not metrics:

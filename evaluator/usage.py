@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable, Mapping
 
+import numpy as np
+
 
 def _num(v: Any) -> float | None:
     try:
@@ -20,21 +22,39 @@ def _int(v: Any) -> int:
 
 
 def usage_summary(groups: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    """One model's usage from its run groups (requests, tokens_in, tokens_out, latency_sum, latency_n, price_in,
-    price_out): summed requests and tokens, mean latency per timed request, and cost = Σ tokens × price / 10^6,
-    None unless every group with tokens has both prices."""
+    """One model's usage from its runs (or groups of them: requests, tokens_in, tokens_out, latency_sum, latency_n,
+    price_in, price_out): summed requests and tokens, mean latency per timed request, and cost = Σ tokens × price /
+    10^6, None unless every run with tokens has both prices. Float sums are exactly rounded (`math.fsum`), so they do
+    not depend on the order of the runs."""
     rows = list(groups)
     tot = {k: sum(_int(r[k]) for r in rows) for k in ("requests", "tokens_in", "tokens_out")}
     lat_n = sum(_int(r["latency_n"]) for r in rows)
-    lat = sum(_num(r["latency_sum"]) or 0.0 for r in rows) / lat_n if lat_n else None
-    cost = 0.0
+    lat = math.fsum(_num(r["latency_sum"]) or 0.0 for r in rows) / lat_n if lat_n else None
+    costs: list[float] | None = []
     for r in rows:
         p_in, p_out = _num(r.get("price_in")), _num(r.get("price_out"))
         if not (_int(r["tokens_in"]) or _int(r["tokens_out"])):
             continue
         if p_in is None or p_out is None:
-            cost = None
+            costs = None
             break
-        cost += (_int(r["tokens_in"]) * p_in + _int(r["tokens_out"]) * p_out) / 1e6
+        costs.append((_int(r["tokens_in"]) * p_in + _int(r["tokens_out"]) * p_out) / 1e6)
     has_tokens = bool(tot["tokens_in"] or tot["tokens_out"])
-    return {**tot, "mean_latency_s": lat, "cost": cost if has_tokens else None}
+    return {**tot, "mean_latency_s": lat, "cost": math.fsum(costs) if has_tokens and costs is not None else None}
+
+
+def run_usage(run: np.ndarray, usage: Mapping[str, np.ndarray]) -> dict[int, tuple[int, int, float, int]]:
+    """Run number -> (tokens in, tokens out, latency sum, timed answers) of a cell's rows: `run` each row's run
+    number, `usage` each row's "tokens_in", "tokens_out" and "latency_s" (NaN where not reported, which adds
+    nothing). Each run's latencies are added in row order, so the same rows in the same order give the same bits."""
+    runs, row_run = np.unique(run, return_inverse=True)
+    n = len(runs)
+
+    def total(values: np.ndarray) -> np.ndarray:
+        return np.bincount(row_run, weights=np.where(np.isnan(values), 0.0, values), minlength=n)
+
+    latency = usage["latency_s"]
+    timed = np.bincount(row_run, weights=~np.isnan(latency), minlength=n).astype(np.int64)
+    return {int(r): (int(t_in), int(t_out), float(lat), int(k)) for r, t_in, t_out, lat, k in zip(
+        runs.tolist(), total(usage["tokens_in"]).tolist(), total(usage["tokens_out"]).tolist(),
+        total(latency).tolist(), timed.tolist())}

@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evaluator.cell_columns import CellColumns, sorted_codes
+from evaluator.cell_columns import USAGE_FIELDS, CellColumns, sorted_codes
 from evaluator.spec import Item
 from store import cell_rows
 
@@ -184,7 +184,8 @@ def stored_columns(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequenc
     answers, answer_code = _dictionary(preds["answer"])
     columns = {"cell": runs["cell"][keys.run], "run": runs["run_no"][keys.run],
                "item": keys.item, "order": keys.order, "key": keys.key, "answer": answer_code,
-               "parsed": preds["parsed"].fill_null(False).to_numpy(zero_copy_only=False).astype(bool)}
+               "parsed": preds["parsed"].fill_null(False).to_numpy(zero_copy_only=False).astype(bool),
+               **{f"u:{f}": preds[f].to_numpy(zero_copy_only=False).astype(float) for f in USAGE_FIELDS}}
     perm = keys.perm = _sorting(keys.key)
     if perm is not None:
         columns = {k: v[perm] for k, v in columns.items()}
@@ -213,4 +214,5 @@ def _cell(columns: dict[str, np.ndarray], rows: slice | np.ndarray, items: dict,
             scores[m] = values
     return CellColumns(items=items, ids=cell_ids, item_code=item_code, run=columns["run"][rows], orders=cell_orders,
                        order_code=order_code, parsed=columns["parsed"][rows], answers=cell_answers,
-                       answer_code=answer_code, scores=scores, pairs=pairs)
+                       answer_code=answer_code, scores=scores, pairs=pairs,
+                       usage={f: columns[f"u:{f}"][rows] for f in USAGE_FIELDS})

@@ -13,12 +13,12 @@ import duckdb
 
 from evaluator.usage import usage_summary
 from store.db import transaction
-from store.usage import models_without_usage, save_usage, usage_groups
+from store.usage import fill_run_usage, models_without_usage, run_usage, save_usage
 
 
 def usage_rows(groups: Sequence[Mapping[str, Any]]) -> list[dict]:
-    """One row per (prompt_lang, family) and per (prompt_lang, '' = every family) from a model's run groups
-    (`store.usage.usage_groups`, sorted by prompt language and family; a group without family counts in '' only)."""
+    """One row per (prompt_lang, family) and per (prompt_lang, '' = every family) from a model's runs
+    (`store.usage.run_usage`; a run without family counts in '' only)."""
     by_lang: dict[str, list] = {}
     for g in groups:
         by_lang.setdefault(g["prompt_lang"], []).append(g)
@@ -41,11 +41,13 @@ def refresh_usage(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str],
     their rows in these prompt languages (the runs of a refreshed cell count in its prompt language only)."""
     langs = sorted(set(prompt_langs)) if prompt_langs is not None else None
     for model_id in sorted(set(model_ids)):
-        save_usage(con, model_id, usage_rows(usage_groups(con, model_id, langs)), langs)
+        save_usage(con, model_id, usage_rows(run_usage(con, model_id, langs)), langs)
 
 
 def backfill_usage(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Store the usage of models that have current runs but none stored, in one transaction; returns them."""
+    """Store the usage of models that have current runs but none stored, in one transaction, after giving the run
+    counts of an older export their tokens and latency (V15); returns the models."""
+    fill_run_usage(con)
     missing = models_without_usage(con)
     if missing:
         with transaction(con):

@@ -145,7 +145,7 @@ def cells_rows(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Se
     """Every active prediction of these (task, lang, prompt_lang) cells and every stored item score of their active
     runs whose item id is one of `ids`, as two Arrow tables in no particular order, joined and sorted by the caller
     (two scans: no pivot or sort on text keys in the store), and the active runs: predictions (run = position in the
-    runs, item = position in `ids`, ord, parsed, answer), scores (run, item, ord, metric, value), runs as int64
+    runs, item = position in `ids`, ord, parsed, answer, tokens_in, tokens_out, latency_s), scores (run, item, ord, metric, value), runs as int64
     arrays in store order (cell, run number, run id) of cell (position in `cells`), run_no, slot and dup. `slot`
     numbers the (cell, run_no) of the active runs, `dup` the runs sharing one (by run id; 0 when a run number is
     not repeated). Only the run ids and `ids` go to the scans, as two lists, and each row comes back with positions
@@ -170,7 +170,8 @@ def cells_rows(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Se
              "ids AS (SELECT item_id, CAST(k - 1 AS INTEGER) AS item FROM unnest(?::VARCHAR[]) "
              "WITH ORDINALITY AS i(item_id, k))")
     params = [[r[2] for r in runs], list(ids)]
-    preds = con.sql(f"""{coded} SELECT a.run, i.item, nullif(p.ord, ?) AS ord, p.parsed, p.answer
+    preds = con.sql(f"""{coded} SELECT a.run, i.item, nullif(p.ord, ?) AS ord, p.parsed, p.answer, p.tokens_in,
+                               p.tokens_out, p.latency_s
                         FROM active a JOIN predictions p ON p.run_id = a.run_id JOIN ids i ON i.item_id = p.item_id""",
                     params=[*params, usual[0]])
     scores = con.sql(f"""{coded} SELECT a.run, i.item, nullif(s.ord, ?) AS ord, nullif(s.metric, ?) AS metric, s.value

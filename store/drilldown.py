@@ -117,16 +117,19 @@ def _insert_nodes(con: duckdb.DuckDBPyConnection, nodes: list[tuple[int, list[st
 
 def _save_run_counts(con: duckdb.DuckDBPyConnection, drills: Mapping[tuple[str, str, str], Any],
                      runs: Sequence[tuple], *, delete: bool = True) -> None:
-    """Each current run's answers and unparsed answers, from its cell's drill-down; `runs`: the cells' active
-    (task, lang, prompt_lang, run_no, run_id); `delete`: whether some of them may have counts stored."""
-    counted = [[run_id, *drills[(t, lg, pl)].runs[run_no]] for t, lg, pl, run_no, run_id in runs
-               if run_no in drills[(t, lg, pl)].runs]
+    """Each current run's answers, unparsed answers, tokens and latency (V15; NULL when the drill-down has none),
+    from its cell's drill-down; `runs`: the cells' active (task, lang, prompt_lang, run_no, run_id); `delete`:
+    whether some of them may have counts stored."""
+    none = (None, None, None, None)
+    counted = [[run_id, *d.runs[run_no], *d.run_usage.get(run_no, none)] for t, lg, pl, run_no, run_id in runs
+               if run_no in (d := drills[(t, lg, pl)]).runs]
     if counted:
-        ids, answers, unparsed = (list(c) for c in zip(*counted))
+        columns = [list(c) for c in zip(*counted)]
         if delete:
-            con.execute("DELETE FROM run_counts WHERE run_id IN (SELECT unnest(?))", [ids])  # a hash join
-        con.execute("INSERT INTO run_counts (run_id, answers, unparsed) SELECT unnest(?), unnest(?), unnest(?)",
-                    [ids, answers, unparsed])  # computed_at by its default: the transaction's start
+            con.execute("DELETE FROM run_counts WHERE run_id IN (SELECT unnest(?))", [columns[0]])  # a hash join
+        con.execute("INSERT INTO run_counts (run_id, answers, unparsed, tokens_in, tokens_out, latency_sum, latency_n) "
+                    "SELECT unnest(?), unnest(?), unnest(?), unnest(?), unnest(?), unnest(?), unnest(?)",
+                    columns)  # computed_at by its default: the transaction's start
 
 
 def cells_without_drilldown(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str, str]]:

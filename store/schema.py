@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import duckdb
 
-from store.schema_figures import V9, V10, V11, V12, V13, V14
+from store.schema_figures import V9, V10, V11, V12, V13, V14, V15
 
 V1 = (
     """CREATE TABLE IF NOT EXISTS schema_version (
@@ -217,7 +217,8 @@ V7 = (
     """CREATE TABLE IF NOT EXISTS run_counts (
         run_id VARCHAR,
         answers INTEGER, unparsed INTEGER,
-        computed_at TIMESTAMP DEFAULT current_timestamp)   -- after every prediction row of the run (see below)""",
+        computed_at TIMESTAMP DEFAULT current_timestamp)   -- after every prediction row of the run (see below);
+                                                           -- V15 adds tokens_in, tokens_out, latency_sum, latency_n""",
     """CREATE TABLE IF NOT EXISTS failed_flags (
         model_id VARCHAR, task VARCHAR, lang VARCHAR, prompt_lang VARCHAR,
         flag VARCHAR, item_id VARCHAR)         -- flagged items some answer got wrong on a 0/1 metric""",
@@ -267,7 +268,7 @@ the leaderboard's human column and the Human evaluation page (issue 16)."""
 
 MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6),
                                                        (7, V7), (8, V8), (9, V9), (10, V10), (11, V11),
-                                                       (12, V12), (13, V13), (14, V14))
+                                                       (12, V12), (13, V13), (14, V14), (15, V15))
 """(version, statements) in order; append a new version, never edit an applied one."""
 
 TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",

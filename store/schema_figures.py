@@ -1,10 +1,10 @@
-"""Migrations 9-14: the figures computed once by the evaluator and stored for the pages to read (issue 13), and the
-item outcomes' answers in a shape that is cheaper to write (issue 14).
+"""Migrations 9-15: the figures computed once by the evaluator and stored for the pages to read (issue 13), the
+item outcomes' answers in a shape that is cheaper to write and each run's tokens and latency (issue 14).
 
 V9 human-evaluation results of open campaigns, V10 cost and speed per model, V11 LINDSEA / PACUTE drill-down levels,
 V12 page figures (reported rows normalised, a cell's field, parse failures, PACUTE ceilings, a file's own scores per
-run), V13 Compare's paired tests, V14 item outcomes' answers without their order text. `store.schema.MIGRATIONS`
-applies them in order after V1-V8.
+run), V13 Compare's paired tests, V14 item outcomes' answers without their order text, V15 each run's tokens and
+latency beside its answer counts. `store.schema.MIGRATIONS` applies them in order after V1-V8.
 """
 from __future__ import annotations
 
@@ -129,3 +129,26 @@ shape: the migration and the import of an older Parquet export (store.parquet, s
 V14 = (f"ALTER TABLE item_outcomes ALTER answers SET DATA TYPE {ANSWERS_V14} USING {ANSWERS_FROM_V7}",)
 """The item outcomes' answers without their order text (issue 14): a refresh wrote 100,000 order strings for
 100,000 answers, a third of its item-outcome insert and commit; Compare's answer list reads `ba`."""
+
+RUN_USAGE_FILL = (
+    """UPDATE run_counts SET tokens_in = p.tokens_in, tokens_out = p.tokens_out, latency_sum = p.latency_sum,
+              latency_n = p.latency_n
+       FROM (SELECT run_id, coalesce(sum(tokens_in), 0) AS tokens_in, coalesce(sum(tokens_out), 0) AS tokens_out,
+                    coalesce(sum(latency_s), 0.0) AS latency_sum, count(latency_s) AS latency_n
+             FROM predictions WHERE run_id IN (SELECT run_id FROM run_counts WHERE latency_n IS NULL)
+             GROUP BY run_id) p
+       WHERE run_counts.run_id = p.run_id AND run_counts.latency_n IS NULL""",
+    """UPDATE run_counts SET tokens_in = 0, tokens_out = 0, latency_sum = 0.0, latency_n = 0
+       WHERE latency_n IS NULL""",
+)
+"""Each run count row without tokens and latency (written before V15, or pulled from an older export) gets them
+from the run's prediction rows (none: zeros). Later refreshes of the run's cell write them from its rows
+(`store.drilldown._save_run_counts`)."""
+
+V15 = ("ALTER TABLE run_counts ADD COLUMN tokens_in BIGINT", "ALTER TABLE run_counts ADD COLUMN tokens_out BIGINT",
+       "ALTER TABLE run_counts ADD COLUMN latency_sum DOUBLE", "ALTER TABLE run_counts ADD COLUMN latency_n BIGINT",
+       *RUN_USAGE_FILL)
+"""Each run's tokens in and out, latency sum and timed answers beside its answer counts (issue 14), written with
+them when its cell is aggregated: a refresh of a model's cost and speed (`store.usage.run_usage`) reads its runs'
+rows, not every prediction row of the store (the join on run ids scanned all of them: 15-24 ms on a 5,000,000-row
+store, at every live cell refresh)."""

@@ -1,42 +1,63 @@
-"""Stored cost and speed per model (schema V10): the run groups the wiring summarises, and the writer of its rows.
+"""Stored cost and speed per model (schema V10): the runs the wiring summarises, and the writer of its rows.
 
-services.usage_store sums a model's current runs with evaluator.usage.usage_summary whenever its roll-ups are
-refreshed and calls `save_usage` inside the caller's transaction; the leaderboard only filters the stored rows
+services.usage_store sums a model's current runs (`run_usage`) with evaluator.usage.usage_summary whenever its
+roll-ups are refreshed and calls `save_usage` inside the caller's transaction; the leaderboard only filters the stored rows
 (store.queries.leaderboard.usage_table).
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Mapping, Sequence
 
 import duckdb
+
+from store.db import transaction
+from store.schema_figures import RUN_USAGE_FILL
 
 USAGE_COLUMNS = ("requests", "tokens_in", "tokens_out", "mean_latency_s", "cost")
 """Columns of model_usage after (model_id, prompt_lang, family): evaluator.usage.usage_summary's keys."""
 
 
-GROUP_COLUMNS = ("prompt_lang", "family", "price_in", "price_out", "requests", "tokens_in", "tokens_out",
-                 "latency_sum", "latency_n")
-"""Columns of `usage_groups`' rows."""
+RUN_COLUMNS = ("run_id", "prompt_lang", "family", "price_in", "price_out", "requests", "tokens_in", "tokens_out",
+               "latency_sum", "latency_n")
+"""Columns of `run_usage`'s rows."""
+
+_RUNS = """
+    SELECT r.run_id, r.prompt_lang, t.family,
+           TRY_CAST(json_extract_string(r.settings, '$.price_per_mtok.input') AS DOUBLE) AS price_in,
+           TRY_CAST(json_extract_string(r.settings, '$.price_per_mtok.output') AS DOUBLE) AS price_out,
+           c.answers, c.tokens_in, c.tokens_out, c.latency_sum, c.latency_n, r.created_at, r.task, r.lang, r.run_no
+    FROM runs r LEFT JOIN tasks t ON t.task = r.task LEFT JOIN run_counts c ON c.run_id = r.run_id
+    WHERE r.model_id = ? AND NOT r.superseded AND (? IS NULL OR list_contains(?, r.prompt_lang))
+    ORDER BY r.run_id"""
 
 
-def usage_groups(con: duckdb.DuckDBPyConnection, model_id: str,
-                 prompt_langs: Sequence[str] | None = None) -> list[dict[str, Any]]:
-    """A model's current (not superseded) runs grouped by prompt language, task family (None for a task outside
-    the registry) and operator prices (run settings `price_per_mtok`), as rows with GROUP_COLUMNS sorted by them.
-    Runs without stored answers count 0 requests. `prompt_langs`: only runs in these prompt languages."""
-    rows = con.execute("""
-        WITH r AS (  -- prices read once per run, not once per answer
-            SELECT r.run_id, r.prompt_lang, t.family,
-                   TRY_CAST(json_extract_string(r.settings, '$.price_per_mtok.input') AS DOUBLE) AS price_in,
-                   TRY_CAST(json_extract_string(r.settings, '$.price_per_mtok.output') AS DOUBLE) AS price_out
-            FROM runs r LEFT JOIN tasks t ON t.task = r.task
-            WHERE r.model_id = ? AND NOT r.superseded AND (? IS NULL OR list_contains(?, r.prompt_lang)))
-        SELECT r.prompt_lang, r.family, r.price_in, r.price_out,
-               count(p.run_id) AS requests, sum(p.tokens_in) AS tokens_in, sum(p.tokens_out) AS tokens_out,
-               sum(p.latency_s) AS latency_sum, count(p.latency_s) AS latency_n
-        FROM r LEFT JOIN predictions p ON p.run_id = r.run_id
-        GROUP BY ALL ORDER BY ALL""", [model_id, prompt_langs, prompt_langs]).fetchall()
-    return [dict(zip(GROUP_COLUMNS, r)) for r in rows]
+def run_usage(con: duckdb.DuckDBPyConnection, model_id: str,
+              prompt_langs: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """A model's current (not superseded) runs with their prompt language, task family (None for a task outside the
+    registry), operator prices (run settings `price_per_mtok`) and answers, tokens and latency, as rows with
+    RUN_COLUMNS sorted by run id. `prompt_langs`: only runs in these prompt languages.
+
+    A run's sums are the ones stored with its counts when its cell was last aggregated (`run_counts`, schema V15):
+    no prediction row is read. Only runs without them are summed from their prediction rows: a run of a cell not
+    aggregated since V15 or still being answered, and runs sharing a run number in their cell (counted together
+    there). That scan starts at the earliest of those runs' creation times, since a run's prediction rows are written
+    after it (V7): a run in progress skips the store's older row groups. A run without stored answers counts 0
+    requests."""
+    runs = con.execute(_RUNS, [model_id, prompt_langs, prompt_langs]).fetchall()
+    shared = Counter((r[11], r[12], r[1], r[13]) for r in runs)  # (task, lang, prompt language, run number)
+    unsummed = [r for r in runs if r[9] is None or shared[(r[11], r[12], r[1], r[13])] > 1]
+    summed: dict[str, tuple] = {}
+    if unsummed:
+        since = [r[10] for r in unsummed]
+        bound, params = ("created_at >= ? AND ", [min(since)]) if None not in since else ("", [])
+        summed = {r[0]: r[1:] for r in con.execute(f"""
+            SELECT run_id, count(*), sum(tokens_in), sum(tokens_out), sum(latency_s), count(latency_s)
+            FROM predictions WHERE {bound}list_contains(?, run_id) GROUP BY run_id""",
+                                                   [*params, [r[0] for r in unsummed]]).fetchall()}
+    lacking = {r[0] for r in unsummed}
+    return [dict(zip(RUN_COLUMNS, (*r[:5], *(summed.get(r[0], (0, None, None, None, 0)) if r[0] in lacking
+                                               else r[5:10])))) for r in runs]
 
 
 def save_usage(con: duckdb.DuckDBPyConnection, model_id: str, rows: Sequence[Mapping[str, Any]],
@@ -53,6 +74,15 @@ def save_usage(con: duckdb.DuckDBPyConnection, model_id: str, rows: Sequence[Map
                     "mean_latency_s, cost) SELECT ?, unnest(?), unnest(?), unnest(?), unnest(?), unnest(?), "
                     "unnest(?), unnest(?)",
                     [model_id, *([r[c] for r in rows] for c in ("prompt_lang", "family", *USAGE_COLUMNS))])
+
+
+def fill_run_usage(con: duckdb.DuckDBPyConnection) -> None:
+    """Give run count rows without tokens and latency (pulled from an export written before V15) theirs, from the
+    runs' prediction rows, in one transaction; nothing to do (one count) on an up-to-date store."""
+    if con.execute("SELECT count(*) FROM run_counts WHERE latency_n IS NULL").fetchone()[0]:
+        with transaction(con):
+            for stmt in RUN_USAGE_FILL:
+                con.execute(stmt)
 
 
 def models_without_usage(con: duckdb.DuckDBPyConnection) -> list[str]:
