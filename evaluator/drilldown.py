@@ -103,7 +103,7 @@ def columns_drilldown(cols: CellColumns) -> CellDrilldown:
     unparsed = np.bincount(run_rows, weights=~parsed, minlength=len(runs)).astype(np.int64)
     out.runs = {int(r): (int(a), int(u)) for r, a, u in zip(runs.tolist(), answers.tolist(), unparsed.tolist())}
     if cols.usage is not None:
-        out.run_usage = run_usage(cols.run, cols.usage)
+        out.run_usage = run_usage(runs, run_rows, cols.usage)
     out.n_answers, out.n_unparsed = cols.n_rows, int((~parsed).sum())
     metrics = [m for m in sorted(cols.scores) if not np.isnan(cols.scores[m]).all()]
     if not metrics:

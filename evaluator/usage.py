@@ -43,11 +43,12 @@ def usage_summary(groups: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     return {**tot, "mean_latency_s": lat, "cost": math.fsum(costs) if has_tokens and costs is not None else None}
 
 
-def run_usage(run: np.ndarray, usage: Mapping[str, np.ndarray]) -> dict[int, tuple[int, int, float, int]]:
-    """Run number -> (tokens in, tokens out, latency sum, timed answers) of a cell's rows: `run` each row's run
-    number, `usage` each row's "tokens_in", "tokens_out" and "latency_s" (NaN where not reported, which adds
-    nothing). Each run's latencies are added in row order, so the same rows in the same order give the same bits."""
-    runs, row_run = np.unique(run, return_inverse=True)
+def run_usage(runs: np.ndarray, row_run: np.ndarray, usage: Mapping[str, np.ndarray]
+              ) -> dict[int, tuple[int, int, float, int]]:
+    """Run number -> (tokens in, tokens out, latency sum, timed answers) of a cell's rows: `runs` the cell's run
+    numbers, `row_run` each row's position among them, `usage` each row's "tokens_in", "tokens_out" and "latency_s"
+    (NaN where not reported, which adds nothing). Each run's latencies are added in row order, so the same rows in
+    the same order give the same bits."""
     n = len(runs)
 
     def total(values: np.ndarray) -> np.ndarray:
@@ -56,5 +57,5 @@ def run_usage(run: np.ndarray, usage: Mapping[str, np.ndarray]) -> dict[int, tup
     latency = usage["latency_s"]
     timed = np.bincount(row_run, weights=~np.isnan(latency), minlength=n).astype(np.int64)
     return {int(r): (int(t_in), int(t_out), float(lat), int(k)) for r, t_in, t_out, lat, k in zip(
-        runs.tolist(), total(usage["tokens_in"]).tolist(), total(usage["tokens_out"]).tolist(),
+        np.asarray(runs).tolist(), total(usage["tokens_in"]).tolist(), total(usage["tokens_out"]).tolist(),
         total(latency).tolist(), timed.tolist())}

@@ -32,6 +32,7 @@ from store import cell_rows, writer
 from store.db import transaction
 from store.drill_levels import Groups
 from store.drilldown import save_drilldowns
+from store.usage import model_runs
 
 
 class IngestError(ValueError):
@@ -118,10 +119,11 @@ def refresh_rollups(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str],
     headline, overalls = writer.rollup_inputs(con, model_ids, RANKED_ORIGINS)  # one read for both
     rows = {model_id: rollup_rows(headline[model_id]) for model_id in model_ids}
     writer.replace_rollups(con, rows, rank_rows(con, rows, overalls))  # with every rank range: one delete, one insert
+    runs = {model_id: model_runs(con, model_id) for model_id in model_ids}  # one read for usage and parse failures
     for model_id in model_ids:
-        refresh_usage(con, [model_id], langs)  # cost and speed per model, stored beside its roll-ups (V10)
+        refresh_usage(con, [model_id], langs, runs)  # cost and speed per model, stored beside its roll-ups (V10)
         refresh_levels(con, [model_id], cells, levels)  # LINDSEA / PACUTE drill-down levels from its nodes (V11)
-    refresh_model_figures(con, model_ids, cells)  # its cells' field, parse failures, PACUTE ceilings (V12)
+    refresh_model_figures(con, model_ids, cells, runs)  # its cells' field, parse failures, PACUTE ceilings (V12)
 
 
 RANKED_ORIGINS = ("evaluated", "uploaded")

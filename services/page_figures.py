@@ -54,17 +54,20 @@ def _refresh_field(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str],
 
 
 def refresh_model_figures(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str],
-                          cells: Iterable[Sequence[str]] | None = None) -> None:
+                          cells: Iterable[Sequence[str]] | None = None,
+                          runs: Mapping[str, Sequence[tuple]] | None = None) -> None:
     """Recompute and store the page figures of these models (inside the caller's transaction). `cells`: the
-    (task, lang, prompt_lang) cells just recomputed, when only those changed (None: any may have)."""
+    (task, lang, prompt_lang) cells just recomputed, when only those changed (None: any may have); `runs`: model ->
+    its current runs as `store.usage.model_runs` read them in this transaction, when the caller did (else read)."""
     models = sorted(set(model_ids))
     if not models:
         return
     among = None if cells is None else sorted({tuple(c)[:3] for c in cells})
     _refresh_field(con, models, among)
     for model_id in models:
-        stored.save_parse_failures(con, model_id, parse_failures(
-            stored.run_answer_counts(con, model_id)))
+        counts = stored.answer_counts(runs[model_id]) if runs and model_id in runs else \
+            stored.run_answer_counts(con, model_id)
+        stored.save_parse_failures(con, model_id, parse_failures(counts))
         if among is None or any(task in CONTROLS for task, *_ in among):  # else its ceilings are unchanged
             stored.save_ceilings(con, model_id, control_ceilings(stored.english_cells(con, model_id).to_dict("records")))
 

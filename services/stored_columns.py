@@ -185,7 +185,7 @@ def stored_columns(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequenc
     columns = {"cell": runs["cell"][keys.run], "run": runs["run_no"][keys.run],
                "item": keys.item, "order": keys.order, "key": keys.key, "answer": answer_code,
                "parsed": preds["parsed"].fill_null(False).to_numpy(zero_copy_only=False).astype(bool),
-               **{f"u:{f}": preds[f].to_numpy(zero_copy_only=False).astype(float) for f in USAGE_FIELDS}}
+               **{f"u:{f}": np.asarray(preds[f].to_numpy(zero_copy_only=False), dtype=float) for f in USAGE_FIELDS}}
     perm = keys.perm = _sorting(keys.key)
     if perm is not None:
         columns = {k: v[perm] for k, v in columns.items()}

@@ -36,12 +36,15 @@ def usage_rows(groups: Sequence[Mapping[str, Any]]) -> list[dict]:
 
 
 def refresh_usage(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str],
-                  prompt_langs: Sequence[str] | None = None) -> None:
+                  prompt_langs: Sequence[str] | None = None,
+                  runs: Mapping[str, Sequence[tuple]] | None = None) -> None:
     """Recompute and store the usage of these models (inside the caller's transaction); `prompt_langs`: only
-    their rows in these prompt languages (the runs of a refreshed cell count in its prompt language only)."""
+    their rows in these prompt languages (the runs of a refreshed cell count in its prompt language only); `runs`:
+    model -> its current runs as `store.usage.model_runs` read them in this transaction, when the caller did."""
     langs = sorted(set(prompt_langs)) if prompt_langs is not None else None
     for model_id in sorted(set(model_ids)):
-        save_usage(con, model_id, usage_rows(run_usage(con, model_id, langs)), langs)
+        rows = run_usage(con, model_id, langs, runs.get(model_id) if runs else None)
+        save_usage(con, model_id, usage_rows(rows), langs)
 
 
 def backfill_usage(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -13,6 +13,8 @@ from typing import Any, Mapping, Sequence
 import duckdb
 import pandas as pd
 
+from store.usage import MODEL_RUN_COLUMNS
+
 CELL_KEY = ("task", "lang", "prompt_lang", "metric")
 """A headline cell, as cell_field keys it (with model_id)."""
 
@@ -122,6 +124,14 @@ def run_answer_counts(con: duckdb.DuckDBPyConnection, model_id: str) -> list[dic
         FROM runs r LEFT JOIN run_counts c ON c.run_id = r.run_id
         WHERE r.model_id = ? AND NOT r.superseded""", [model_id]).fetchall()
     return [dict(zip(RUN_COUNT_COLUMNS, r)) for r in rows]
+
+
+def answer_counts(runs: Sequence[tuple]) -> list[dict[str, Any]]:
+    """`run_answer_counts`' rows from the model's runs as `store.usage.model_runs` read them (every prompt language):
+    the same runs and counts without a read of their own."""
+    task, lang, prompt_lang, answers, unparsed = (MODEL_RUN_COLUMNS.index(c) for c in RUN_COUNT_COLUMNS)
+    return [{"task": r[task], "lang": r[lang], "prompt_lang": r[prompt_lang], "answers": r[answers] or 0,
+             "unparsed": r[unparsed] or 0} for r in runs]
 
 
 def save_parse_failures(con: duckdb.DuckDBPyConnection, model_id: str, rows: Sequence[Mapping[str, Any]]) -> None:

@@ -22,21 +22,34 @@ RUN_COLUMNS = ("run_id", "prompt_lang", "family", "price_in", "price_out", "requ
                "latency_sum", "latency_n")
 """Columns of `run_usage`'s rows."""
 
-_RUNS = """
-    SELECT r.run_id, r.prompt_lang, t.family,
-           TRY_CAST(json_extract_string(r.settings, '$.price_per_mtok.input') AS DOUBLE) AS price_in,
-           TRY_CAST(json_extract_string(r.settings, '$.price_per_mtok.output') AS DOUBLE) AS price_out,
-           c.answers, c.tokens_in, c.tokens_out, c.latency_sum, c.latency_n, r.created_at, r.task, r.lang, r.run_no
-    FROM runs r LEFT JOIN tasks t ON t.task = r.task LEFT JOIN run_counts c ON c.run_id = r.run_id
-    WHERE r.model_id = ? AND NOT r.superseded AND (? IS NULL OR list_contains(?, r.prompt_lang))
-    ORDER BY r.run_id"""
+MODEL_RUN_COLUMNS = ("run_id", "prompt_lang", "family", "price_in", "price_out", "answers", "tokens_in", "tokens_out",
+                     "latency_sum", "latency_n", "created_at", "task", "lang", "run_no", "unparsed")
+"""Columns of `model_runs`' rows (tuples: a refresh reads a few to a thousand of them)."""
 
 
-def run_usage(con: duckdb.DuckDBPyConnection, model_id: str,
-              prompt_langs: Sequence[str] | None = None) -> list[dict[str, Any]]:
+def model_runs(con: duckdb.DuckDBPyConnection, model_id: str, prompt_langs: Sequence[str] | None = None
+               ) -> list[tuple]:
     """A model's current (not superseded) runs with their prompt language, task family (None for a task outside the
-    registry), operator prices (run settings `price_per_mtok`) and answers, tokens and latency, as rows with
-    RUN_COLUMNS sorted by run id. `prompt_langs`: only runs in these prompt languages.
+    registry), operator prices (run settings `price_per_mtok`) and stored counts (NULL where none: `run_counts`), as
+    rows with MODEL_RUN_COLUMNS sorted by run id; `prompt_langs`: only runs in these prompt languages. One read for
+    both figures a roll-up refresh stores from them: cost and speed (`run_usage`) and parse failures
+    (`store.page_figures.answer_counts`)."""
+    return con.execute("""
+        SELECT r.run_id, r.prompt_lang, t.family,
+               TRY_CAST(json_extract_string(r.settings, '$.price_per_mtok.input') AS DOUBLE) AS price_in,
+               TRY_CAST(json_extract_string(r.settings, '$.price_per_mtok.output') AS DOUBLE) AS price_out,
+               c.answers, c.tokens_in, c.tokens_out, c.latency_sum, c.latency_n, r.created_at, r.task, r.lang,
+               r.run_no, c.unparsed
+        FROM runs r LEFT JOIN tasks t ON t.task = r.task LEFT JOIN run_counts c ON c.run_id = r.run_id
+        WHERE r.model_id = ? AND NOT r.superseded AND (? IS NULL OR list_contains(?, r.prompt_lang))
+        ORDER BY r.run_id""", [model_id, prompt_langs, prompt_langs]).fetchall()
+
+
+def run_usage(con: duckdb.DuckDBPyConnection, model_id: str, prompt_langs: Sequence[str] | None = None,
+              runs: Sequence[tuple] | None = None) -> list[dict[str, Any]]:
+    """A model's current runs (`model_runs`; `runs`: its rows when the caller read them, all prompt languages) with
+    their prompt language, family, prices, answers, tokens and latency, as rows with RUN_COLUMNS sorted by run id.
+    `prompt_langs`: only runs in these prompt languages.
 
     A run's sums are the ones stored with its counts when its cell was last aggregated (`run_counts`, schema V15):
     no prediction row is read. Only runs without them are summed from their prediction rows: a run of a cell not
@@ -44,7 +57,11 @@ def run_usage(con: duckdb.DuckDBPyConnection, model_id: str,
     there). That scan starts at the earliest of those runs' creation times, since a run's prediction rows are written
     after it (V7): a run in progress skips the store's older row groups. A run without stored answers counts 0
     requests."""
-    runs = con.execute(_RUNS, [model_id, prompt_langs, prompt_langs]).fetchall()
+    if runs is None:
+        runs = model_runs(con, model_id, prompt_langs)
+    elif prompt_langs is not None:
+        wanted = set(prompt_langs)
+        runs = [r for r in runs if r[1] in wanted]
     shared = Counter((r[11], r[12], r[1], r[13]) for r in runs)  # (task, lang, prompt language, run number)
     unsummed = [r for r in runs if r[9] is None or shared[(r[11], r[12], r[1], r[13])] > 1]
     summed: dict[str, tuple] = {}

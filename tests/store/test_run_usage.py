@@ -121,9 +121,9 @@ def test_a_store_at_v14_gets_its_runs_sums_from_their_predictions(tmp_path):
 
 def test_run_usage_of_a_cells_rows_by_hand():
     nan = float("nan")
-    got = cell_run_usage(np.array([2, 1, 1, 2]), {"tokens_in": np.array([5, 10, nan, 1.0]),
-                                                  "tokens_out": np.array([nan, 1, 2, nan]),
-                                                  "latency_s": np.array([0.25, 0.5, nan, 0.125])})
+    got = cell_run_usage(np.array([1, 2]), np.array([1, 0, 0, 1]), {"tokens_in": np.array([5, 10, nan, 1.0]),
+                                                                    "tokens_out": np.array([nan, 1, 2, nan]),
+                                                                    "latency_s": np.array([0.25, 0.5, nan, 0.125])})
     assert got == {1: (10, 3, 0.5, 1), 2: (6, 0, 0.375, 2)}
 
 
