@@ -145,10 +145,10 @@ def cells_rows(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Se
     """Every active prediction of these (task, lang, prompt_lang) cells and every stored item score of their active
     runs whose item id is one of `ids`, as two Arrow tables in no particular order, joined and sorted by the caller
     (two scans: no pivot or sort on text keys in the store), and the active runs: predictions (run = position in the
-    runs, item = position in `ids`, ord, parsed, answer, tokens_in, tokens_out, latency_s), scores (run, item, ord, metric, value), runs as int64
-    arrays in store order (cell, run number, run id) of cell (position in `cells`), run_no, slot and dup. `slot`
-    numbers the (cell, run_no) of the active runs, `dup` the runs sharing one (by run id; 0 when a run number is
-    not repeated). Only the run ids and `ids` go to the scans, as two lists, and each row comes back with positions
+    runs, item = position in `ids`, ord, parsed, answer, tokens_in, tokens_out, latency_s), scores (run, item, ord,
+    metric, value), runs as int64 arrays in store order (cell, run number, run id) of cell (position in `cells`),
+    run_no, slot and dup. `slot` numbers the (cell, run_no) of the active runs, `dup` the runs sharing one (by run
+    id; 0 when a run number is not repeated). Only the run ids and `ids` go to the scans, as two lists, and each row comes back with positions
     in them: no item id text per row to convert (a third of a scan's time). `usual`: the (order, metric) most
     rows hold, which come back NULL in the predictions' and scores' ord and the scores' metric (never NULL in the
     store: part of its key), so nearly no text is converted for them either. `active`: the cells' active runs as `refresh_state`

@@ -127,8 +127,8 @@ def attach_parquet(con: duckdb.DuckDBPyConnection, root: str | os.PathLike, *, t
         if table in present and views is not None and table not in views:
             glob = table_glob(root, table, meta.get("partition_by") or ())
             parquet.check_footers(con, glob, meta["rows"], glob, table)  # counts and size before reading a row
-            cols = ", ".join(parquet.quote_ident(c) for c in meta["columns"])  # the export's (an older one lacks
-            # the later columns, NULL here: run counts' tokens and latency before V15)
+            # the columns the export has: an older one lacks the later ones (run counts' sums before V15), NULL here
+            cols = ", ".join(parquet.quote_ident(c) for c in meta["columns"])
             source = create.split(" AS ", 1)[1]
             con.execute(f"INSERT INTO {parquet.quote_ident(table)} ({cols}) SELECT {cols} FROM ({source})")
             made[table] = "loaded"
