@@ -21,15 +21,25 @@ def _int(v: Any) -> int:
     return int(f) if f is not None else 0
 
 
+def _total(values: Iterable[float]) -> float:
+    """The exactly rounded sum (`math.fsum`) of non-negative floats; infinite where it leaves the float range (a
+    pulled store's absurd latencies), as a plain sum would be, instead of fsum's OverflowError."""
+    values = list(values)
+    try:
+        return math.fsum(values)
+    except OverflowError:
+        return math.inf
+
+
 def usage_summary(groups: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """One model's usage from its runs (or groups of them: requests, tokens_in, tokens_out, latency_sum, latency_n,
     price_in, price_out): summed requests and tokens, mean latency per timed request, and cost = Σ tokens × price /
-    10^6, None unless every run with tokens has both prices. Float sums are exactly rounded (`math.fsum`), so they do
+    10^6, None unless every run with tokens has both prices. Float sums are exactly rounded (`_total`), so they do
     not depend on the order of the runs."""
     rows = list(groups)
     tot = {k: sum(_int(r[k]) for r in rows) for k in ("requests", "tokens_in", "tokens_out")}
     lat_n = sum(_int(r["latency_n"]) for r in rows)
-    lat = math.fsum(_num(r["latency_sum"]) or 0.0 for r in rows) / lat_n if lat_n else None
+    lat = _total(_num(r["latency_sum"]) or 0.0 for r in rows) / lat_n if lat_n else None
     costs: list[float] | None = []
     for r in rows:
         p_in, p_out = _num(r.get("price_in")), _num(r.get("price_out"))
@@ -40,7 +50,7 @@ def usage_summary(groups: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
             break
         costs.append((_int(r["tokens_in"]) * p_in + _int(r["tokens_out"]) * p_out) / 1e6)
     has_tokens = bool(tot["tokens_in"] or tot["tokens_out"])
-    return {**tot, "mean_latency_s": lat, "cost": math.fsum(costs) if has_tokens and costs is not None else None}
+    return {**tot, "mean_latency_s": lat, "cost": _total(costs) if has_tokens and costs is not None else None}
 
 
 def run_usage(runs: np.ndarray, row_run: np.ndarray, usage: Mapping[str, np.ndarray]

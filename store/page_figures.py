@@ -13,7 +13,7 @@ from typing import Any, Mapping, Sequence
 import duckdb
 import pandas as pd
 
-from store.usage import MODEL_RUN_COLUMNS
+from store.usage import MODEL_RUN_COLUMNS, model_runs
 
 CELL_KEY = ("task", "lang", "prompt_lang", "metric")
 """A headline cell, as cell_field keys it (with model_id)."""
@@ -117,13 +117,9 @@ RUN_COUNT_COLUMNS = ("task", "lang", "prompt_lang", "answers", "unparsed")
 
 def run_answer_counts(con: duckdb.DuckDBPyConnection, model_id: str) -> list[dict[str, Any]]:
     """A model's current runs with their answers and unparsed outputs (run_counts, 0 when not counted), as rows
-    with RUN_COUNT_COLUMNS (plain Python values: no data frame per refresh), in no particular order (integer counts:
-    `evaluator.model_figures.parse_failures` sums them alike in any order; sorting them cost ~0.3-0.7 ms)."""
-    rows = con.execute("""
-        SELECT r.task, r.lang, r.prompt_lang, coalesce(c.answers, 0) AS answers, coalesce(c.unparsed, 0) AS unparsed
-        FROM runs r LEFT JOIN run_counts c ON c.run_id = r.run_id
-        WHERE r.model_id = ? AND NOT r.superseded""", [model_id]).fetchall()
-    return [dict(zip(RUN_COUNT_COLUMNS, r)) for r in rows]
+    with RUN_COUNT_COLUMNS (plain Python values: no data frame per refresh), from `store.usage.model_runs`
+    (`answer_counts` of its rows, when the caller has read them)."""
+    return answer_counts(model_runs(con, model_id))
 
 
 def answer_counts(runs: Sequence[tuple]) -> list[dict[str, Any]]:

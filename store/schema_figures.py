@@ -150,5 +150,5 @@ V15 = ("ALTER TABLE run_counts ADD COLUMN tokens_in BIGINT", "ALTER TABLE run_co
        *RUN_USAGE_FILL)
 """Each run's tokens in and out, latency sum and timed answers beside its answer counts (issue 14), written with
 them when its cell is aggregated: a refresh of a model's cost and speed (`store.usage.run_usage`) reads its runs'
-rows, not every prediction row of the store (the join on run ids scanned all of them: 15-24 ms on a 5,000,000-row
-store, at every live cell refresh)."""
+rows, not every prediction row of the store (the join on run ids scanned all of them at every live cell refresh:
+10.6-13.8 ms a model on a 5,000,000-row store, `benchmarks/bench_run_usage.py`)."""

@@ -163,3 +163,8 @@ def test_an_export_before_v15_imports_attaches_and_gets_its_runs_sums(tmp_path):
     assert dst.execute("SELECT count(*) FROM run_counts WHERE latency_n IS NULL").fetchone()[0] == 0
     _close(_by_run(run_usage(dst, MODEL)), want)
     assert dst.execute("SELECT * FROM model_usage ORDER BY ALL").fetchall() == usage
+
+
+def test_sums_beyond_the_float_range_are_infinite_not_an_error():
+    runs = [{"requests": 1, "tokens_in": 0, "tokens_out": 0, "latency_sum": 1e308, "latency_n": 1}] * 2
+    assert usage_summary(runs)["mean_latency_s"] == float("inf")  # as a pulled store's absurd sums would give
