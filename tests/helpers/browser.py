@@ -125,10 +125,12 @@ def click_after_typing(page, button) -> None:
     the page settle, then press. Playwright releases the mouse ~4 ms after pressing it; when that press is what
     blurs a text field, the field commits its value and React redraws the form in between, and the release can
     land on another element, so the button never gets its click (caught as a lost submit: the browser sent nothing,
-    tests/browser/test_hub_app.py). A person's press lasts ~100 ms, longer than the redraw."""
+    tests/browser/test_hub_app.py). A person's press lasts ~100 ms, longer than the redraw. The run the committed
+    field may start is waited for too: under the suite's two workers a click during it was lost once more."""
     page.keyboard.press("Tab")
     page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
     page.wait_for_timeout(100)
+    wait_for_run(page)
     button.click()
 
 
