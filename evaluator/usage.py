@@ -9,6 +9,11 @@ import numpy as np
 
 
 def _num(v: Any) -> float | None:
+    """`v` as a non-negative float; None where there is none (missing, NaN, negative, not a number)."""
+    if v is None:  # most runs report no tokens or latency: no exception to raise and catch
+        return None
+    if type(v) is float:  # the stored columns' type (NaN >= 0 is false)
+        return v if v >= 0 else None
     try:
         f = float(v)
     except (TypeError, ValueError):
@@ -16,7 +21,14 @@ def _num(v: Any) -> float | None:
     return None if math.isnan(f) or f < 0 else f
 
 
+_EXACT = 2 ** 53
+"""Integers up to this are their own float: `int(float(v)) == v`."""
+
+
 def _int(v: Any) -> int:
+    """`v` as a non-negative whole number, through its float (`_num`); 0 where there is none."""
+    if type(v) is int and 0 <= v <= _EXACT:  # the stored columns' type: the value the float gives
+        return v
     f = _num(v)
     return int(f) if f is not None else 0
 
@@ -36,19 +48,20 @@ def usage_summary(groups: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     price_in, price_out): summed requests and tokens, mean latency per timed request, and cost = Σ tokens × price /
     10^6, None unless every run with tokens has both prices. Float sums are exactly rounded (`_total`), so they do
     not depend on the order of the runs."""
-    rows = list(groups)
-    tot = {k: sum(_int(r[k]) for r in rows) for k in ("requests", "tokens_in", "tokens_out")}
-    lat_n = sum(_int(r["latency_n"]) for r in rows)
-    lat = _total(_num(r["latency_sum"]) or 0.0 for r in rows) / lat_n if lat_n else None
+    rows = [(_int(r["requests"]), _int(r["tokens_in"]), _int(r["tokens_out"]), _int(r["latency_n"]), r)
+            for r in groups]  # each count converted once; latency sums and prices where they are used
+    tot = {k: sum(r[i] for r in rows) for i, k in enumerate(("requests", "tokens_in", "tokens_out"))}
+    lat_n = sum(r[3] for r in rows)
+    lat = _total(_num(r["latency_sum"]) or 0.0 for *_, r in rows) / lat_n if lat_n else None
     costs: list[float] | None = []
-    for r in rows:
+    for _, t_in, t_out, _, r in rows:
         p_in, p_out = _num(r.get("price_in")), _num(r.get("price_out"))
-        if not (_int(r["tokens_in"]) or _int(r["tokens_out"])):
+        if not (t_in or t_out):
             continue
         if p_in is None or p_out is None:
             costs = None
             break
-        costs.append((_int(r["tokens_in"]) * p_in + _int(r["tokens_out"]) * p_out) / 1e6)
+        costs.append((t_in * p_in + t_out * p_out) / 1e6)
     has_tokens = bool(tot["tokens_in"] or tot["tokens_out"])
     return {**tot, "mean_latency_s": lat, "cost": _total(costs) if has_tokens and costs is not None else None}
 
