@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from store.queries import query
-from store.queries.explore import BINARY_SQL, binary_metrics, predictions_of, run_windows
+from store.queries.explore import BINARY_SQL, predictions_of, run_windows
 
 SLICES = ("all", "a_right_b_wrong", "a_wrong_b_right", "all_wrong", "any_wrong", "unparseable",
           "prompt_disagree")
@@ -199,7 +199,6 @@ def compare_outputs(con, *, task: str, lang: str, item_id: str, systems: tuple[s
     """Every answer of the chosen systems to one item: label, model_id, prompt_lang, run_no, ord, prompt,
     output, answer, parsed, score, right (NULL for non-binary metrics), finish_reason."""
     sys_sql, params = _system_rows(systems)
-    binary = metric in binary_metrics(con)
     preds, pred_params = predictions_of(_system_runs(con, task, lang, systems), "p.item_id = ?", [item_id])
     return con.execute(f"""
         WITH sys AS ({sys_sql}),
@@ -210,14 +209,14 @@ def compare_outputs(con, *, task: str, lang: str, item_id: str, systems: tuple[s
               AND o.item_id = ? AND o.metric = ?),
         answers AS (SELECT model_id, prompt_lang, unnest(answers, recursive := true) FROM outcomes)
         SELECT sys.label, r.model_id, r.prompt_lang, r.run_no, p.ord, p.prompt, p.output, p.answer, p.parsed,
-               s.value AS score, {'s.value >= 1' if binary else 'NULL::BOOLEAN'} AS right, p.finish_reason
+               s.value AS score, CASE WHEN ? IN {BINARY_SQL} THEN s.value >= 1 END AS right, p.finish_reason
         FROM sys JOIN runs r ON r.model_id = sys.model_id AND r.prompt_lang = sys.prompt_lang
         JOIN ({preds}) p ON p.run_id = r.run_id
         LEFT JOIN answers s ON s.model_id = r.model_id AND s.prompt_lang = r.prompt_lang AND s.run_no = r.run_no
                            AND coalesce(s.ba, false) = (p.ord = 'ba')
         WHERE r.task = ? AND r.lang = ? AND NOT r.superseded
         ORDER BY sys.label, r.run_no, p.ord""",
-                       [*params, task, lang, item_id, metric, *pred_params, task, lang]).df()
+                       [*params, task, lang, item_id, metric, metric, *pred_params, task, lang]).df()
 
 
 @query
