@@ -200,12 +200,12 @@ def _handler(hub: HubStandin):
                     return self._error(400, f"stand-in does not support {key!r} operations")
             prefix = f"{hub.url}/datasets/{repo_id}"
             num = 1 + sum(1 for r in repo.refs if r.startswith("refs/pr/"))
-            hub.commit_log.append((f"refs/pr/{num}" if create_pr else rev, summary, touched))
+            ref = f"refs/pr/{num}" if create_pr else rev
+            sha = repo.commit(files, summary, ref)
+            hub.commit_log.append((ref, summary, touched))  # after the files: a test that sees it reads them
             if create_pr:
-                sha = repo.commit(files, summary, f"refs/pr/{num}")
                 return self._json(200, {"commitOid": sha, "commitUrl": f"{prefix}/commit/{sha}",
                                         "pullRequestUrl": f"{prefix}/discussions/{num}"})
-            sha = repo.commit(files, summary, rev)
             return self._json(200, {"commitOid": sha, "commitUrl": f"{prefix}/commit/{sha}", "pullRequestUrl": None})
 
         def _resolve(self, method: str, repo_id: str, rev: str, path: str) -> None:
