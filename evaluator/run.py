@@ -57,8 +57,9 @@ class Sink(Protocol):
     """Where results go: the store through `services.ingest`, or a list in tests."""
 
     def prepare(self, items: Sequence[Item]) -> None:
-        """Whatever every commit needs first (e.g. the registry's rows, and the rows of `items`: every item the run
-        is about to ask, once); runs on the writer thread in the first commit, before the first `save_many`."""
+        """Whatever a commit needs first (e.g. the registry's rows, and the rows of `items`: the items of the jobs
+        planned since the last call); runs on the writer thread before the first `save_many`, and again before a
+        later one once more of the plan is built (`preparer`)."""
 
     def stored_many(self, cells: Sequence["Cell"]) -> Mapping[tuple, set[tuple[str, str]]]:
         """(item_id, order) pairs already stored, by cell key (`Cell.key`), for every cell of the plan at once;
@@ -327,7 +328,7 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
                 return []
 
             feed = JobFeed(writer.last_round)
-            writer.start(lambda: sink.prepare(_items_of(planned.jobs)))  # the jobs planned by the first commit
+            writer.start(preparer(sink, planned))
             feed.add(planned.add(first))
             rest = [functools.partial(lambda p: planned.add(p()), p) for p in parts[1:]] + [progress_bars]
             planner = asyncio.ensure_future(plan_rest(feed, lambda: bool(pace.in_flight) and pace.lull() >= PLAN_LULL_S,
@@ -368,6 +369,23 @@ class _Planned:
         self.jobs.extend(todo)
         self.ledger.start()
         return todo
+
+
+def preparer(sink: Sink, planned: "_Planned") -> Callable[[], None]:
+    """What the writer runs before each commit, on its thread: the sink's `prepare` of the items of the jobs planned
+    since its last call (the first call always: the registry's rows), nothing when no job was planned since. So the
+    rest of a plan built after the first commit (`run_feed.plan_rest`, in a quiet stretch that may come later) has its
+    item rows written by the next commit in one append, not item by item in the groups that answer them (the last
+    group's commit, which the run's end waits for, among them)."""
+    done: list[int | None] = [None]  # jobs prepared so far (None: never called)
+
+    def prepare() -> None:
+        n = len(planned.jobs)  # appended on the event loop's thread; a slice up to n is what was planned by now
+        if done[0] is not None and n == done[0]:
+            return
+        sink.prepare(_items_of(planned.jobs[done[0] or 0:n]))
+        done[0] = n
+    return prepare
 
 
 def _items_of(jobs: Sequence[Job]) -> list[Item]:

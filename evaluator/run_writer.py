@@ -47,7 +47,7 @@ def group_size(concurrency: int) -> int:
 class AnswerWriter:
     """One writer for every answer: scores and stores them in groups on its own thread, behind a bounded queue.
 
-    The writer's first commit runs the sink's `prepare` first. A request's slot is freed as soon as its answer is
+    Each commit first runs the run's `prepare` (the sink's preparation of what was planned since). A request's slot is freed as soon as its answer is
     handed over (`put`); the writer commits a group when it holds `size` answers, `GROUP_WAIT_S` after the group's
     first answer arrived, or earlier in a gap between bursts of answers (`GROUP_QUIET_S`, `evaluator.run_pace`). At most `size` answers wait uncommitted
     (queued or in the commit under way): `put` blocks when that many do (back-pressure on the requests), so a killed
@@ -74,14 +74,13 @@ class AnswerWriter:
         self._ready: list[list] = []
         self._wake = asyncio.Event()
         self._refreshing: asyncio.Task | None = None
-        self._prepare: Callable[[], Any] | None = None  # run by the first commit
+        self._prepare: Callable[[], Any] | None = None  # run before every commit
         self._refresh_s = 0.0  # how long the last refresh took
         self._closing = False
 
     def _commit(self, batch: Sequence[tuple[Job, Prediction, dict]]) -> None:
-        if self._prepare is not None:  # the first commit: the sink's preparation first
-            prepare, self._prepare = self._prepare, None
-            prepare()
+        if self._prepare is not None:  # the sink's preparation of what was planned since the last commit
+            self._prepare()
         rows = []
         for job, pred, extras in batch:
             result = score_prediction(job.cell.task, job.item, pred)
@@ -90,8 +89,9 @@ class AnswerWriter:
         self.sink.save_many(rows)
 
     def start(self, prepare: Callable[[], Any]) -> None:
-        """Start the writer; its first commit runs `prepare` first, on its thread (so neither beside the run's first
-        requests nor beside the first burst of answers, which it would slow)."""
+        """Start the writer; every commit runs `prepare` first, on its thread (so neither beside the run's first
+        requests nor beside the first burst of answers, which it would slow); it does nothing when nothing new was
+        planned (`evaluator.run.preparer`)."""
         self._prepare = prepare
         self._task = asyncio.get_running_loop().create_task(self._loop())
 

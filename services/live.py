@@ -74,9 +74,9 @@ def save_live(con: duckdb.DuckDBPyConnection, model_id: str,
 
 
 def prepare_live(con: duckdb.DuckDBPyConnection, known: set, items: Sequence[Item] = ()) -> None:
-    """Before the first commit of a run, in one transaction: the registry's rows (tasks, metrics) once per process,
-    and the rows of the `items` the run is about to ask that this process has not written (so its groups of answers
-    write only predictions and scores). `known` as for `save_live`."""
+    """Before a commit of a run, in one transaction: the registry's rows (tasks, metrics) once per process, and the
+    rows of the `items` the run planned since the last call that this process has not written (so its groups of
+    answers write only predictions and scores); nothing when both are written. `known` as for `save_live`."""
     new_items = {(i.task, i.lang, i.item_id): i for i in items if (i.task, i.lang, i.item_id) not in known}
     if REGISTRY in known and not new_items:
         return
@@ -115,8 +115,9 @@ class StoreSink:
         return run_id(self.model_id, cell.task.name, cell.lang, cell.prompt_lang, cell.run_no, "evaluated")
 
     def prepare(self, items: Sequence[Item] = ()) -> None:
-        """The registry's rows and the run's items, written before the first commit (on the writer thread); the
-        first time, also what the store holds of the fresh cells (`store.cell_rows.plan_state`, one read)."""
+        """The registry's rows and the items of the jobs planned since the last call, written before a commit (on
+        the writer thread); the first time, also what the store holds of the fresh cells
+        (`store.cell_rows.plan_state`, one read)."""
         prepare_live(self.con, self._known, items)
         if self._plan is None and self._fresh_runs:
             runs = {rid: key[:3] for key, rids in self._fresh_runs.items() for rid in rids}

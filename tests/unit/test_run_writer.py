@@ -183,3 +183,31 @@ def test_a_finished_cell_is_refreshed_at_once_cells_finished_meanwhile_share_the
 
     asyncio.run(at_once())
     assert calls == [["ta"]] and d.score == 50.0
+
+
+def test_each_commit_prepares_the_items_planned_since_the_last_and_nothing_twice():
+    """The rest of a plan may be built after the first commit (`run_feed.plan_rest` waits for a quiet stretch): its
+    items are prepared by the next commit in one call, and a commit with nothing newly planned prepares nothing."""
+    from types import SimpleNamespace
+
+    from evaluator.run import preparer
+
+    class Recorder:
+        def __init__(self):
+            self.calls = []
+
+        def prepare(self, items=()):
+            self.calls.append([i.item_id for i in items])
+
+    def job(item_id):
+        return SimpleNamespace(item=SimpleNamespace(task="sentiment", lang="id", item_id=item_id))
+
+    sink, planned = Recorder(), SimpleNamespace(jobs=[])
+    prepare = preparer(sink, planned)
+    prepare()  # nothing planned yet: the registry's rows still come first
+    planned.jobs += [job("a"), job("a"), job("b")]  # both orders of "a"
+    prepare()
+    prepare()
+    planned.jobs += [job("c")]
+    prepare()
+    assert sink.calls == [[], ["a", "b"], ["c"]]
