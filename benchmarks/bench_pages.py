@@ -276,7 +276,8 @@ def main(argv: list[str] | None = None) -> int:
             lines.append(f"    {name:<30} {wall:8.1f} {cpu:8.1f}  {len(results[name]):>6,} rows")
         worst = max(worst, wall_total)
         verdict = "ok" if wall_total <= TARGET_MS else f"over {TARGET_MS} ms"
-        print(f"{page:<34} {wall_total:8.1f} {cpu_total:8.1f}  {verdict}; {wall_total / floors[0]:.2f}x the {next(iter(FLOOR))}")
+        print(f"{page:<34} {wall_total:8.1f} {cpu_total:8.1f}  {verdict}; "
+              f"{wall_total / floors[0]:.2f}x the {next(iter(FLOOR))}")
         print("\n".join(lines))
     print(f"\nslowest page: {worst:.1f} ms wall (target ≤ {TARGET_MS} ms per page, median warm); load average after: "
           + " ".join(f"{x:.2f}" for x in os.getloadavg()))

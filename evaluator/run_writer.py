@@ -47,11 +47,12 @@ def group_size(concurrency: int) -> int:
 class AnswerWriter:
     """One writer for every answer: scores and stores them in groups on its own thread, behind a bounded queue.
 
-    Each commit first runs the run's `prepare` (the sink's preparation of what was planned since). A request's slot is freed as soon as its answer is
-    handed over (`put`); the writer commits a group when it holds `size` answers, `GROUP_WAIT_S` after the group's
-    first answer arrived, or earlier in a gap between bursts of answers (`GROUP_QUIET_S`, `evaluator.run_pace`). At most `size` answers wait uncommitted
-    (queued or in the commit under way): `put` blocks when that many do (back-pressure on the requests), so a killed
-    run loses at most C answers in flight plus `size` handed over, and a restart asks only for those.
+    Each commit first runs the run's `prepare` (the sink's preparation of what was planned since). A request's slot
+    is freed as soon as its answer is handed over (`put`); the writer commits a group when it holds `size` answers,
+    `GROUP_WAIT_S` after the group's first answer arrived, or earlier in a gap between bursts of answers
+    (`GROUP_QUIET_S`, `evaluator.run_pace`). At most `size` answers wait uncommitted (queued or in the commit under
+    way): `put` blocks when that many do (back-pressure on the requests), so a killed run loses at most C answers in
+    flight plus `size` handed over, and a restart asks only for those.
     """
 
     def __init__(self, sink: Sink, settings: Mapping[tuple, Mapping[str, Any]], size: int,
