@@ -377,14 +377,15 @@ def preparer(sink: Sink, planned: "_Planned") -> Callable[[], None]:
     rest of a plan built after the first commit (`run_feed.plan_rest`, in a quiet stretch that may come later) has its
     item rows written by the next commit in one append, not item by item in the groups that answer them (the last
     group's commit, which the run's end waits for, among them)."""
-    done: list[int | None] = [None]  # jobs prepared so far (None: never called)
+    done: int | None = None  # jobs prepared so far (None: never called)
 
     def prepare() -> None:
+        nonlocal done
         n = len(planned.jobs)  # appended on the event loop's thread; a slice up to n is what was planned by now
-        if done[0] is not None and n == done[0]:
+        if done == n:
             return
-        sink.prepare(_items_of(planned.jobs[done[0] or 0:n]))
-        done[0] = n
+        sink.prepare(_items_of(planned.jobs[done or 0:n]))
+        done = n
     return prepare
 
 

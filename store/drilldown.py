@@ -8,6 +8,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
+from store import live
 from store.cell_rows import refresh_state
 
 ANSWER = pa.struct([("run_no", pa.int32()), ("ba", pa.bool_()), ("value", pa.float64())])
@@ -124,37 +125,27 @@ def _save_run_counts(con: duckdb.DuckDBPyConnection, drills: Mapping[tuple[str, 
     counted = [[run_id, *d.runs[run_no], *d.run_usage.get(run_no, none)] for t, lg, pl, run_no, run_id in runs
                if run_no in (d := drills[(t, lg, pl)]).runs]
     if counted:
-        columns = [list(c) for c in zip(*counted)]
         if delete:
-            con.execute("DELETE FROM run_counts WHERE run_id IN (SELECT unnest(?))", [columns[0]])  # a hash join
-        _insert_run_counts(con, columns)
+            con.execute("DELETE FROM run_counts WHERE run_id IN (SELECT unnest(?))",
+                        [[row[0] for row in counted]])  # a hash join
+        _insert_run_counts(con, counted)
 
-
-RUN_COUNT_COLUMNS = (("run_id", pa.string()), ("answers", pa.int64()), ("unparsed", pa.int64()),
-                     ("tokens_in", pa.int64()), ("tokens_out", pa.int64()), ("latency_sum", pa.float64()),
-                     ("latency_n", pa.int64()))
-"""The run_counts columns a refresh writes, with the Arrow types their values are handed over in (the INSERT casts
-them to the table's, as it casts list parameters)."""
 
 ARROW_ROWS = 64
-"""From this many rows on, an insert hands its columns over as one Arrow table: a list parameter converts each
-value on its own (~9 ms for 1,000 runs' counts, against ~2 ms as Arrow), but a table costs ~0.3 ms to register."""
+"""From this many runs on, their counts go in as one Arrow table (`store.live.append`): a list parameter converts
+each value on its own (~9 ms for 1,000 runs' counts, against ~2 ms as Arrow), but a table costs ~0.3 ms to
+register."""
 
 
-def _insert_run_counts(con: duckdb.DuckDBPyConnection, columns: list[list]) -> None:
-    """Insert run counts given as one list per RUN_COUNT_COLUMNS column; computed_at by its default, the
+def _insert_run_counts(con: duckdb.DuckDBPyConnection, rows: Sequence[Sequence[Any]]) -> None:
+    """Insert run counts, rows in `store.live.RUN_COUNT_COLUMNS` order; computed_at by its default, the
     transaction's start."""
-    names = ", ".join(name for name, _ in RUN_COUNT_COLUMNS)
-    if len(columns[0]) < ARROW_ROWS:
-        con.execute(f"INSERT INTO run_counts ({names}) SELECT {', '.join('unnest(?)' for _ in columns)}", columns)
+    if len(rows) >= ARROW_ROWS:
+        live.append(con, "run_counts", rows, replace=False)
         return
-    view = "_tanaw_run_counts"
-    con.register(view, pa.Table.from_arrays([pa.array(c, t) for c, (_, t) in zip(columns, RUN_COUNT_COLUMNS)],
-                                            names=[name for name, _ in RUN_COUNT_COLUMNS]))
-    try:
-        con.execute(f"INSERT INTO run_counts ({names}) SELECT {names} FROM {view}")
-    finally:
-        con.unregister(view)
+    names = ", ".join(live.RUN_COUNT_COLUMNS)
+    con.execute(f"INSERT INTO run_counts ({names}) SELECT {', '.join('unnest(?)' for _ in live.RUN_COUNT_COLUMNS)}",
+                [list(c) for c in zip(*rows)])
 
 
 def cells_without_drilldown(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str, str]]:

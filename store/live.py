@@ -32,12 +32,18 @@ ITEM_COLUMNS: Mapping[str, pa.DataType] = {
     "level": _INT, "content_hash": _TEXT}
 """Columns of `items` (`inputs`, `gold`, `options`, `metadata` are JSON text, cast on insert)."""
 
+RUN_COUNT_COLUMNS: Mapping[str, pa.DataType] = {
+    "run_id": _TEXT, "answers": pa.int64(), "unparsed": pa.int64(), "tokens_in": pa.int64(), "tokens_out": pa.int64(),
+    "latency_sum": _REAL, "latency_n": pa.int64()}
+"""Columns of `run_counts` a refresh writes (`store.drilldown`, from many runs on; computed_at by its default)."""
+
 JSON_COLUMNS = frozenset({"extras", "inputs", "gold", "options", "metadata"})
 
 TABLES: Mapping[str, Mapping[str, pa.DataType]] = {
     "predictions": PREDICTION_COLUMNS, "scores": SCORE_COLUMNS, "self_reported": SELF_REPORTED_COLUMNS,
-    "items": ITEM_COLUMNS}
-"""The tables a live run appends to, with the columns it writes (names are this module's, never the data's)."""
+    "items": ITEM_COLUMNS, "run_counts": RUN_COUNT_COLUMNS}
+"""The tables appended to by one Arrow insert (a live run's groups; a refresh's run counts), with the columns
+written (names are this module's, never the data's)."""
 
 
 def append(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Sequence[Any]], *, replace: bool = True

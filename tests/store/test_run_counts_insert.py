@@ -21,7 +21,7 @@ def test_both_ways_store_the_same_rows(tmp_path, monkeypatch, n):
         monkeypatch.setattr(drilldown, "ARROW_ROWS", threshold)
         con = db.connect(tmp_path / f"{way}-{n}.duckdb")
         with db.transaction(con):
-            drilldown._insert_run_counts(con, _columns(n))
+            drilldown._insert_run_counts(con, [list(r) for r in zip(*_columns(n))])
             began = con.execute("SELECT current_timestamp::TIMESTAMP").fetchone()[0]
         rows = con.execute("SELECT * EXCLUDE (computed_at) FROM run_counts ORDER BY run_id").fetchall()
         assert con.execute("SELECT DISTINCT computed_at FROM run_counts").fetchall() == [(began,)]
