@@ -8,7 +8,8 @@ Thai sentiment) = 5,000,000 predictions and as many score rows, written run by r
 own write time), then every cell's drill-down pre-aggregates written by the functions ingest calls
 (`evaluator.drilldown.cell_drilldown`, `store.drilldown.save_drilldown`). Each page's queries run once to warm DuckDB
 up, then `--repeat` times; the median per query and the page total are printed (the Streamlit cache, which makes
-repeat views free, is bypassed), beside the DuckDB floor in the same run: one GROUP BY over all scores and one model's
+repeat views free, is bypassed); the queries a page reads at the same time (`store.cached.q_many`) are timed as one
+group, and again one after another (the page total that way is printed beside), beside the DuckDB floor in the same run: one GROUP BY over all scores and one model's
 LINDSEA GROUP BY, what a page reading per-item rows pays at least; each page's total is also given as a multiple of
 the first (a ratio taken in one run holds steadier than milliseconds on a machine whose speed drifts between minutes).
 Machine, load average and row counts are printed.
@@ -30,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from services.ingest import sync_registry  # noqa: E402
 from store import db  # noqa: E402
-from store.queries import QUERIES  # noqa: E402
+from store.queries import run_many  # noqa: E402
 
 TARGET_MS = 50
 """Issue 14: every page at most 50 ms median warm on this store."""
@@ -142,16 +143,19 @@ def pre_aggregate(con) -> int:
     return cells
 
 
-def pages(models: list[str]) -> dict[str, list[tuple[str, dict]]]:
+def pages(models: list[str]) -> dict[str, list]:
     """The queries each page issues for a typical view, in order, with the parameters the page passes. A parameter
-    given as "@name" is the result of the earlier query `name` on the same page."""
+    given as "@name" is the result of the earlier query `name` on the same page; a list is a group the page reads at
+    the same time (`store.cached.q_many`, `store.queries.run_many`)."""
     m, four = models[1], tuple(models[:4])
     systems = (f"{models[0]}|en", f"{models[1]}|en")
     mcq = {"models": four, "fmt": "mcq", "metric": "mcq_acc", "prompt_lang": "en"}
+    cell = {"task": "lindsea-mp", "lang": "id", "systems": systems}
     return {
-        "lindsea": [("explore_models", {"task_prefix": "lindsea-"}), ("lindsea_cells", {"model": m, "lang": "id"}),
-                    ("lindsea_tree", {"model": m, "lang": "id", "prompt_lang": "en"}),
-                    ("lindsea_drill", {"model": m, "lang": "id", "depth": 1}),
+        "lindsea": [("explore_models", {"task_prefix": "lindsea-"}),
+                    [("lindsea_cells", {"model": m, "lang": "id"}),
+                     ("lindsea_tree", {"model": m, "lang": "id", "prompt_lang": "en"}),
+                     ("lindsea_drill", {"model": m, "lang": "id", "depth": 1})],
                     ("lindsea_drill", {"model": m, "lang": "id", "depth": 2, "branch": "syntax",
                                        "phenomenon": "morphology"}),
                     ("lindsea_items", {"model": m, "lang": "id", "prompt_lang": "en", "branch": "syntax",
@@ -169,17 +173,15 @@ def pages(models: list[str]) -> dict[str, list[tuple[str, dict]]]:
                      ("cultural_rating_summary", {"lang": "id"}),
                      ("cultural_item_ratings", {"lang": "id", "item_id": "0"})],
         "compare": [("explore_models", {}), ("compare_cells", {}),
-                    ("compare_metrics", {"task": "lindsea-mp", "lang": "id"}),
-                    ("compare_systems", {"task": "lindsea-mp", "lang": "id"}),
-                    ("compare_items", {"task": "lindsea-mp", "lang": "id", "systems": systems, "metric": "accuracy"}),
+                    [("compare_metrics", {"task": "lindsea-mp", "lang": "id"}),
+                     ("compare_systems", {"task": "lindsea-mp", "lang": "id"})],
+                    [("compare_items", {**cell, "metric": "accuracy"}), ("compare_runs", cell),
+                     ("compare_pair_tests", {**cell, "metric": "accuracy"})],
                     ("compare_slice", {"items": "@compare_items", "slice": "a_right_b_wrong"}),
-                    ("compare_pair_tests", {"task": "lindsea-mp", "lang": "id", "metric": "accuracy",
-                                            "systems": systems}),
                     ("compare_slice", {"items": "@compare_items", "slice": "any_wrong"}),
-                    ("compare_runs", {"task": "lindsea-mp", "lang": "id", "systems": systems}),
-                    ("compare_item", {"task": "lindsea-mp", "lang": "id", "item_id": "lindsea-mp-7"}),
-                    ("compare_outputs", {"task": "lindsea-mp", "lang": "id", "item_id": "lindsea-mp-7",
-                                         "systems": systems, "metric": "accuracy"})],
+                    [("compare_item", {"task": "lindsea-mp", "lang": "id", "item_id": "lindsea-mp-7"}),
+                     ("compare_outputs", {**cell, "item_id": "lindsea-mp-7", "metric": "accuracy",
+                                          "runs": "@compare_runs"})]],
         "model": [("explore_models", {}), ("model_info", {"model": m}), ("model_cells", {"model": m}),
                   ("model_extremes", {"model": m, "side": "strength"}),
                   ("model_extremes", {"model": m, "side": "weakness"}), ("model_runs", {"model": m}),
@@ -266,18 +268,27 @@ def main(argv: list[str] | None = None) -> int:
         print(f"DuckDB floor: {name:<20} {wall:8.1f} {cpu:8.1f}")
     print()
     worst = 0.0
-    for page, calls in pages(models).items():
-        wall_total, cpu_total, lines, results = 0.0, 0.0, [], {}
-        for name, params in calls:
-            params = {k: results[v[1:]] if isinstance(v, str) and v.startswith("@") else v for k, v in params.items()}
-            wall, cpu, results[name] = median_ms(lambda: QUERIES[name](con.cursor(), **params),
-                                                 args.repeat)
+    for page, steps in pages(models).items():
+        wall_total, cpu_total, serial_total, lines, results = 0.0, 0.0, 0.0, [], {}
+        for step in steps:
+            group = step if isinstance(step, list) else [step]
+            calls = [(name, {k: results[v[1:]] if isinstance(v, str) and v.startswith("@") else v
+                             for k, v in params.items()}) for name, params in group]
+            wall, cpu, got = median_ms(lambda: run_many(con, calls), args.repeat)
+            results |= {name: frame for (name, _), frame in zip(calls, got)}
             wall_total, cpu_total = wall_total + wall, cpu_total + cpu
-            lines.append(f"    {name:<30} {wall:8.1f} {cpu:8.1f}  {len(results[name]):>6,} rows")
+            names = " + ".join(name for name, _ in calls)
+            rows = " + ".join(f"{len(frame):,}" for frame in got)
+            one_by_one = wall if len(calls) == 1 else sum(median_ms(lambda: run_many(con, [c]), args.repeat)[0]
+                                                          for c in calls)
+            serial_total += one_by_one
+            lines.append(f"    {names:<30} {wall:8.1f} {cpu:8.1f}  {rows} rows"
+                         + (f"  (at the same time; one after another {one_by_one:.1f})" if len(calls) > 1 else ""))
         worst = max(worst, wall_total)
         verdict = "ok" if wall_total <= TARGET_MS else f"over {TARGET_MS} ms"
         print(f"{page:<34} {wall_total:8.1f} {cpu_total:8.1f}  {verdict}; "
-              f"{wall_total / floors[0]:.2f}x the {next(iter(FLOOR))}")
+              f"{wall_total / floors[0]:.2f}x the {next(iter(FLOOR))}"
+              + (f"; every query one after another {serial_total:.1f}" if serial_total != wall_total else ""))
         print("\n".join(lines))
     print(f"\nslowest page: {worst:.1f} ms wall (target ≤ {TARGET_MS} ms per page, median warm); load average after: "
           + " ".join(f"{x:.2f}" for x in os.getloadavg()))

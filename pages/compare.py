@@ -8,7 +8,7 @@ import streamlit as st
 from pages._entry import ensure_app
 from pages._filters import filtered_models, model_filters
 from pages._ui import answer_text, empty_state, mark, md_code, md_escape, table, word_diff
-from store.cached import q
+from store.cached import q, q_many
 from services.compare import run_card_diff, run_cards
 from store.queries.compare import LABELS, SLICES
 
@@ -39,14 +39,15 @@ if cells.empty or not allowed:
 c1, c2, c3 = st.columns([2, 1, 1])
 task = c1.selectbox("Task", sorted(cells["task"].unique()), key="task", bind="query-params")
 lang = c2.selectbox("Language", sorted(cells.loc[cells["task"] == task, "lang"]), key="lang", bind="query-params")
-metrics = q("compare_metrics", task=task, lang=lang)
+# queries that need only what is chosen so far go together (`q_many`: at the same time)
+metrics, systems_df = q_many(("compare_metrics", {"task": task, "lang": lang}),
+                             ("compare_systems", {"task": task, "lang": lang}))
 if metrics.empty:
     empty_state(f"{task} ({lang}) has no per-item scores.", "Open-ended tasks are compared on the Cultural page.")
     st.stop()
 metric = c3.selectbox("Metric", metrics["metric"].tolist(), key="metric", bind="query-params",
                       help="Headline metric first; right/wrong needs a 0/1 metric.")
 
-systems_df = q("compare_systems", task=task, lang=lang)
 options = [s for s, m in zip(systems_df["system"], systems_df["model_id"]) if m in allowed]
 systems = st.multiselect("Systems (model|prompt language), in order A, B, C, D", options, default=options[:2],
                          key="sys", bind="query-params", max_selections=len(LABELS))
@@ -59,15 +60,21 @@ c4, c5 = st.columns([1, 2])
 slice_ = c4.selectbox("Show items", SLICES, key="slice", bind="query-params",
                       help="; ".join(f"{k}: {v}" for k, v in SLICE_NAMES.items()))
 search = c5.text_input("Search inputs and outputs", key="q", bind="query-params")
-answered = q("compare_items", task=task, lang=lang, systems=chosen, metric=metric)
 search = search.strip()
-matched = tuple(q("compare_search", task=task, lang=lang, systems=chosen, search=search)["item_id"]) if search else ()
+cell = {"task": task, "lang": lang, "systems": chosen}
+wanted = {"compare_items": {**cell, "metric": metric}, "compare_runs": cell}
+if len(chosen) >= 2:
+    wanted["compare_pair_tests"] = {**cell, "metric": metric}
+if search:
+    wanted["compare_search"] = {**cell, "search": search}
+got = dict(zip(wanted, q_many(*wanted.items())))
+answered, runs, tests = got["compare_items"], got["compare_runs"], got.get("compare_pair_tests")
+matched = tuple(got["compare_search"]["item_id"]) if search else ()
 sliced = q("compare_slice", items=answered, slice=slice_, search=search or None, matched=matched)
 st.markdown(f"**{len(sliced)} items** ({md_escape(SLICE_NAMES[slice_])}) · " + " · ".join(
     f"{label} = {md_escape(s)}" for label, s in zip(LABELS, chosen)))
 table(sliced, f"compare_{task}_{lang}_{slice_}", height=240)
-if len(chosen) >= 2:
-    tests = q("compare_pair_tests", task=task, lang=lang, metric=metric, systems=chosen)
+if tests is not None:
     ab = tests[tests["pair"] == "A vs B"]
     if ab.empty or not ab.iloc[0]["n"]:
         st.caption("No paired test for A and B: they share no scored item on this cell.")
@@ -84,7 +91,7 @@ if len(chosen) >= 2:
     if len(chosen) > 2 and not tests.empty:
         table(tests.drop(columns=["a_only", "b_only"]), f"paired_tests_{task}_{lang}", columns=PAIR_COLUMNS)
 
-diff = run_card_diff(task, lang, chosen)
+diff = run_card_diff(task, lang, chosen, runs)
 with st.expander(f"Run cards: {len(diff)} settings differ" if len(chosen) > 1 else "Run card", expanded=len(diff) > 0):
     if len(chosen) > 1:
         st.caption("Harness, source, file, date and generation settings (prompt template hash where stored) of "
@@ -93,7 +100,7 @@ with st.expander(f"Run cards: {len(diff)} settings differ" if len(chosen) > 1 el
             st.caption("The selected systems' run cards are identical.")
         else:
             table(diff, f"run_card_diff_{task}_{lang}")
-    cards = run_cards(task, lang, chosen)
+    cards = run_cards(task, lang, chosen, runs)
     for system, card in cards.items():
         st.markdown(f"**{md_escape(system)}**: " + " · ".join(f"{md_escape(k)} {md_code(v)}" for k, v in card.items()))
 
@@ -117,7 +124,8 @@ c6, c7 = st.columns([3, 1])
 item_id = c6.selectbox("Item", ids, key="item", bind="query-params")
 c7.button("Next failing item", on_click=_next_failing, disabled=not failing, icon=":material/skip_next:")
 
-item = q("compare_item", task=task, lang=lang, item_id=item_id)
+item, outputs = q_many(("compare_item", {"task": task, "lang": lang, "item_id": item_id}),
+                       ("compare_outputs", {**cell, "item_id": item_id, "metric": metric, "runs": runs}))
 if item.empty:
     st.stop()
 meta = item.iloc[0]
@@ -126,7 +134,6 @@ with st.container(border=True):
                 + (f" · flags: {md_escape(meta.warnings)}" if meta.warnings else ""))
     st.code(json.dumps(json.loads(meta.inputs), ensure_ascii=False, indent=1), language=None, wrap_lines=True)
 
-outputs = q("compare_outputs", task=task, lang=lang, item_id=item_id, systems=chosen, metric=metric)
 first_output: dict[str, str] = {}
 cols = st.columns(len(chosen))
 for col, label, system in zip(cols, LABELS, chosen):

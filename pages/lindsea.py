@@ -10,7 +10,7 @@ from pages._entry import ensure_app
 from pages._filters import filtered_models, model_filters
 from pages._ui import (LANG_NAMES, PROMPT_NAMES, answer_text, dashed, empty_state, lang_label, mark, md_code, md_escape,
                        plot_frame, plot_text, score_text, table, word_diff)
-from store.cached import q
+from store.cached import q, q_many
 
 ensure_app()
 
@@ -33,7 +33,10 @@ prompt_lang = c3.radio("Prompt", ("en", "native"), key="prompt", bind="query-par
                        help="en: the English prompt; native: the prompt in the item's language")
 
 st.subheader("Task scores, English vs native prompt")
-cells = q("lindsea_cells", model=model, lang=lang)
+# the task scores, the treemap and the branches need only the model and languages: read at the same time
+cells, nodes, tree = q_many(("lindsea_cells", {"model": model, "lang": lang}),
+                            ("lindsea_tree", {"model": model, "lang": lang, "prompt_lang": prompt_lang}),
+                            ("lindsea_drill", {"model": model, "lang": lang, "depth": 1}))
 if cells.empty:
     empty_state(f"{md_escape(model)} has no LINDSEA scores in {LANG_NAMES[lang]}.", "Pick another language or model.")
     st.stop()
@@ -41,7 +44,6 @@ table(cells[["branch", "task", "prompt_lang", "metric", "value", "ci_low", "ci_h
              "below_chance", "parse_fail_pct"]], f"lindsea_{model}_{lang}_tasks")
 
 st.subheader("Where it breaks")
-nodes = q("lindsea_tree", model=model, lang=lang, prompt_lang=prompt_lang)
 fig = go.Figure(go.Treemap(
     ids=nodes["id"], parents=nodes["parent"], labels=nodes["label"].map(plot_text), values=nodes["n"],
     branchvalues="total",
@@ -55,7 +57,6 @@ st.caption(f"Area = items, colour = accuracy with the {PROMPT_NAMES[prompt_lang]
            "Click a box to zoom in; pick a branch and phenomenon below for the numbers and the items.")
 
 c4, c5 = st.columns(2)
-tree = q("lindsea_drill", model=model, lang=lang, depth=1)
 branches = sorted(tree["branch"].unique())
 branch = c4.selectbox("Branch", ("all", *branches), key="branch", bind="query-params")
 level = {"branch": None, "phenomenon": None, "category": None}

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from store import db
-from store.queries import QUERIES
+from store.queries import QUERIES, run_many
 
 
 def parquet_root() -> str | None:
@@ -34,6 +34,18 @@ def q(name: str, **params) -> pd.DataFrame:
     return QUERIES[name](connection().cursor(), **params)
 
 
+def q_many(*calls: tuple[str, dict]) -> tuple[pd.DataFrame, ...]:
+    """Several registered queries `(name, params)` that do not depend on each other, run at the same time
+    (`store.queries.run_many`) and cached together for ten minutes: their results, in order."""
+    return _many(tuple((name, tuple(sorted(params.items()))) for name, params in calls))
+
+
+@st.cache_data(ttl=600, show_spinner=False)
+def _many(calls: tuple[tuple[str, tuple], ...]) -> tuple[pd.DataFrame, ...]:
+    return tuple(run_many(connection(), [(name, dict(params)) for name, params in calls]))
+
+
 def clear() -> None:
     """Drop cached results after a write (uploads, pulls)."""
     q.clear()
+    _many.clear()

@@ -115,6 +115,13 @@ def _system_runs(con, task: str, lang: str, systems: tuple[str, ...]) -> list[tu
         [task, lang, pairs])
 
 
+def _windows(runs: pd.DataFrame) -> list[tuple[str, object, object]]:
+    """`run_windows` rows from a `compare_runs` frame, in run id order (its timestamps as DuckDB gave them)."""
+    def stamp(value):
+        return None if pd.isna(value) else value.to_pydatetime()
+    return sorted((r.run_id, stamp(r.created_at), stamp(r.written_until)) for r in runs.itertuples())
+
+
 @query
 def compare_search(con, *, task: str, lang: str, systems: tuple[str, ...], search: str) -> pd.DataFrame:
     """Items of a cell whose input fields and gold (as one text) or output from one of the systems contains `search`
@@ -195,11 +202,13 @@ def compare_item(con, *, task: str, lang: str, item_id: str) -> pd.DataFrame:
 
 @query
 def compare_outputs(con, *, task: str, lang: str, item_id: str, systems: tuple[str, ...],
-                    metric: str) -> pd.DataFrame:
+                    metric: str, runs: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every answer of the chosen systems to one item: label, model_id, prompt_lang, run_no, ord, prompt,
-    output, answer, parsed, score, right (NULL for non-binary metrics), finish_reason."""
+    output, answer, parsed, score, right (NULL for non-binary metrics), finish_reason. `runs`: `compare_runs` of the
+    same cell and systems when the caller has it (its runs' write windows then need no read of their own)."""
     sys_sql, params = _system_rows(systems)
-    preds, pred_params = predictions_of(_system_runs(con, task, lang, systems), "p.item_id = ?", [item_id])
+    windows = _system_runs(con, task, lang, systems) if runs is None else _windows(runs)
+    preds, pred_params = predictions_of(windows, "p.item_id = ?", [item_id])
     return con.execute(f"""
         WITH sys AS ({sys_sql}),
         outcomes AS (
@@ -222,12 +231,13 @@ def compare_outputs(con, *, task: str, lang: str, item_id: str, systems: tuple[s
 @query
 def compare_runs(con, *, task: str, lang: str, systems: tuple[str, ...]) -> pd.DataFrame:
     """The current runs of each system on a cell (for run cards): system, run_id, run_no, harness, source,
-    source_file, settings (JSON text), created_at."""
+    source_file, settings (JSON text), created_at, written_until (when its last prediction rows were written, from
+    its counts: NaT when unknown; with created_at the write window `compare_outputs` reads)."""
     pairs = [list(split_system(s)) for s in systems]
     return con.execute("""
         SELECT r.model_id || '|' || r.prompt_lang AS system, r.run_id, r.run_no, r.harness, r.source, r.source_file,
-               r.settings::VARCHAR AS settings, r.created_at
-        FROM runs r
+               r.settings::VARCHAR AS settings, r.created_at, c.computed_at AS written_until
+        FROM runs r LEFT JOIN run_counts c ON c.run_id = r.run_id
         WHERE r.task = ? AND r.lang = ? AND NOT r.superseded AND list_contains(?, [r.model_id, r.prompt_lang])
         ORDER BY system, r.run_no""", [task, lang, pairs]).df()
 
