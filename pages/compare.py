@@ -62,7 +62,7 @@ slice_ = c4.selectbox("Show items", SLICES, key="slice", bind="query-params",
 search = c5.text_input("Search inputs and outputs", key="q", bind="query-params")
 search = search.strip()
 cell = {"task": task, "lang": lang, "systems": chosen}
-wanted = {"compare_items": {**cell, "metric": metric}, "compare_runs": cell}
+wanted = {"compare_items": {**cell, "metric": metric, "prompts": slice_ == "prompt_disagree"}, "compare_runs": cell}
 if len(chosen) >= 2:
     wanted["compare_pair_tests"] = {**cell, "metric": metric}
 if search:

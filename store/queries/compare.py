@@ -67,13 +67,15 @@ def _system_rows(systems: tuple[str, ...]) -> tuple[str, list]:
 
 
 @query
-def compare_items(con, *, task: str, lang: str, systems: tuple[str, ...], metric: str) -> pd.DataFrame:
+def compare_items(con, *, task: str, lang: str, systems: tuple[str, ...], metric: str,
+                  prompts: bool = False) -> pd.DataFrame:
     """Items of a cell answered by every system, one column set per label A-D, from the stored item outcomes of
-    the chosen models' cells (a few thousand rows, one grouping).
+    the systems' cells (a few thousand rows, one grouping).
 
-    Columns: item_id, then for each label X: score_X (0-1), right_X (NULL for non-binary metrics), parsed_X;
-    prompt_disagree (some chosen model is right with one prompt language and wrong with the other) and input (the
-    item's input fields, first 200 characters). `compare_search` finds the items a search matches.
+    Columns: item_id, then for each label X: score_X (0-1), right_X (NULL for non-binary metrics), parsed_X; with
+    `prompts`, prompt_disagree (some chosen model is right with one prompt language and wrong with the other: read
+    from both prompt languages' cells of every chosen model, so only the slice that needs it asks for it); and input
+    (the item's input fields, first 200 characters). `compare_search` finds the items a search matches.
     """
     if not 1 <= len(systems) <= len(LABELS):
         raise ValueError(f"choose 1-{len(LABELS)} systems, not {len(systems)}")
@@ -85,26 +87,33 @@ def compare_items(con, *, task: str, lang: str, systems: tuple[str, ...], metric
         f"any_value(rt) FILTER (WHERE label = '{x}') AS right_{x}, "
         f"any_value(parsed) FILTER (WHERE label = '{x}') AS parsed_{x}" for x in labels)
     answered = " AND ".join(f"score_{x} IS NOT NULL" for x in labels)
-    disagree = " OR ".join(
-        "coalesce(bool_and(ok) FILTER (WHERE model_id = ? AND prompt_lang = 'en') <> "
-        "bool_and(ok) FILTER (WHERE model_id = ? AND prompt_lang = 'native'), false)" for _ in models)
+    if prompts:  # every prompt language of the chosen models; a cell no system chose has no label
+        cells = "LEFT JOIN sys ON sys.model_id = d.model_id AND sys.prompt_lang = d.prompt_lang " \
+                "WHERE d.task = ? AND d.lang = ? AND list_contains(?, d.model_id)"
+        cell_params = [task, lang, models]
+        disagree = ", " + " OR ".join(
+            "coalesce(bool_and(ok) FILTER (WHERE model_id = ? AND prompt_lang = 'en') <> "
+            "bool_and(ok) FILTER (WHERE model_id = ? AND prompt_lang = 'native'), false)" for _ in models) \
+            + " AS prompt_disagree"
+        disagree_params = [m for m in models for _ in (0, 1)]
+    else:
+        cells = "JOIN sys ON sys.model_id = d.model_id AND sys.prompt_lang = d.prompt_lang " \
+                "WHERE d.task = ? AND d.lang = ?"
+        cell_params, disagree, disagree_params = [task, lang], "", []
     return con.execute(f"""
         WITH sys AS ({sys_sql}),
-        cells AS (
-            SELECT d.cell_no, d.model_id, d.prompt_lang, sys.label
-            FROM drill_cells d LEFT JOIN sys ON sys.model_id = d.model_id AND sys.prompt_lang = d.prompt_lang
-            WHERE d.task = ? AND d.lang = ? AND list_contains(?, d.model_id)),
+        cells AS (SELECT d.cell_no, d.model_id, d.prompt_lang, sys.label FROM drill_cells d {cells}),
         sc AS (
             SELECT c.label, c.model_id, c.prompt_lang, o.item_id, o.value, o.right_all AS ok, o.parsed,
                    CASE WHEN o.metric IN {BINARY_SQL} THEN o.right_all END AS rt
             FROM item_outcomes o JOIN cells c ON c.cell_no = o.cell_no
             WHERE o.cell_no IN (SELECT cell_no FROM cells) AND o.metric = ?),
-        wide AS (SELECT item_id, {cols}, {disagree} AS prompt_disagree FROM sc GROUP BY item_id),
+        wide AS (SELECT item_id, {cols}{disagree} FROM sc GROUP BY item_id),
         text AS (SELECT item_id, json_extract_string(inputs, '$.*') AS fields FROM items WHERE task = ? AND lang = ?)
         SELECT wide.*, left(array_to_string(t.fields, ' | '), 200) AS input
         FROM wide JOIN text t ON t.item_id = wide.item_id
         WHERE {answered} ORDER BY wide.item_id""",
-                       [*params, task, lang, models, metric, *[m for m in models for _ in (0, 1)], task, lang]).df()
+                       [*params, *cell_params, metric, *disagree_params, task, lang]).df()
 
 
 def _system_runs(con, task: str, lang: str, systems: tuple[str, ...]) -> list[tuple[str, object, object]]:
@@ -142,6 +151,8 @@ def compare_slice(con, *, items: pd.DataFrame, slice: str = "all", search: str |
     items it `matched` (`compare_search`). Cut from the frame itself, with the column types of a DuckDB result."""
     if slice not in SLICES:
         raise ValueError(f"unknown slice {slice!r}; one of {', '.join(SLICES)}")
+    if slice == "prompt_disagree" and "prompt_disagree" not in items.columns:
+        raise ValueError("the prompt_disagree slice needs compare_items(..., prompts=True)")
     labels = [c.removeprefix("score_") for c in items.columns if c.startswith("score_")]
     return _slice_frame(items, slice, labels, limit, matched if search else None)
 

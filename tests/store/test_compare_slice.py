@@ -86,3 +86,23 @@ def test_the_frame_cut_is_the_sql_filter_types_included(con, slice_, binary):
     want = con.execute(f"SELECT * EXCLUDE (prompt_disagree) FROM frame WHERE {SQL_SLICES[slice_]} ORDER BY item_id"
                        ).df()
     pd.testing.assert_frame_equal(compare_slice(con, items=frame, slice=slice_), want)
+
+
+def test_items_without_the_prompt_columns_are_the_same_rows_and_refuse_that_slice():
+    """`compare_items` reads the other prompt language's cells only when asked (`prompts=True`, the
+    prompt_disagree slice): without them it gives the same frame but that column, and the slice refuses it."""
+    from store.queries.compare import compare_items
+    from tests.helpers.fixtures_store import fixture_db
+
+    fixture = duckdb.connect(str(fixture_db()), read_only=True)
+    cell = {"task": "lindsea-mp", "lang": "id", "systems": ("SeaLion-9B-it|en", "Gemma-2B|native"), "metric": "accuracy"}
+    full = compare_items(fixture, **cell, prompts=True)
+    assert full["prompt_disagree"].any() and not full["prompt_disagree"].all()
+    plain = compare_items(fixture, **cell)
+    pd.testing.assert_frame_equal(plain, full.drop(columns=["prompt_disagree"]))
+    for slice_ in ("all", "any_wrong", "unparseable"):
+        pd.testing.assert_frame_equal(compare_slice(fixture, items=plain, slice=slice_),
+                                      compare_slice(fixture, items=full, slice=slice_))
+    with pytest.raises(ValueError, match="prompts=True"):
+        compare_slice(fixture, items=plain, slice="prompt_disagree")
+    fixture.close()
