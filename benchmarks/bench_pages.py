@@ -8,10 +8,11 @@ Thai sentiment) = 5,000,000 predictions and as many score rows, written run by r
 own write time), then every cell's drill-down pre-aggregates written by the functions ingest calls
 (`evaluator.drilldown.cell_drilldown`, `store.drilldown.save_drilldown`). Each page's queries run once to warm DuckDB
 up, then `--repeat` times; the median per query and the page total are printed (the Streamlit cache, which makes
-repeat views free, is bypassed); the queries a page reads at the same time (`store.cached.q_many`) are timed as one
-group, and again one after another (the page total that way is printed beside), beside the DuckDB floor in the same run: one GROUP BY over all scores and one model's
-LINDSEA GROUP BY, what a page reading per-item rows pays at least; each page's total is also given as a multiple of
-the first (a ratio taken in one run holds steadier than milliseconds on a machine whose speed drifts between minutes).
+repeat views free, is bypassed). The queries a page reads at the same time (`store.cached.q_many`) are timed as one
+group, and again one after another (the page total that way is printed beside). Beside them, the DuckDB floor in the
+same run: one GROUP BY over all scores and one model's LINDSEA GROUP BY, what a page reading per-item rows pays at
+least; each page's total is also given as a multiple of the first (a ratio taken in one run holds steadier than
+milliseconds on a machine whose speed drifts between minutes).
 Machine, load average and row counts are printed.
 """
 from __future__ import annotations

@@ -95,7 +95,8 @@ def test_items_without_the_prompt_columns_are_the_same_rows_and_refuse_that_slic
     from tests.helpers.fixtures_store import fixture_db
 
     fixture = duckdb.connect(str(fixture_db()), read_only=True)
-    cell = {"task": "lindsea-mp", "lang": "id", "systems": ("SeaLion-9B-it|en", "Gemma-2B|native"), "metric": "accuracy"}
+    cell = {"task": "lindsea-mp", "lang": "id", "systems": ("SeaLion-9B-it|en", "Gemma-2B|native"),
+            "metric": "accuracy"}
     full = compare_items(fixture, **cell, prompts=True)
     assert full["prompt_disagree"].any() and not full["prompt_disagree"].all()
     plain = compare_items(fixture, **cell)
