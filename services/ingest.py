@@ -224,13 +224,21 @@ def _in_memory(pairs: Sequence[tuple[Item, ItemResult]]) -> dict[tuple[str, str,
     return {cell: [rows[key] for key in sorted(rows)] for cell, rows in sorted(cells.items())}
 
 
+WRITTEN_ROWS_MAX = 20_000
+"""Up to this many rows in all, the cells `refresh_aggregates` is handed as just written are aggregated from their
+scored pairs; above it they are read back as columns, one scan (about half the time for 100,000 rows:
+`evaluator.cell_columns.CellColumns.from_pairs` touches every Python object, the scan none), the same rows in the
+same order (tests/store/test_ingest_once.py)."""
+
+
 def refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: Iterable[tuple[str, str, str]], *,
                        written: Mapping[tuple[str, str, str], tuple[list, set[str]]] | None = None,
                        state: cell_rows.RefreshState | None = None) -> list[CellSummary]:
     """Recompute and store the aggregates of (task, lang, prompt_lang) cells from every active run.
 
     `written`: cell -> (scored pairs, run ids) an ingest just wrote; a cell with no other active run is aggregated
-    from those pairs as they are, without reading its rows back from the store. `state`: the cells' (sorted, without
+    from those pairs as they are, without reading its rows back from the store, unless such cells hold more than
+    `WRITTEN_ROWS_MAX` rows in all (then reading them back is cheaper). `state`: the cells' (sorted, without
     repeats) `store.cell_rows.RefreshState` when the caller knows it (the live sink's clean cells), else it is read
     here. The cyclic garbage collector is paused meanwhile (`evaluator.bulk.paused_gc`: the row work makes no
     cycles; its passes cost ~5% of a refresh)."""
@@ -246,15 +254,22 @@ def _refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: It
     keys = sorted(set(cells))
     if state is None:  # active runs, next drill cell number, what is stored
         state = cell_rows.refresh_state(con, model_id, keys)
-    columns: dict[tuple[str, str, str], CellColumns] = {}
+    own: dict[tuple[str, str, str], list] = {}  # cells held in full by `written`: no other active run
     for key in keys:
         fresh, runs = (written or {}).get(key, (None, set()))
-        if fresh is not None and all(r[4] in runs for r in state.runs if r[:3] == key):  # no other active run
-            columns[key] = CellColumns.from_pairs(fresh)
+        if fresh is not None and all(r[4] in runs for r in state.runs if r[:3] == key):
+            own[key] = fresh
+    columns: dict[tuple[str, str, str], CellColumns] = {}
+    if sum(map(len, own.values())) <= WRITTEN_ROWS_MAX:
+        columns = {key: CellColumns.from_pairs(fresh) for key, fresh in own.items()}
     rest = [k for k in keys if k not in columns]
     if rest:
-        columns |= stored_columns(con, model_id, rest, lambda task: TASKS[task].metrics,
-                                  lambda key: lambda: _rebuild(con, model_id, TASKS[key[0]], *key[1:]), state.runs)
+        def pairs(key: tuple[str, str, str]) -> Callable[[], list]:
+            if key in own:  # the rows just written, in the store's order: what `_rebuild` would read
+                return lambda: list(own[key])
+            return lambda: _rebuild(con, model_id, TASKS[key[0]], *key[1:])
+
+        columns |= stored_columns(con, model_id, rest, lambda task: TASKS[task].metrics, pairs, state.runs)
     out, computed, drills = [], {}, {}
     for task_name, lang, prompt_lang in keys:
         cols = columns[(task_name, lang, prompt_lang)]
