@@ -33,7 +33,14 @@ def model_filters(container=None) -> dict:
 
 def filtered_models(filters: dict, task_prefix: str | None = None) -> list[str]:
     """Model ids passing `filters` (and with runs of tasks starting with `task_prefix`)."""
-    return q("explore_models", **filters, task_prefix=task_prefix)["model_id"].tolist()
+    name, params = models_query(filters, task_prefix)
+    return q(name, **params)["model_id"].tolist()
+
+
+def models_query(filters: dict, task_prefix: str | None = None) -> tuple[str, dict]:
+    """`filtered_models`' query as a `store.cached.q_many` call, for a page that reads it together with its first
+    query of its own (the frame's model_id column is the list)."""
+    return "explore_models", {**filters, "task_prefix": task_prefix}
 
 
 def first_available(order: list[str], available: set[str] | list[str]) -> str:

@@ -6,7 +6,7 @@ import json
 import streamlit as st
 
 from pages._entry import ensure_app
-from pages._filters import filtered_models, model_filters
+from pages._filters import model_filters, models_query
 from pages._ui import answer_text, empty_state, mark, md_code, md_escape, table, word_diff
 from store.cached import q, q_many
 from services.compare import run_card_diff, run_cards
@@ -30,8 +30,9 @@ st.caption("Pick a task and language, then 2-4 systems (a model with the English
            "the prompt as sent, the reference, each raw output, the extracted answer and its score. An item is "
            "right for a system when every answer (option orders, runs) scored 1.")
 
-allowed = set(filtered_models(model_filters()))
-cells = q("compare_cells")
+# queries that need only what is chosen so far go together (`q_many`: at the same time)
+models, cells = q_many(models_query(model_filters()), ("compare_cells", {}))
+allowed = set(models["model_id"])
 if cells.empty or not allowed:
     empty_state("Nothing to compare yet.", "Ingest results for at least one model (and clear the model filters).")
     st.stop()
@@ -39,7 +40,6 @@ if cells.empty or not allowed:
 c1, c2, c3 = st.columns([2, 1, 1])
 task = c1.selectbox("Task", sorted(cells["task"].unique()), key="task", bind="query-params")
 lang = c2.selectbox("Language", sorted(cells.loc[cells["task"] == task, "lang"]), key="lang", bind="query-params")
-# queries that need only what is chosen so far go together (`q_many`: at the same time)
 metrics, systems_df = q_many(("compare_metrics", {"task": task, "lang": lang}),
                              ("compare_systems", {"task": task, "lang": lang}))
 if metrics.empty:
@@ -108,8 +108,7 @@ if sliced.empty:
     empty_state("No item matches.", "Widen the item filter or clear the search.")
     st.stop()
 
-failing = q("compare_slice", items=answered, slice="any_wrong", search=search or None,
-            matched=matched)["item_id"].tolist()
+failing = q("compare_slice_ids", items=answered, slice="any_wrong", search=search or None, matched=matched)
 ids = sliced["item_id"].tolist()
 
 

@@ -149,18 +149,33 @@ def compare_slice(con, *, items: pd.DataFrame, slice: str = "all", search: str |
                   matched: tuple[str, ...] = (), limit: int = 500) -> pd.DataFrame:
     """Rows of `compare_items` in a slice (see SLICES), in item order, at most `limit`; with a `search`, only the
     items it `matched` (`compare_search`). Cut from the frame itself, with the column types of a DuckDB result."""
+    pos = _slice_positions(items, slice, matched if search else None)[:limit]
+    shown = items.take(pos)
+    if "prompt_disagree" in shown.columns:
+        shown = shown.drop(columns="prompt_disagree")
+    shown = shown.reset_index(drop=True)
+    retype = {c: t for c, t in ((c, _duckdb_type(shown[c])) for c in shown.columns) if t is not None}
+    return shown.astype(retype) if retype else shown
+
+
+@query
+def compare_slice_ids(con, *, items: pd.DataFrame, slice: str = "all", search: str | None = None,
+                      matched: tuple[str, ...] = (), limit: int = 500) -> list[str]:
+    """The item ids of `compare_slice` with the same arguments, without building its frame (the page's "next
+    failing item" needs only them)."""
+    pos = _slice_positions(items, slice, matched if search else None)[:limit]
+    return items["item_id"].to_numpy()[pos].tolist()
+
+
+def _slice_positions(items: pd.DataFrame, slice: str, matched: tuple[str, ...] | None) -> np.ndarray:
+    """Positions in `items` of the slice's rows (among `matched` unless None), in item order. As in SQL, a missing
+    right/wrong (non-binary metrics) is neither true nor false, so a condition on it leaves the row out."""
     if slice not in SLICES:
         raise ValueError(f"unknown slice {slice!r}; one of {', '.join(SLICES)}")
     if slice == "prompt_disagree" and "prompt_disagree" not in items.columns:
         raise ValueError("the prompt_disagree slice needs compare_items(..., prompts=True)")
     labels = [c.removeprefix("score_") for c in items.columns if c.startswith("score_")]
-    return _slice_frame(items, slice, labels, limit, matched if search else None)
 
-
-def _slice_frame(items: pd.DataFrame, slice: str, labels: list[str], limit: int,
-                 matched: tuple[str, ...] | None) -> pd.DataFrame:
-    """The slice's rows (among `matched` unless None). As in SQL, a missing right/wrong (non-binary metrics) is
-    neither true nor false, so a condition on it leaves the row out."""
     def rows(col: str, value: bool) -> np.ndarray:
         values = items[col]
         if values.dtype == bool:
@@ -184,12 +199,10 @@ def _slice_frame(items: pd.DataFrame, slice: str, labels: list[str], limit: int,
     if matched is not None:
         keep = keep & items["item_id"].isin(matched).to_numpy(dtype=bool)
     pos = np.flatnonzero(keep)
-    if not items["item_id"].is_monotonic_increasing:  # compare_items lists them in order already
-        pos = pos[np.argsort(items["item_id"].to_numpy()[pos], kind="stable")]
-    shown_cols = [i for i, c in enumerate(items.columns) if c != "prompt_disagree"]
-    shown = items.iloc[pos[:limit], shown_cols].reset_index(drop=True)
-    retype = {c: t for c, t in ((c, _duckdb_type(shown[c])) for c in shown.columns) if t is not None}
-    return shown.astype(retype) if retype else shown
+    ids = items["item_id"].to_numpy()
+    if len(ids) > 1 and not (ids[1:] >= ids[:-1]).all():  # compare_items lists them in order already
+        pos = pos[np.argsort(ids[pos], kind="stable")]
+    return pos
 
 
 def _duckdb_type(col: pd.Series):

@@ -33,12 +33,12 @@ def test_parquet_export_serves_the_same_leaderboard(stores, monkeypatch, tmp_pat
     import store.cached as cached  # the cached connection is per process: cleared between the two stores
 
     cached.connection.clear()
-    cached.q.clear()
+    cached.clear()
     from_file = _board(monkeypatch, TANAW_DB=db_file)
     cached.connection.clear()
-    cached.q.clear()
+    cached.clear()
     from_parquet = _board(monkeypatch, TANAW_DB=tmp_path / "unused.duckdb", TANAW_PARQUET=export)
     cached.connection.clear()
-    cached.q.clear()
+    cached.clear()
     assert from_file[0].equals(from_parquet[0]) and from_file[1].equals(from_parquet[1])
     assert not (tmp_path / "unused.duckdb").exists()

@@ -184,7 +184,7 @@ def pages_on(path: Path) -> Iterator[Path]:
     old = os.environ.get("TANAW_DB")
     os.environ["TANAW_DB"] = str(path)
     cached.connection.clear()
-    cached.q.clear()
+    cached.clear()
     try:
         yield path
     finally:
@@ -193,7 +193,7 @@ def pages_on(path: Path) -> Iterator[Path]:
         else:
             os.environ["TANAW_DB"] = old
         cached.connection.clear()  # the next test module opens its own store
-        cached.q.clear()
+        cached.clear()
 
 
 @pytest.fixture(scope="module", name="db")

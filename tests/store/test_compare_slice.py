@@ -6,7 +6,7 @@ import duckdb
 import pandas as pd
 import pytest
 
-from store.queries.compare import compare_slice
+from store.queries.compare import SLICES, compare_slice, compare_slice_ids
 
 
 def _items(binary: bool = True) -> pd.DataFrame:
@@ -44,6 +44,17 @@ def test_each_slice_lists_its_items_in_order(con, slice_, want):
     assert list(got.columns) == ["item_id", "score_A", "right_A", "parsed_A", "score_B", "right_B", "parsed_B",
                                  "input"]
     assert got.index.tolist() == list(range(len(want)))
+
+
+@pytest.mark.parametrize("slice_", SLICES)
+@pytest.mark.parametrize("binary", [True, False])
+def test_the_ids_alone_are_the_slices_ids(con, slice_, binary):
+    """`compare_slice_ids` (the page's "next failing item" list) gives the ids of `compare_slice`'s frame, with a
+    search, a limit and one system too."""
+    for kw in ({}, {"search": "foo", "matched": ("i4", "i2", "i1")}, {"search": "foo", "matched": ()}, {"limit": 1}):
+        for items in (_items(binary), _items(binary).drop(columns=["score_B", "right_B", "parsed_B"])):
+            assert compare_slice_ids(con, items=items, slice=slice_, **kw) == compare_slice(
+                con, items=items, slice=slice_, **kw)["item_id"].tolist()
 
 
 def test_limit_and_a_single_system(con):
