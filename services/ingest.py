@@ -259,9 +259,9 @@ def _refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: It
         fresh, runs = (written or {}).get(key, (None, set()))
         if fresh is not None and all(r[4] in runs for r in state.runs if r[:3] == key):
             own[key] = fresh
-    columns: dict[tuple[str, str, str], CellColumns] = {}
-    if sum(map(len, own.values())) <= WRITTEN_ROWS_MAX:
-        columns = {key: CellColumns.from_pairs(fresh) for key, fresh in own.items()}
+    columns: dict[tuple[str, str, str], CellColumns] = (
+        {key: CellColumns.from_pairs(fresh) for key, fresh in own.items()}
+        if sum(map(len, own.values())) <= WRITTEN_ROWS_MAX else {})
     rest = [k for k in keys if k not in columns]
     if rest:
         def pairs(key: tuple[str, str, str]) -> Callable[[], list]:

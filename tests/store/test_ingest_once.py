@@ -7,6 +7,7 @@ import pytest
 from services import ingest
 from store import cell_rows, writer
 from store.db import connect
+from tests.helpers.derived_tables import derived
 from tests.helpers.fixtures_store import DATA_DIR, predictions
 
 
@@ -102,8 +103,6 @@ def test_an_upload_too_big_to_aggregate_from_its_pairs_is_read_back_with_the_sam
     """Above `WRITTEN_ROWS_MAX` rows the cells an ingest wrote are read back as columns (cheaper than building them
     from 100,000 Python objects); every derived table is the same as when they are built from the pairs, and a
     metric that needs the pairs gets the ones just written, not a rebuild from the store."""
-    from tests.store.test_pipeline import derived
-
     preds = predictions("Gemma-2B")
     stores = []
     for limit in (ingest.WRITTEN_ROWS_MAX, 0):
