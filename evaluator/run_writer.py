@@ -56,8 +56,10 @@ class AnswerWriter:
     """
 
     def __init__(self, sink: Sink, settings: Mapping[tuple, Mapping[str, Any]], size: int,
-                 on_commit: Callable[[Sequence[Job]], None], pace: Pace | None = None, lull_group: int = 1):
+                 on_commit: Callable[[Sequence[Job]], None], pace: Pace | None = None, lull_group: int = 1,
+                 unfinished: Callable[[], list[tuple]] | None = None):
         self.sink, self.settings, self.size, self.on_commit = sink, settings, max(1, size), on_commit
+        self.unfinished = unfinished
         self.pace, self.lull_group = pace, max(1, lull_group)
         self.thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="tanaw-writer")
         self.refresher = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="tanaw-refresh")
@@ -123,9 +125,24 @@ class AnswerWriter:
         """Every request is sent: from now on a quiet group of any size is committed in a gap, and the last answers
         as one group the moment the last of them is in (not in pieces while they arrive: each piece's commit would
         slow reading the rest, and the last answer would wait for the piece under way), so the run's end waits for
-        that one commit only."""
+        that one commit only. The refresher meanwhile takes the reads of the refresh that follows (`_read_ahead`), so
+        that it does not read after the last commit."""
         self._last_round = True
         self._arrived.set()
+        self._read_ahead()
+
+    def _read_ahead(self) -> None:
+        """In the last round, on the refresher's thread after any refresh under way: the sink's reads for the
+        unfinished cells' refresh (`read_ahead`, when it has one), taken now while answers are in flight; again
+        after each refresh of the last round, for the cells still unfinished (a refresh of other cells than those
+        read leaves them unused). Not while finished cells wait for their refresh: it would write what the reads
+        see before theirs. A failed read only means that the refresh reads for itself."""
+        if self._ready:
+            return
+        read_ahead = getattr(self.sink, "read_ahead", None)
+        cells = self.unfinished() if read_ahead is not None and self.unfinished is not None else []
+        if cells:
+            self.refresher.submit(_quietly, read_ahead, cells)
 
     def _group_ready(self, now: float) -> bool:
         """A group is due: full, `GROUP_WAIT_S` old, draining, or quiet in a gap longer than a commit."""
@@ -215,6 +232,8 @@ class AnswerWriter:
                         status.score = score
                 self._refresh_s = loop.time() - began
                 due = loop.time() + REFRESH_PAUSE * self._refresh_s
+                if self._last_round:
+                    self._read_ahead()
                 continue
             if self._closing:
                 return
@@ -238,6 +257,14 @@ class AnswerWriter:
                 task.cancel()
         self.thread.shutdown(wait=True)
         self.refresher.shutdown(wait=True)
+
+
+def _quietly(fn: Callable[..., Any], *args: Any) -> None:
+    """Call `fn`; what it raises is dropped (work done only ahead of time, which the caller does again if need be)."""
+    try:
+        fn(*args)
+    except Exception:  # noqa: BLE001 - the refresh that would have used it reads for itself
+        pass
 
 
 class Ledger:
@@ -291,6 +318,10 @@ class Ledger:
         self.remaining[key[:3]] -= 1
         if self.remaining[key[:3]] == 0 and any(s.asked for s in self.runs_of[key[:3]]):
             self.writer.refresh_later(self.runs_of[key[:3]])
+
+    def unfinished(self) -> list[tuple]:
+        """The (task, lang, prompt language) cells with jobs neither stored nor failed yet, sorted."""
+        return sorted(agg for agg, left in self.remaining.items() if left > 0)
 
     def committed(self, done: Sequence[Job]) -> None:
         """A group of answers is committed."""

@@ -23,6 +23,8 @@ from evaluator.ranking import rank_ranges
 from evaluator.registry import TASKS
 from evaluator.rollup import rollup_rows
 from evaluator.spec import Item, ItemResult, Prediction, TaskSpec, result_for
+from services import refresh_inputs
+from services.refresh_inputs import Merged
 from services.stored_columns import parse_items, stored_columns
 from services.drill_levels import refresh_levels
 from services.page_figures import refresh_model_figures, store_self_reported
@@ -31,7 +33,7 @@ from services.usage_store import refresh_usage
 from store import cell_rows, writer
 from store.db import transaction
 from store.drill_levels import Groups
-from store.drilldown import save_drilldowns
+from store.drilldown import run_count_rows, save_drilldowns
 from store.usage import model_runs
 
 
@@ -109,24 +111,31 @@ def sync_registry(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def refresh_rollups(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str],
-                    cells: Sequence[tuple[str, str, str]] | None = None, levels: Groups | None = None) -> None:
+                    cells: Sequence[tuple[str, str, str]] | None = None, levels: Groups | None = None,
+                    inputs: Merged | None = None) -> None:
     """Recompute and store the roll-ups of these models from their stored headline aggregates, with their usage
     and drill-down levels. `cells`: the (task, lang, prompt_lang) cells just recomputed; only the usage of their
     prompt languages and the levels they pool into can have changed, so only those are recomputed (`levels`: their
-    groups, when the caller read them)."""
+    groups, when the caller read them). `inputs`: what the reads below would give now, for one model, when the
+    caller has it (`services.refresh_inputs`: a live refresh whose inputs were read ahead)."""
     langs = sorted({c[2] for c in cells}) if cells is not None else None
     model_ids = sorted(set(model_ids))
-    headline, overalls = writer.rollup_inputs(con, model_ids, RANKED_ORIGINS)  # one read for both
+    if inputs is not None:
+        (headline, overalls), runs = inputs.rollups, {model_ids[0]: inputs.runs}
+    else:
+        headline, overalls = writer.rollup_inputs(con, model_ids, RANKED_ORIGINS)  # one read for both
     rows = {model_id: rollup_rows(headline[model_id]) for model_id in model_ids}
     writer.replace_rollups(con, rows, rank_rows(con, rows, overalls))  # with every rank range: one delete, one insert
-    runs = {model_id: model_runs(con, model_id) for model_id in model_ids}  # one read for usage and parse failures
+    if inputs is None:
+        runs = {model_id: model_runs(con, model_id) for model_id in model_ids}  # one read for usage and failures
     for model_id in model_ids:
         refresh_usage(con, [model_id], langs, runs)  # cost and speed per model, stored beside its roll-ups (V10)
         refresh_levels(con, [model_id], cells, levels)  # LINDSEA / PACUTE drill-down levels from its nodes (V11)
-    refresh_model_figures(con, model_ids, cells, runs)  # its cells' field, parse failures, PACUTE ceilings (V12)
+    refresh_model_figures(con, model_ids, cells, runs,  # its cells' field, parse failures, PACUTE ceilings (V12)
+                          inputs.field if inputs is not None else None)
 
 
-RANKED_ORIGINS = ("evaluated", "uploaded")
+RANKED_ORIGINS = refresh_inputs.RANKED_ORIGINS
 """Origins that are ranked (demo baselines and runs are reference points)."""
 
 
@@ -233,22 +242,25 @@ same order (tests/store/test_ingest_once.py)."""
 
 def refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: Iterable[tuple[str, str, str]], *,
                        written: Mapping[tuple[str, str, str], tuple[list, set[str]]] | None = None,
-                       state: cell_rows.RefreshState | None = None) -> list[CellSummary]:
+                       state: cell_rows.RefreshState | None = None,
+                       ahead: refresh_inputs.Ahead | None = None) -> list[CellSummary]:
     """Recompute and store the aggregates of (task, lang, prompt_lang) cells from every active run.
 
     `written`: cell -> (scored pairs, run ids) an ingest just wrote; a cell with no other active run is aggregated
     from those pairs as they are, without reading its rows back from the store, unless such cells hold more than
     `WRITTEN_ROWS_MAX` rows in all (then reading them back is cheaper). `state`: the cells' (sorted, without
     repeats) `store.cell_rows.RefreshState` when the caller knows it (the live sink's clean cells), else it is read
-    here. The cyclic garbage collector is paused meanwhile (`evaluator.bulk.paused_gc`: the row work makes no
-    cycles; its passes cost ~5% of a refresh)."""
+    here. `ahead`: the refresh's reads of these cells taken before (`services.refresh_inputs.read_ahead`) when the
+    caller knows nothing they read was written since (the live sink), merged here with what the refresh writes
+    instead of read after it. The cyclic garbage collector is paused meanwhile (`evaluator.bulk.paused_gc`: the row
+    work makes no cycles; its passes cost ~5% of a refresh)."""
     with paused_gc():
-        return _refresh_aggregates(con, model_id, cells, written, state)
+        return _refresh_aggregates(con, model_id, cells, written, state, ahead)
 
 
 def _refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: Iterable[tuple[str, str, str]],
                         written: Mapping[tuple[str, str, str], tuple[list, set[str]]] | None,
-                        state: cell_rows.RefreshState | None) -> list[CellSummary]:
+                        state: cell_rows.RefreshState | None, ahead: refresh_inputs.Ahead | None) -> list[CellSummary]:
     from evaluator.aggregate import aggregate_cell
 
     keys = sorted(set(cells))
@@ -282,10 +294,14 @@ def _refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: It
         else:
             out.append(CellSummary(task_name, lang, prompt_lang, "-", None, None, None, cols.n_rows, None, None,
                                    "not_scored", "no automatic metric (human-rated)"))
+    merged = None
+    if ahead is not None and ahead.model_id == model_id and ahead.cells == tuple(keys):
+        merged = refresh_inputs.merge(ahead, computed, drills, run_count_rows(drills, state.runs))
     save_drilldowns(con, model_id, drills, state=state)
-    refresh_pair_tests(con, model_id, keys)  # Compare's paired tests on these cells' item outcomes (V13)
+    refresh_pair_tests(con, model_id, keys,  # Compare's paired tests on these cells' item outcomes (V13)
+                       merged.pairs if merged is not None else None)
     writer.save_aggregates_batch(con, model_id, computed, stored="aggregates" in state.stored)
-    refresh_rollups(con, [model_id], keys, state.levels)
+    refresh_rollups(con, [model_id], keys, state.levels, merged)
     return out
 
 

@@ -6,12 +6,14 @@ resumes by asking only what is missing (`StoreSink.stored`).
 """
 from __future__ import annotations
 
-from typing import Any, Collection, Mapping, Sequence
+import itertools
+from typing import Any, Callable, Collection, Mapping, Sequence
 
 import duckdb
 
 from evaluator.run import Cell
 from evaluator.spec import Item, ItemResult
+from services import refresh_inputs
 from services.ingest import content_hash, refresh_aggregates, run_id, sync_registry
 from store import cell_rows, live, writer
 from store.db import transaction
@@ -30,14 +32,15 @@ MODEL = "model"
 def save_live(con: duckdb.DuckDBPyConnection, model_id: str,
               rows: Sequence[tuple[Mapping[str, Any], Item, ItemResult]], *,
               model_info: Mapping[str, Any] | None = None, known: set | None = None,
-              unstored: Collection[str] = ()) -> None:
+              unstored: Collection[str] = (), before: Callable[[], Any] | None = None) -> None:
     """Write live results (several answers, one transaction), so an interrupted run can resume.
 
     Each row is (run_meta, item, result) with run_meta {"task", "lang", "prompt_lang", "run_no", "settings",
     optional "source" (default "evaluated")}. `known` remembers the runs and items this process already wrote,
     so each is written once; pass the same set on every call of a run. `unstored`: run ids that had no stored
     answer when the run began and get each answer once (`StoreSink.stored_many`): their rows are plain INSERTs,
-    the others INSERT OR REPLACE (a rerun replaces what it asks again).
+    the others INSERT OR REPLACE (a rerun replaces what it asks again). `before`: called before the transaction
+    when it writes run rows (and with them the model's and the registry's), which a refresh's reads see.
     """
     known = known if known is not None else set()
     by_run: dict[str, list] = {}
@@ -54,6 +57,8 @@ def save_live(con: duckdb.DuckDBPyConnection, model_id: str,
         for table, new_rows in zip(rows_of[rid not in unstored], live.result_rows(rid, [r for _, _, r in group])):
             table += new_rows
     fresh_runs = [rid for rid in by_run if rid not in known]
+    if fresh_runs and before is not None:
+        before()
     with transaction(con):
         if fresh_runs and REGISTRY not in known:  # first run of this process: the registry rows
             sync_registry(con)
@@ -73,13 +78,17 @@ def save_live(con: duckdb.DuckDBPyConnection, model_id: str,
         known.update((REGISTRY, (MODEL, model_id)))
 
 
-def prepare_live(con: duckdb.DuckDBPyConnection, known: set, items: Sequence[Item] = ()) -> None:
+def prepare_live(con: duckdb.DuckDBPyConnection, known: set, items: Sequence[Item] = (),
+                 before: Callable[[], Any] | None = None) -> None:
     """Before a commit of a run, in one transaction: the registry's rows (tasks, metrics) once per process, and the
     rows of the `items` the run planned since the last call that this process has not written (so its groups of
-    answers write only predictions and scores); nothing when both are written. `known` as for `save_live`."""
+    answers write only predictions and scores); nothing when both are written. `known` as for `save_live`;
+    `before`: called before a transaction that writes the registry."""
     new_items = {(i.task, i.lang, i.item_id): i for i in items if (i.task, i.lang, i.item_id) not in known}
     if REGISTRY in known and not new_items:
         return
+    if REGISTRY not in known and before is not None:
+        before()
     with transaction(con):
         if REGISTRY not in known:
             sync_registry(con)
@@ -110,6 +119,11 @@ class StoreSink:
         # refresh gives: a clean cell's refresh then needs no state read (`refresh`)
         self._plan: cell_rows.PlanState | None = None
         self._next_cell: int | None = None
+        # changes whenever a write that a refresh's reads see begins or ends (runs, the model's row, the registry; a
+        # refresh), and the reads `read_ahead` took at some value of it
+        self._counter = itertools.count(1)
+        self._epoch = 0
+        self._ahead: tuple[int, refresh_inputs.Ahead] | None = None
 
     def _run_id(self, cell: Cell) -> str:
         return run_id(self.model_id, cell.task.name, cell.lang, cell.prompt_lang, cell.run_no, "evaluated")
@@ -118,7 +132,10 @@ class StoreSink:
         """The registry's rows and the items of the jobs planned since the last call, written before a commit (on
         the writer thread); the first time, also what the store holds of the fresh cells
         (`store.cell_rows.plan_state`, one read)."""
-        prepare_live(self.con, self._known, items)
+        epoch = self._epoch
+        prepare_live(self.con, self._known, items, before=self._bump)
+        if self._epoch != epoch:  # it wrote the registry: reads taken while it ran are out of date too
+            self._bump()
         if self._plan is None and self._fresh_runs:
             runs = {rid: key[:3] for key, rids in self._fresh_runs.items() for rid in rids}
             self._plan = cell_rows.plan_state(self.con, self.model_id, sorted(self._fresh_runs), runs)
@@ -129,6 +146,7 @@ class StoreSink:
         ids = {self._run_id(c): c.key for c in cells}
         self._run_key = dict(ids)
         self._plan = self._next_cell = None  # a new run: `prepare` reads its cells again
+        self._ahead = None
         stored = live.stored_keys(self.con, list(ids))
         self._unstored = set(ids) - set(stored)
         runs_of: dict[tuple, set[str]] = {}
@@ -143,8 +161,11 @@ class StoreSink:
         group = [({"task": cell.task.name, "lang": cell.lang, "prompt_lang": cell.prompt_lang,
                    "run_no": cell.run_no, "settings": dict(settings)}, item, result)
                  for cell, settings, item, result in rows]
+        epoch = self._epoch
         save_live(self.con, self.model_id, group, model_info=self.model_info, known=self._known,
-                  unstored=self._unstored)
+                  unstored=self._unstored, before=self._bump)
+        if self._epoch != epoch:  # it wrote runs: reads taken while it ran are out of date too
+            self._bump()
         for cell, _, item, result in rows:
             key = (cell.task.name, cell.lang, cell.prompt_lang)
             if (fresh := self._fresh.get(key)) is not None:
@@ -160,25 +181,50 @@ class StoreSink:
         A cell whose every run this sink wrote in full (none had an answer stored when the run began) is
         aggregated from the pairs it stored, as an ingest does (`refresh_aggregates(written=...)`), instead of
         reading its rows back: the same rows in the store's order, so the same numbers
-        (tests/store/test_pipeline.py compares every derived table with a recompute from the store)."""
+        (tests/store/test_pipeline.py compares every derived table with a recompute from the store). The reads
+        `read_ahead` took of exactly these cells are used when no write they see has begun since (the run's last
+        refresh, whose reads were taken in its last round)."""
         keys = [(c.task.name, c.lang, c.prompt_lang) for c in cells]
         written = {}
         for key in keys:
             if (fresh := self._fresh.pop(key, None)) is not None:
                 written[key] = ([fresh[k] for k in sorted(fresh)], self._fresh_runs[key])
         cells_sorted = sorted(set(keys))
+        taken, self._ahead = self._ahead, None
         cur = self.con.cursor()  # its own connection: runs on the refresh thread beside the writer
         try:
             with transaction(cur):
+                ahead = None
+                if taken is not None:  # checked once the transaction's snapshot is taken (its first read): a write
+                    cur.execute("SELECT 1 FROM models LIMIT 0")  # that begins later is not in what it sees either
+                    ahead = taken[1] if taken[0] == self._epoch else None
                 state = self._clean_state(cells_sorted, written)
                 if state is None:
                     state = cell_rows.refresh_state(cur, self.model_id, cells_sorted)
-                summaries = refresh_aggregates(cur, self.model_id, keys, written=written, state=state)
+                summaries = refresh_aggregates(cur, self.model_id, keys, written=written, state=state, ahead=ahead)
             self._next_cell = state.next_cell + len(cells_sorted)  # every cell's drill rows are renumbered from it
         finally:
+            self._bump()
             cur.close()
         value = {(c.task, c.lang, c.prompt_lang): c.value for c in summaries}
         return [value.get(k) for k in keys]
+
+    def read_ahead(self, cells: Sequence[tuple[str, str, str]]) -> None:
+        """Take the reads of the next refresh of these (task, lang, prompt_lang) cells now, on a cursor of its own
+        (`services.refresh_inputs.read_ahead`): the runner's refresher does it in the last round, while the last
+        answers are in flight, so the run's last refresh does not read after its last commit. `refresh` uses them
+        only if it refreshes exactly these cells and no write its reads see has begun since."""
+        epoch = self._epoch
+        cur = self.con.cursor()
+        try:
+            self._ahead = (epoch, refresh_inputs.read_ahead(cur, self.model_id, cells))
+        finally:
+            cur.close()
+
+    def _bump(self) -> None:
+        """A write the refreshes' reads see begins or ends (or a refresh ended): reads taken before are out of date
+        (a new value from one counter: threads may bump at once)."""
+        self._epoch = next(self._counter)
 
     def _clean_state(self, cells: Sequence[tuple], written: Mapping[tuple, Any]) -> cell_rows.RefreshState | None:
         """The cells' `RefreshState` without a read, when every one is clean: held in full by this sink (`written`)

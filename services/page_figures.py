@@ -37,13 +37,16 @@ def refresh_reported(con: duckdb.DuckDBPyConnection) -> int:
 
 
 def _refresh_field(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str],
-                   among: Sequence[Sequence[str]] | None) -> None:
+                   among: Sequence[Sequence[str]] | None, scanned: Sequence[tuple] | None = None) -> None:
     """The field of the cells these models are on whose scored rows changed (the live runner's refresh after one
-    cell recomputes that cell's, not the model's every cell)."""
+    cell recomputes that cell's, not the model's every cell); `scanned`: what `store.page_figures.field_scan` would
+    read now, when the caller has it."""
     cells: dict[tuple, dict] = {}
     hashes: dict[tuple, str | None] = {}
     had: set[tuple] = set()  # stale cells with stored rows to replace
-    for *key, inputs_hash, model_id, value, lo, hi in stored.stale_field_cells(con, model_ids, among, had):
+    stale = stored.stale_field_cells(con, model_ids, among, had) if scanned is None else \
+        stored.stale_from(scanned, had)
+    for *key, inputs_hash, model_id, value, lo, hi in stale:
         cell = cells.setdefault(tuple(key), {})
         hashes[tuple(key)] = inputs_hash
         if model_id is not None:
@@ -55,15 +58,17 @@ def _refresh_field(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str],
 
 def refresh_model_figures(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str],
                           cells: Iterable[Sequence[str]] | None = None,
-                          runs: Mapping[str, Sequence[tuple]] | None = None) -> None:
+                          runs: Mapping[str, Sequence[tuple]] | None = None,
+                          field: Sequence[tuple] | None = None) -> None:
     """Recompute and store the page figures of these models (inside the caller's transaction). `cells`: the
     (task, lang, prompt_lang) cells just recomputed, when only those changed (None: any may have); `runs`: model ->
-    its current runs as `store.usage.model_runs` read them in this transaction, when the caller did (else read)."""
+    its current runs as `store.usage.model_runs` read them in this transaction, when the caller did (else read);
+    `field`: the field's read (`store.page_figures.field_scan` of these models on `cells`) when the caller has it."""
     models = sorted(set(model_ids))
     if not models:
         return
     among = None if cells is None else sorted({tuple(c)[:3] for c in cells})
-    _refresh_field(con, models, among)
+    _refresh_field(con, models, among, field)
     for model_id in models:
         counts = stored.answer_counts(runs[model_id]) if runs and model_id in runs else \
             stored.run_answer_counts(con, model_id)

@@ -49,17 +49,18 @@ def pair_rows(task: str, lang: str, outcomes: list[tuple], targets: set[System])
 
 
 def refresh_systems(con: duckdb.DuckDBPyConnection, targets: Iterable[tuple[str, str, str, str]],
-                    model_id: str | None = None) -> int:
+                    model_id: str | None = None, state: tuple[dict, list] | None = None) -> int:
     """Recompute and store the tests of (task, lang, model_id, prompt_lang) systems against every other system of
     their (task, lang), and drop orphaned tests (of `model_id` only, when given), inside the caller's transaction;
-    returns how many rows were written."""
+    returns how many rows were written. `state`: what `pair_state` would read now, when the caller has it
+    (`services.refresh_inputs`)."""
     by_cell: dict[tuple[str, str], set[System]] = defaultdict(set)
     for task, lang, model, prompt_lang in targets:
         by_cell[(task, lang)].add((model, prompt_lang))
     systems = [(task, lang, *s) for (task, lang), group in sorted(by_cell.items()) for s in sorted(group)]
     if model_id is not None and by_cell and all(s[2] == model_id for s in systems):
         # one read: the systems per (task, lang) and the model's stored pairs, which hold every pair to delete
-        counts, stored = pair_state(con, sorted(by_cell), model_id)
+        counts, stored = state if state is not None else pair_state(con, sorted(by_cell), model_id)
         keys = set(systems)
         remaining = [r for r in stored if (*r[:2], *r[2:4]) not in keys and (*r[:2], *r[5:7]) not in keys]
         if len(remaining) < len(stored):  # some stored pair names a refreshed system
@@ -81,10 +82,13 @@ def refresh_systems(con: duckdb.DuckDBPyConnection, targets: Iterable[tuple[str,
     return written
 
 
-def refresh_pair_tests(con: duckdb.DuckDBPyConnection, model_id: str, cells: Iterable[tuple[str, str, str]]) -> int:
+def refresh_pair_tests(con: duckdb.DuckDBPyConnection, model_id: str, cells: Iterable[tuple[str, str, str]],
+                       state: tuple[dict, list] | None = None) -> int:
     """Recompute the tests of a model's re-aggregated (task, lang, prompt_lang) cells against every other system
-    on them, and drop the tests of cells that are gone (inside the caller's transaction)."""
-    return refresh_systems(con, [(task, lang, model_id, prompt_lang) for task, lang, prompt_lang in cells], model_id)
+    on them, and drop the tests of cells that are gone (inside the caller's transaction); `state` as for
+    `refresh_systems`."""
+    return refresh_systems(con, [(task, lang, model_id, prompt_lang) for task, lang, prompt_lang in cells], model_id,
+                           state)
 
 
 def backfill_pair_tests(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str, str]]:

@@ -121,14 +121,20 @@ def _save_run_counts(con: duckdb.DuckDBPyConnection, drills: Mapping[tuple[str, 
     """Each current run's answers, unparsed answers, tokens and latency (V15; NULL when the drill-down has none),
     from its cell's drill-down; `runs`: the cells' active (task, lang, prompt_lang, run_no, run_id); `delete`:
     whether some of them may have counts stored."""
-    none = (None, None, None, None)
-    counted = [[run_id, *d.runs[run_no], *d.run_usage.get(run_no, none)] for t, lg, pl, run_no, run_id in runs
-               if run_no in (d := drills[(t, lg, pl)]).runs]
+    counted = run_count_rows(drills, runs)
     if counted:
         if delete:
             con.execute("DELETE FROM run_counts WHERE run_id IN (SELECT unnest(?))",
                         [[row[0] for row in counted]])  # a hash join
         _insert_run_counts(con, counted)
+
+
+def run_count_rows(drills: Mapping[tuple[str, str, str], Any], runs: Sequence[tuple]) -> list[list[Any]]:
+    """The run counts `_save_run_counts` stores: [run_id, answers, unparsed, tokens_in, tokens_out, latency_sum,
+    latency_n] per current run of these cells that its cell's drill-down counted (`runs` as there)."""
+    none = (None, None, None, None)
+    return [[run_id, *d.runs[run_no], *d.run_usage.get(run_no, none)] for t, lg, pl, run_no, run_id in runs
+            if (t, lg, pl) in drills and run_no in (d := drills[(t, lg, pl)]).runs]
 
 
 ARROW_ROWS = 64

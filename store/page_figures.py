@@ -7,6 +7,7 @@ caller's transaction; store.queries only filter and join the tables (issue 13).
 from __future__ import annotations
 
 from functools import reduce
+from hashlib import blake2b
 from operator import xor
 from typing import Any, Mapping, Sequence
 
@@ -51,31 +52,51 @@ def reported_stale(con: duckdb.DuckDBPyConnection) -> bool:
               AND n.value IS NOT DISTINCT FROM r.value)""").fetchone()[0])
 
 
+def row_hash(model_id: str, value: float, ci_low: float | None, ci_high: float | None) -> int:
+    """A scored headline row's 64-bit fingerprint (the same in every process): a cell's inputs_hash is the XOR of its
+    visible scored rows' fingerprints, as text."""
+    key = repr((model_id, value, ci_low, ci_high)).encode("utf-8")
+    return int.from_bytes(blake2b(key, digest_size=8).digest(), "big")
+
+
+def field_scan(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str], cells: Sequence[Sequence[str]] | None = None,
+               *, others_only: bool = False) -> list[tuple]:
+    """What `stale_field_cells` reads, as rows (True, task, lang, prompt_lang, metric, mine, ok, model_id, value,
+    ci_low, ci_high, NULL) per headline aggregate among `cells` and (False, task, lang, prompt_lang, metric, mine,
+    NULL x 5, inputs_hash) per stored field row: two plain scans in one statement (UNION ALL). `others_only`: without
+    these models' own headline rows (a refresh about to replace them adds its own: `services.refresh_inputs`)."""
+    among, only = ("true", []) if cells is None else ("list_contains(?, [task, lang, prompt_lang])",
+                                                      [[list(c) for c in cells]])
+    others, skip = ("AND NOT list_contains(?, a.model_id)", [list(model_ids)]) if others_only else ("", [])
+    return con.execute(f"""
+        SELECT true, a.task, a.lang, a.prompt_lang, a.metric, list_contains(?, a.model_id) AS mine,
+               a.status = 'ok' AND a.value IS NOT NULL AND m.model_id IS NOT NULL AND NOT coalesce(m.hidden, false),
+               a.model_id, a.value, a.ci_low, a.ci_high, NULL
+        FROM aggregates a LEFT JOIN models m ON m.model_id = a.model_id
+        WHERE a.is_headline AND {among} {others}
+        UNION ALL
+        SELECT false, task, lang, prompt_lang, metric, list_contains(?, model_id), NULL, NULL, NULL, NULL, NULL,
+               inputs_hash
+        FROM cell_field WHERE {among}""", [list(model_ids), *only, *skip, list(model_ids), *only]).fetchall()
+
+
 def stale_field_cells(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str],
                       cells: Sequence[Sequence[str]] | None = None, stored_keys: set | None = None) -> list[tuple]:
     """The headline cells these models have (or had a stored field on), among `cells` ([task, lang, prompt_lang];
     None = all), whose visible scored rows changed since their field was stored (or that have none stored), with
     every visible model's scored value on them, sorted:
     (task, lang, prompt_lang, metric, inputs_hash, model_id, value, ci_low, ci_high); model_id NULL when nobody
-    is left on a cell. A cell's inputs_hash is the XOR of DuckDB's `hash(model_id, value, ci_low, ci_high)` over
-    its scored rows, as text (NULL for none). Two plain scans in one statement (UNION ALL), combined here: one
-    query joining, grouping and comparing them cost ~5 ms of planning per refresh, two statements ~0.6 ms more.
-    `stored_keys`: filled with the keys of the returned cells that have stored field rows (the others have
-    nothing to delete)."""
-    among, only = ("true", []) if cells is None else ("list_contains(?, [task, lang, prompt_lang])",
-                                                      [[list(c) for c in cells]])
-    scanned = con.execute(f"""
-        SELECT true, a.task, a.lang, a.prompt_lang, a.metric, list_contains(?, a.model_id) AS mine,
-               a.status = 'ok' AND a.value IS NOT NULL AND m.model_id IS NOT NULL AND NOT coalesce(m.hidden, false),
-               a.model_id, a.value, a.ci_low, a.ci_high, hash(a.model_id, a.value, a.ci_low, a.ci_high), NULL
-        FROM aggregates a LEFT JOIN models m ON m.model_id = a.model_id
-        WHERE a.is_headline AND {among}
-        UNION ALL
-        SELECT false, task, lang, prompt_lang, metric, list_contains(?, model_id), NULL, NULL, NULL, NULL, NULL, NULL,
-               inputs_hash
-        FROM cell_field WHERE {among}""", [list(model_ids), *only, list(model_ids), *only]).fetchall()
-    headline = [r[1:12] for r in scanned if r[0]]
-    fields = [(*r[1:6], r[12]) for r in scanned if not r[0]]
+    is left on a cell. A cell's inputs_hash is the XOR of its scored rows' `row_hash`, as text (NULL for none).
+    One read (`field_scan`), combined here (`stale_from`): one query joining, grouping and comparing them cost ~5 ms
+    of planning per refresh. `stored_keys`: filled with the keys of the returned cells that have stored field rows
+    (the others have nothing to delete)."""
+    return stale_from(field_scan(con, model_ids, cells), stored_keys)
+
+
+def stale_from(scanned: Sequence[tuple], stored_keys: set | None = None) -> list[tuple]:
+    """`stale_field_cells` from its read's rows (`field_scan`'s, or those merged with a refresh's own)."""
+    headline = [r[1:11] for r in scanned if r[0]]
+    fields = [(*r[1:6], r[11]) for r in scanned if not r[0]]
     keys = {r[:4] for r in headline if r[4]} | {r[:4] for r in fields if r[4]}
     stored: dict[tuple, str | None] = {}
     for *key, _, inputs_hash in fields:  # any_value: the first non-NULL hash of the cell's rows
@@ -84,14 +105,14 @@ def stale_field_cells(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str],
     if stored_keys is not None:
         stored_keys.update(stored)
     scored: dict[tuple, list[tuple]] = {key: [] for key in keys}
-    for *key, _, ok, model_id, value, lo, hi, row_hash in headline:
+    for *key, _, ok, model_id, value, lo, hi in headline:
         if ok and tuple(key) in keys:
-            scored[tuple(key)].append((model_id, value, lo, hi, row_hash))
+            scored[tuple(key)].append((model_id, value, lo, hi))
     out = []
     for key, rows in scored.items():
-        now = str(reduce(xor, (r[4] for r in rows))) if rows else None
+        now = str(reduce(xor, (row_hash(*r) for r in rows))) if rows else None
         if now != stored.get(key):
-            out += [(*key, now, *r[:4]) for r in rows] if rows else [(*key, now, None, None, None, None)]
+            out += [(*key, now, *r) for r in rows] if rows else [(*key, now, None, None, None, None)]
     return sorted(out, key=_field_order)
 
 

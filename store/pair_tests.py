@@ -88,16 +88,20 @@ def _drop_model_orphans(con: duckdb.DuckDBPyConnection, model_id: str) -> int:
     return drop_orphans_among(con, stored)
 
 
-def pair_state(con: duckdb.DuckDBPyConnection, cells: Sequence[tuple[str, str]],
-               model_id: str) -> tuple[dict[tuple[str, str], int], list[tuple]]:
+def pair_state(con: duckdb.DuckDBPyConnection, cells: Sequence[tuple[str, str]], model_id: str,
+               without: Sequence[Sequence[str]] = ()) -> tuple[dict[tuple[str, str], int], list[tuple]]:
     """(`system_counts` of these (task, lang), the stored pairs of `model_id` as A or B: (task, lang, model_a,
     prompt_lang_a, cell_a, model_b, prompt_lang_b, cell_b) rows) in one statement, so a refresh of a model alone on
-    its cells with no stored pairs reads once and deletes nothing (three statements, ~2.5 ms, before)."""
+    its cells with no stored pairs reads once and deletes nothing (three statements, ~2.5 ms, before). `without`:
+    (task, lang, model_id, prompt_lang) systems left out of the counts (a refresh about to write their cells counts
+    them itself: `services.refresh_inputs`)."""
+    skip, params = ("AND NOT list_contains(?, [task, lang, model_id, prompt_lang])", [[list(s) for s in without]]) \
+        if without else ("", [])
     rows = con.execute(f"""
         SELECT true, task, lang, NULL, NULL, count(*), NULL, NULL, NULL FROM ({_CELLS})
-        WHERE list_contains(?, [task, lang]) GROUP BY ALL
+        WHERE list_contains(?, [task, lang]) {skip} GROUP BY ALL
         UNION ALL SELECT false, * FROM ({_STORED} WHERE model_a = ? OR model_b = ?)""",
-                       [[list(c) for c in cells], model_id, model_id]).fetchall()
+                       [[list(c) for c in cells], *params, model_id, model_id]).fetchall()
     return {(r[1], r[2]): r[5] for r in rows if r[0]}, [tuple(r[1:]) for r in rows if not r[0]]
 
 

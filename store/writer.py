@@ -90,23 +90,31 @@ HEADLINE_COLUMNS = ("task", "lang", "prompt_lang", "value", "normalized", "statu
 """Keys of a headline aggregate as `rollup_inputs` gives it."""
 
 
-def rollup_inputs(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str], origins: Sequence[str]
-                  ) -> tuple[dict[str, list[dict[str, Any]]], list[tuple]]:
+def rollup_inputs(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str], origins: Sequence[str],
+                  without: Sequence[Sequence[str]] = ()) -> tuple[dict[str, list[dict[str, Any]]], list[tuple]]:
     """What a roll-up refresh of these models reads, in one statement: each model's headline aggregates
     (HEADLINE_COLUMNS, sorted by task, lang, prompt_lang: roll-ups add them in that order), and the other models'
-    overall roll-ups `ranked_overalls` needs (its `found`)."""
+    overall roll-ups `ranked_overalls` needs (its `found`). `without`: (task, lang, prompt_lang) cells whose
+    headline rows are left out (a refresh about to write them adds its own: `services.refresh_inputs`)."""
     models = sorted(set(model_ids))
+    skip, params = ("AND NOT list_contains(?, [task, lang, prompt_lang])", [[list(c) for c in without]]) \
+        if without else ("", [])
     rows = con.execute(f"""
         SELECT true, model_id, task, lang, prompt_lang, status, NULL, value, normalized, ci_low, ci_high, chance
-        FROM aggregates WHERE list_contains(?, model_id) AND is_headline
+        FROM aggregates WHERE list_contains(?, model_id) AND is_headline {skip}
         UNION ALL {_OVERALLS.format(tag="false,", pad=", NULL, NULL, NULL, NULL")}""",
-                       [models, list(origins), models, models, list(origins)]).fetchall()
+                       [models, *params, list(origins), models, models, list(origins)]).fetchall()
+    return headline_rows(models, [r[1:] for r in rows if r[0]]), [r[1:8] for r in rows if not r[0]]
+
+
+def headline_rows(models: Sequence[str], rows: Iterable[Sequence[Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Model -> its headline aggregates as `rollup_inputs` gives them, from (model_id, task, lang, prompt_lang,
+    status, NULL, value, normalized, ci_low, ci_high, chance) rows in any order."""
     headline: dict[str, list[dict[str, Any]]] = {m: [] for m in models}
-    for _, m, task, lang, prompt_lang, status, _, value, normalized, lo, hi, chance in sorted(
-            (r for r in rows if r[0]), key=lambda r: r[2:5]):
+    for m, task, lang, prompt_lang, status, _, value, normalized, lo, hi, chance in sorted(rows, key=lambda r: r[1:4]):
         headline[m].append(dict(zip(HEADLINE_COLUMNS, (task, lang, prompt_lang, value, normalized, status, lo, hi,
                                                        chance))))
-    return headline, [r[1:8] for r in rows if not r[0]]
+    return headline
 
 
 def ranked_overalls(con: duckdb.DuckDBPyConnection, origins: Sequence[str],

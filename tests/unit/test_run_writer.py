@@ -211,3 +211,39 @@ def test_each_commit_prepares_the_items_planned_since_the_last_and_nothing_twice
     planned.jobs += [job("c")]
     prepare()
     assert sink.calls == [[], ["a", "b"], ["c"]]
+
+
+def test_in_the_last_round_the_refresher_reads_ahead_for_the_unfinished_cells_before_their_refresh():
+    """Once every request is sent, the writer hands the sink the cells still unfinished (`read_ahead`, on the
+    refresher's thread, after the refreshes before it); the run's last refresh, of those cells, comes after it. A
+    sink whose read ahead fails still finishes the run (the refresh reads for itself)."""
+    for failing in (False, True):
+        class Sink(ListSink):
+            def __init__(self):
+                super().__init__()
+                self.events: list[tuple] = []
+
+            def read_ahead(self, cells):
+                self.events.append(("ahead", list(cells), threading.current_thread().name))
+                if failing:
+                    raise RuntimeError("no read ahead")
+
+            def refresh(self, cells):
+                self.events.append(("refresh", [c.key[:3] for c in cells], threading.current_thread().name))
+                return super().refresh(cells)
+
+        sink = Sink()
+
+        async def main():
+            async with ModelClient(server.base_url, "standin", retry=FAST, timeout=5, concurrency=C) as client:
+                return await run(client, sink, RunSpec(concurrency=C, **JOBS), progress=False)
+
+        with StandinServer(latency=0.02) as server:
+            statuses = asyncio.run(main())
+        assert sum(s.asked for s in statuses) == 60 and all(s.score is not None for s in statuses)
+        aheads = [i for i, e in enumerate(sink.events) if e[0] == "ahead"]
+        assert len(aheads) == 1
+        _, cells, thread = sink.events[aheads[0]]
+        assert cells == [("sentiment", "th", "en")] and thread.startswith("tanaw-refresh")
+        assert [e[:2] for e in sink.events[aheads[0] + 1:]] == [("refresh", [("sentiment", "th", "en")])]
+        assert [e[1] for e in sink.events[:aheads[0]]] == [[("sentiment", "id", "en")], [("sentiment", "vi", "en")]]
