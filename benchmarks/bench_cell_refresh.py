@@ -5,17 +5,18 @@ ta with the English prompt, `--items` items x `--runs` runs per cell, answers sc
 through `services.live.StoreSink` in groups, as the runner writes them), refreshes the first three cells as the run
 does, then times, median of `--repeat` (warm, the first round dropped):
 - `StoreSink.refresh` of the last cell with the pairs the sink holds (`refresh_aggregates(written=...)` in one
-  transaction on its own cursor: what the run's tail pays after its last commit), each round on a new cell as the
-  run's is (untimed before each round: the cell's derived rows deleted and its pairs handed back to the sink);
+  transaction on its own cursor) and its reads taken ahead (`StoreSink.read_ahead`, as the runner takes them in
+  its last round): what the run's tail pays after its last commit, each round on a new cell as the run's is
+  (untimed before each round: the cell's derived rows deleted, its pairs handed back to the sink, the reads taken);
+  and the same refresh reading for itself (a refresh during the run);
 - the same, alternated round by round with the same refresh made to read its state (`StoreSink._clean_state`
   switched off: what every live refresh did before a clean cell's state came from the sink's read at the run's
   start), both medians from the alternated rounds;
 - `refresh_aggregates` of the same cell read back from the store (a resumed or partly stored cell);
 - the peer: one DuckDB GROUP BY (count and mean per metric) over the cell's score rows.
-`--statements` adds the run's last refresh statement by statement (median ms per round, through a cursor that
-times every call into DuckDB) and its split into reads, writes, BEGIN/COMMIT and the rest (Python: computing the
-aggregates, drill-down and roll-ups, building parameters); the writes plus BEGIN/COMMIT are the floor of a refresh
-that would read nothing.
+`--statements` adds the run's last refresh (reads taken ahead) statement by statement (median ms per round, through
+a cursor that times every call into DuckDB) and its split into reads, writes, BEGIN/COMMIT and the rest (Python:
+computing the aggregates, drill-down and roll-ups, merging the reads taken ahead, building parameters).
 Conditions (machine, cores, load average before and after, versions) are printed with the figures.
 
     python benchmarks/bench_cell_refresh.py [--repeat 20] [--items 50] [--runs 5] [--statements]
@@ -186,13 +187,15 @@ def kind_of(head: str) -> str:
 
 def statement_split(sink: StoreSink, last: list, new_cell, repeat: int) -> list[str]:
     """The last refresh statement by statement, and its split into reads, writes, transaction and the rest, as
-    lines to print."""
+    lines to print (`new_cell` runs untimed before each round, on the sink's own connection)."""
     real = sink.con
-    sink.con = proxy = TimedCursor(real)
+    proxy = TimedCursor(real)
     try:
         totals = []
         for k in range(repeat + 1):
+            sink.con = real
             new_cell()
+            sink.con = proxy
             if k == 1:  # the first round warms up
                 proxy.log.clear()
                 totals.clear()
@@ -241,6 +244,10 @@ def main() -> None:
             con.execute("DELETE FROM run_counts WHERE list_contains(?, run_id)", [sorted(runs)])
             sink._fresh[key], sink._fresh_runs[key] = dict(held), set(runs)
 
+        def new_cell_ahead() -> None:  # and its reads taken, as the runner takes them in its last round
+            new_cell()
+            sink.read_ahead([key])
+
         def stored() -> None:
             with transaction(con):
                 refresh_aggregates(con, MODEL, [key])
@@ -249,18 +256,21 @@ def main() -> None:
                     "ON r.run_id = s.run_id WHERE r.model_id = ? AND r.task = ? AND r.lang = ? "
                     "AND r.prompt_lang = ? AND NOT r.superseded GROUP BY ALL")
         n_rows = con.execute("SELECT count(*) FROM predictions").fetchone()[0]
-        ours = timed(lambda: sink.refresh(last), args.repeat, new_cell)
+        ours = timed(lambda: sink.refresh(last), args.repeat, new_cell_ahead)
+        reading = timed(lambda: sink.refresh(last), args.repeat, new_cell)
         clean, with_read = alternated(sink, last, new_cell, args.repeat)
         back = timed(stored, args.repeat)
         peer = timed(lambda: con.execute(group_by, [MODEL, *key]).fetchall(), args.repeat)
-        split = statement_split(sink, last, new_cell, args.repeat) if args.statements else []
+        split = statement_split(sink, last, new_cell_ahead, args.repeat) if args.statements else []
         con.close()
     print(f"store: {len(by_cell)} cells x {args.runs} runs x {args.items} items = {n_rows:,} answers; "
           f"median of {args.repeat} (warm); wall ms (process CPU ms)")
-    for label, (wall, cpu) in ((f"StoreSink.refresh of a new cell ({len(held)} pairs held: the run's last refresh)",
-                                ours),
-                               ("  alternated: the same refresh as the sink does it", clean),
-                               ("  alternated: the same refresh reading its state (the path before)", with_read),
+    for label, (wall, cpu) in ((f"StoreSink.refresh of a new cell ({len(held)} pairs held), reads taken ahead: the run's "
+                                "last refresh", ours),
+                               ("the same refresh reading for itself (a refresh during the run)", reading),
+                               ("  alternated: the same, its state from the sink's plan read (as the sink does it)",
+                                clean),
+                               ("  alternated: the same, reading its state too (the path before)", with_read),
                                ("refresh_aggregates of the same cell read back from the store", back),
                                ("one DuckDB GROUP BY over the cell's score rows (the peer)", peer)):
         ratio = f" = {wall / peer[0]:5.1f}x the GROUP BY" if label[0] != "o" else ""
