@@ -175,3 +175,21 @@ def test_deleting_an_upload_takes_its_figures_away(store, tmp_path):
             assert not con.execute(f"SELECT count(*) FROM {table} WHERE model_id = 'Own'").fetchone()[0], table
     finally:
         con.close()
+
+
+def test_a_cells_fingerprint_is_the_xor_of_its_rows_the_same_in_every_process_and_an_old_one_is_recomputed(store):
+    """`row_hash` is blake2b of the row, not Python's salted hash: pinned here, so a change of it is deliberate (a
+    stored fingerprint of another kind, as DuckDB's `hash()` wrote before, only makes the field be recomputed once,
+    to the same rows)."""
+    from services.page_figures import refresh_model_figures
+    from store.page_figures import row_hash, stale_field_cells
+
+    assert row_hash("m", 0.5, None, 0.75) == 8516192914766575720
+    assert row_hash("m", 0.5, None, 0.75) ^ row_hash("n", 0.25, 0.1, 0.4) == 1354360486545777300
+    assert stale_field_cells(store, list(MODELS)) == []  # every stored fingerprint is current
+    field = _field(store)
+    store.execute("UPDATE cell_field SET inputs_hash = '12345' WHERE task = 'sentiment'")  # an older kind
+    stale = stale_field_cells(store, list(MODELS))
+    assert stale and {r[0] for r in stale} == {"sentiment"}
+    refresh_model_figures(store, list(MODELS))
+    assert stale_field_cells(store, list(MODELS)) == [] and _field(store) == field
