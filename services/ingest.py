@@ -135,7 +135,7 @@ def refresh_rollups(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str],
                           inputs.field if inputs is not None else None)
 
 
-RANKED_ORIGINS = refresh_inputs.RANKED_ORIGINS
+RANKED_ORIGINS = ("evaluated", "uploaded")
 """Origins that are ranked (demo baselines and runs are reference points)."""
 
 

@@ -14,7 +14,7 @@ import duckdb
 from evaluator.run import Cell
 from evaluator.spec import Item, ItemResult
 from services import refresh_inputs
-from services.ingest import content_hash, refresh_aggregates, run_id, sync_registry
+from services.ingest import RANKED_ORIGINS, content_hash, refresh_aggregates, run_id, sync_registry
 from store import cell_rows, live, writer
 from store.db import transaction
 
@@ -217,7 +217,7 @@ class StoreSink:
         epoch = self._epoch
         cur = self.con.cursor()
         try:
-            self._ahead = (epoch, refresh_inputs.read_ahead(cur, self.model_id, cells))
+            self._ahead = (epoch, refresh_inputs.read_ahead(cur, self.model_id, cells, RANKED_ORIGINS))
         finally:
             cur.close()
 

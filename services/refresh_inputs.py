@@ -18,14 +18,10 @@ from typing import Any, Mapping, Sequence
 
 import duckdb
 
-from store import pair_tests, page_figures, usage, writer
+from store import live, pair_tests, page_figures, usage, writer
 from store.usage import MODEL_RUN_COLUMNS
 
-RANKED_ORIGINS = ("evaluated", "uploaded")
-"""Origins that are ranked (demo baselines and runs are reference points; `services.ingest` ranks these)."""
-
-_COUNTED = {c: MODEL_RUN_COLUMNS.index(c) for c in ("answers", "unparsed", "tokens_in", "tokens_out", "latency_sum",
-                                                   "latency_n")}
+_COUNTED = [MODEL_RUN_COLUMNS.index(c) for c in list(live.RUN_COUNT_COLUMNS)[1:]]
 """Where a run count row's fields (`store.drilldown.run_count_rows`, after its run id) sit in a `model_runs` row."""
 
 
@@ -52,13 +48,15 @@ class Merged:
     pairs: tuple[dict[tuple[str, str], int], list[tuple]]
 
 
-def read_ahead(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[tuple[str, str, str]]) -> Ahead:
-    """The reads of a refresh of these cells of a model, without the cells' own rows (five plain reads)."""
+def read_ahead(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[tuple[str, str, str]],
+               origins: Sequence[str]) -> Ahead:
+    """The reads of a refresh of these cells of a model, without the cells' own rows (five plain reads); `origins`:
+    the ranked ones (`services.ingest.RANKED_ORIGINS`)."""
     keys = tuple(sorted(set(map(tuple, cells))))
     systems = [(task, lang, model_id, prompt_lang) for task, lang, prompt_lang in keys]
     seen = con.execute("SELECT NOT coalesce(hidden, false) FROM models WHERE model_id = ?", [model_id]).fetchone()
     return Ahead(model_id, keys,
-                 writer.rollup_inputs(con, [model_id], RANKED_ORIGINS, without=keys),
+                 writer.rollup_inputs(con, [model_id], origins, without=keys),
                  usage.model_runs(con, model_id),
                  page_figures.field_scan(con, [model_id], keys, others_only=True),
                  pair_tests.pair_state(con, sorted({k[:2] for k in keys}), model_id, without=systems),
@@ -99,6 +97,6 @@ def _with_counts(row: tuple, counted: Sequence[Any]) -> tuple:
     """A `model_runs` row with the counts a refresh stores for its run (answers, unparsed, tokens in and out,
     latency sum and timed answers)."""
     out = list(row)
-    for name, value in zip(_COUNTED, counted):
-        out[_COUNTED[name]] = value
+    for at, value in zip(_COUNTED, counted):
+        out[at] = value
     return tuple(out)
