@@ -137,21 +137,10 @@ def run_count_rows(drills: Mapping[tuple[str, str, str], Any], runs: Sequence[tu
             if (t, lg, pl) in drills and run_no in (d := drills[(t, lg, pl)]).runs]
 
 
-ARROW_ROWS = 64
-"""From this many runs on, their counts go in as one Arrow table (`store.live.append`): a list parameter converts
-each value on its own (~9 ms for 1,000 runs' counts, against ~2 ms as Arrow), but a table costs ~0.3 ms to
-register."""
-
-
 def _insert_run_counts(con: duckdb.DuckDBPyConnection, rows: Sequence[Sequence[Any]]) -> None:
-    """Insert run counts, rows in `store.live.RUN_COUNT_COLUMNS` order; computed_at by its default, the
-    transaction's start."""
-    if len(rows) >= ARROW_ROWS:
-        live.append(con, "run_counts", rows, replace=False)
-        return
-    names = ", ".join(live.RUN_COUNT_COLUMNS)
-    con.execute(f"INSERT INTO run_counts ({names}) SELECT {', '.join('unnest(?)' for _ in live.RUN_COUNT_COLUMNS)}",
-                [list(c) for c in zip(*rows)])
+    """Insert run counts, rows in `store.live.RUN_COUNT_COLUMNS` order, in one statement (`store.live.append`: list
+    parameters for a few runs, one Arrow table for many); computed_at by its default, the transaction's start."""
+    live.append(con, "run_counts", rows, replace=False)
 
 
 def cells_without_drilldown(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str, str]]:

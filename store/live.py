@@ -1,10 +1,10 @@
-"""Appends for live runs: one group of answers per transaction, each table written by one Arrow insert.
+"""Appends for live runs: one group of answers per transaction, each table written by one insert.
 
-A live run commits every ≤ 200 ms (see `evaluator.run`), so what matters is the cost per commit, not per row: one
-`INSERT OR REPLACE … SELECT` from an Arrow table costs about the same for 1 or 200 rows (measured 8-12 ms with the
-commit on this machine's disk), while DuckDB's `executemany` pays its prepared statement per row (about 0.5 ms a
-row for `scores`, 12 ms a row for `predictions` with its primary key). Rows are plain values (the caller flattens
-its records); nothing here opens or commits a transaction.
+A live run commits every ≤ 200 ms (see `evaluator.run`), so what matters is the cost per commit, not per row.
+DuckDB's `executemany` pays its prepared statement per row (about 0.5 ms a row for `scores`, 12 ms a row for
+`predictions` with its primary key); one `INSERT … SELECT` pays its fixed cost once. A small group goes in with each
+column as one list parameter (`unnest`), a large one from an Arrow table (see `LIST_VALUES`). Rows are plain values
+(the caller flattens its records); nothing here opens or commits a transaction.
 """
 from __future__ import annotations
 
@@ -46,22 +46,38 @@ TABLES: Mapping[str, Mapping[str, pa.DataType]] = {
 written (names are this module's, never the data's)."""
 
 
+LIST_VALUES = 2048
+"""An append of fewer values than this (rows x columns) passes each column as one list parameter; from this many
+on, one Arrow table. A list parameter converts each value on its own, an Arrow table costs about 2 ms to build and
+register whatever its size: on the 2-core machine `predictions` (14 columns) took 2.5 ms as lists against 4.4 ms as
+Arrow for 8 rows, 4.9 against 5.2 for 128, 7.4 against 5.8 for 256 and 18.5 against 8.5 for 1,000; `scores`
+(5 columns) 1.4 against 2.9 for 8 rows, 2.9 against 3.4 for 256, 7.1 against 5.2 for 1,000
+(`benchmarks/bench_appends.py`)."""
+
+
 def append(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Sequence[Any]], *, replace: bool = True
            ) -> None:
-    """INSERT OR REPLACE `rows` (tuples in the order of `TABLES[table]`) into `table` with one Arrow insert; a plain
-    INSERT (half the cost) with `replace=False`, for rows whose keys cannot be stored yet."""
+    """INSERT OR REPLACE `rows` (tuples in the order of `TABLES[table]`) into `table` in one statement; a plain
+    INSERT (half the cost) with `replace=False`, for rows whose keys cannot be stored yet. Fewer than `LIST_VALUES`
+    values go in as one list parameter per column, more from one Arrow table; both store the same values (the
+    INSERT casts each column to the table's type)."""
     if not rows:
         return
     columns = TABLES[table]
     names = list(columns)
+    quoted = ", ".join(f'"{n}"' for n in names)
+    insert = f'INSERT {"OR REPLACE " if replace else ""}INTO "{table}" ({quoted})'
+    if len(rows) * len(names) < LIST_VALUES:
+        select = ", ".join("CAST(unnest(?) AS JSON)" if n in JSON_COLUMNS else "unnest(?)" for n in names)
+        con.execute(f"{insert} SELECT {select}", [[r[i] for r in rows] for i in range(len(names))])
+        return
     arrays = [pa.array([r[i] for r in rows], type=t) for i, t in enumerate(columns.values())]
     frame = pa.Table.from_arrays(arrays, names=names)
     view = f"_tanaw_live_{table}"
     select = ", ".join(f'CAST("{n}" AS JSON) AS "{n}"' if n in JSON_COLUMNS else f'"{n}"' for n in names)
-    quoted = ", ".join(f'"{n}"' for n in names)
     con.register(view, frame)
     try:
-        con.execute(f'INSERT {"OR REPLACE " if replace else ""}INTO "{table}" ({quoted}) SELECT {select} FROM {view}')
+        con.execute(f"{insert} SELECT {select} FROM {view}")
     finally:
         con.unregister(view)
 
