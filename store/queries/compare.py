@@ -124,13 +124,6 @@ def _system_runs(con, task: str, lang: str, systems: tuple[str, ...]) -> list[tu
         [task, lang, pairs])
 
 
-def _windows(runs: pd.DataFrame) -> list[tuple[str, object, object]]:
-    """`run_windows` rows from a `compare_runs` frame, in run id order (its timestamps as DuckDB gave them)."""
-    def stamp(value):
-        return None if pd.isna(value) else value.to_pydatetime()
-    return sorted((r.run_id, stamp(r.created_at), stamp(r.written_until)) for r in runs.itertuples())
-
-
 @query
 def compare_search(con, *, task: str, lang: str, systems: tuple[str, ...], search: str) -> pd.DataFrame:
     """Items of a cell whose input fields and gold (as one text) or output from one of the systems contains `search`
@@ -229,39 +222,61 @@ def compare_outputs(con, *, task: str, lang: str, item_id: str, systems: tuple[s
                     metric: str, runs: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every answer of the chosen systems to one item: label, model_id, prompt_lang, run_no, ord, prompt,
     output, answer, parsed, score, right (NULL for non-binary metrics), finish_reason. `runs`: `compare_runs` of the
-    same cell and systems when the caller has it (its runs' write windows then need no read of their own)."""
-    sys_sql, params = _system_rows(systems)
-    windows = _system_runs(con, task, lang, systems) if runs is None else _windows(runs)
-    preds, pred_params = predictions_of(windows, "p.item_id = ?", [item_id])
+    same cell and systems when the caller has it (else read here). One branch per run, bounded by its write window
+    and labelled from `runs` (no join with `runs` or the systems), and the item's per-answer scores read from each
+    system's cell by its number (`cell_no = ?`: DuckDB skips the other row groups, where a list of numbers or a join
+    is scanned row by row)."""
+    if runs is None:
+        runs = compare_runs(con, task=task, lang=lang, systems=systems)
+    by_system: dict[str, list] = {}
+    for r in sorted(runs.itertuples(), key=lambda r: r.run_id):
+        by_system.setdefault(r.system, []).append(r)
+    branches, params, cells = [], [], {}
+    for label, system in zip(LABELS, systems):
+        model, prompt_lang = split_system(system)
+        for r in by_system.get(system, []):
+            bounds = [(op, v.to_pydatetime()) for op, v in ((">=", r.created_at), ("<=", r.written_until))
+                      if not pd.isna(v)]
+            branches.append("SELECT ? AS label, ? AS model_id, ? AS prompt_lang, CAST(? AS INTEGER) AS run_no, "
+                            "p.ord, p.prompt, p.output, p.answer, p.parsed, p.finish_reason FROM predictions p "
+                            "WHERE p.run_id = ?" + "".join(f" AND p.created_at {op} ?" for op, _ in bounds)
+                            + " AND p.item_id = ?")
+            params += [label, model, prompt_lang, int(r.run_no), r.run_id, *(v for _, v in bounds), item_id]
+            if not pd.isna(r.cell_no):
+                cells[int(r.cell_no)] = None
+    if not branches:
+        branches.append("SELECT NULL::VARCHAR AS label, NULL::VARCHAR AS model_id, NULL::VARCHAR AS prompt_lang, "
+                        "NULL::INTEGER AS run_no, p.ord, p.prompt, p.output, p.answer, p.parsed, p.finish_reason "
+                        "FROM predictions p WHERE false")
+    scored = ["SELECT model_id, prompt_lang, unnest(answers, recursive := true) FROM item_outcomes "
+              "WHERE cell_no = ? AND item_id = ? AND metric = ?" for _ in cells] or [
+        "SELECT NULL::VARCHAR AS model_id, NULL::VARCHAR AS prompt_lang, NULL::INTEGER AS run_no, "
+        "NULL::BOOLEAN AS ba, NULL::DOUBLE AS value WHERE false"]
     return con.execute(f"""
-        WITH sys AS ({sys_sql}),
-        outcomes AS (
-            SELECT o.model_id, o.prompt_lang, o.answers FROM item_outcomes o
-            WHERE o.cell_no IN (SELECT d.cell_no FROM drill_cells d JOIN sys USING (model_id, prompt_lang)
-                                WHERE d.task = ? AND d.lang = ?)
-              AND o.item_id = ? AND o.metric = ?),
-        answers AS (SELECT model_id, prompt_lang, unnest(answers, recursive := true) FROM outcomes)
-        SELECT sys.label, r.model_id, r.prompt_lang, r.run_no, p.ord, p.prompt, p.output, p.answer, p.parsed,
-               s.value AS score, CASE WHEN ? IN {BINARY_SQL} THEN s.value >= 1 END AS right, p.finish_reason
-        FROM sys JOIN runs r ON r.model_id = sys.model_id AND r.prompt_lang = sys.prompt_lang
-        JOIN ({preds}) p ON p.run_id = r.run_id
-        LEFT JOIN answers s ON s.model_id = r.model_id AND s.prompt_lang = r.prompt_lang AND s.run_no = r.run_no
-                           AND coalesce(s.ba, false) = (p.ord = 'ba')
-        WHERE r.task = ? AND r.lang = ? AND NOT r.superseded
-        ORDER BY sys.label, r.run_no, p.ord""",
-                       [*params, task, lang, item_id, metric, metric, *pred_params, task, lang]).df()
+        WITH p AS ({" UNION ALL ".join(branches)}),
+        s AS ({" UNION ALL ".join(scored)})
+        SELECT p.label, p.model_id, p.prompt_lang, p.run_no, p.ord, p.prompt, p.output, p.answer, p.parsed,
+               s.value AS score, CASE WHEN (SELECT coalesce(bool_or(is_binary), false) FROM metrics WHERE metric = ?)
+                                      THEN s.value >= 1 END AS right, p.finish_reason
+        FROM p LEFT JOIN s ON s.model_id = p.model_id AND s.prompt_lang = p.prompt_lang AND s.run_no = p.run_no
+                          AND coalesce(s.ba, false) = (p.ord = 'ba')
+        ORDER BY p.label, p.run_no, p.ord""",
+                       [*params, *(v for no in cells for v in (no, item_id, metric)), metric]).df()
 
 
 @query
 def compare_runs(con, *, task: str, lang: str, systems: tuple[str, ...]) -> pd.DataFrame:
     """The current runs of each system on a cell (for run cards): system, run_id, run_no, harness, source,
     source_file, settings (JSON text), created_at, written_until (when its last prediction rows were written, from
-    its counts: NaT when unknown; with created_at the write window `compare_outputs` reads)."""
+    its counts: NaT when unknown; with created_at the write window `compare_outputs` reads), cell_no (its
+    pre-aggregated cell's number, `drill_cells`; NULL before one is written)."""
     pairs = [list(split_system(s)) for s in systems]
     return con.execute("""
         SELECT r.model_id || '|' || r.prompt_lang AS system, r.run_id, r.run_no, r.harness, r.source, r.source_file,
-               r.settings::VARCHAR AS settings, r.created_at, c.computed_at AS written_until
+               r.settings::VARCHAR AS settings, r.created_at, c.computed_at AS written_until, d.cell_no
         FROM runs r LEFT JOIN run_counts c ON c.run_id = r.run_id
+        LEFT JOIN drill_cells d ON d.model_id = r.model_id AND d.task = r.task AND d.lang = r.lang
+                               AND d.prompt_lang = r.prompt_lang
         WHERE r.task = ? AND r.lang = ? AND NOT r.superseded AND list_contains(?, [r.model_id, r.prompt_lang])
         ORDER BY system, r.run_no""", [task, lang, pairs]).df()
 
