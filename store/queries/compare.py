@@ -225,7 +225,8 @@ def compare_outputs(con, *, task: str, lang: str, item_id: str, systems: tuple[s
     same cell and systems when the caller has it (else read here). One branch per run, bounded by its write window
     and labelled from `runs` (no join with `runs` or the systems), and the item's per-answer scores read from each
     system's cell by its number (`cell_no = ?`: DuckDB skips the other row groups, where a list of numbers or a join
-    is scanned row by row)."""
+    is scanned row by row); when an answer then has no score and the numbers have changed since `runs` was read,
+    again with the current ones."""
     if runs is None:
         runs = compare_runs(con, task=task, lang=lang, systems=systems)
     by_system: dict[str, list] = {}
@@ -244,12 +245,28 @@ def compare_outputs(con, *, task: str, lang: str, item_id: str, systems: tuple[s
             params += [label, model, prompt_lang, int(r.run_no), r.run_id, *(v for _, v in bounds), item_id]
             if not pd.isna(r.cell_no):
                 cells[int(r.cell_no)] = None
-    if not branches:
+    asked = bool(branches)
+    if not asked:
         branches.append("SELECT NULL::VARCHAR AS label, NULL::VARCHAR AS model_id, NULL::VARCHAR AS prompt_lang, "
                         "NULL::INTEGER AS run_no, p.ord, p.prompt, p.output, p.answer, p.parsed, p.finish_reason "
                         "FROM predictions p WHERE false")
+    shown = _answers(con, branches, params, list(cells), task, lang, item_id, metric)
+    if asked and shown["score"].isna().any():  # numbers read earlier may be gone (a later write replaced or
+        # first wrote the cell: it is numbered anew); then read them now
+        fresh = [n for (n,) in con.execute(
+            "SELECT cell_no FROM drill_cells WHERE task = ? AND lang = ? AND list_contains(?, [model_id, prompt_lang])"
+            " ORDER BY cell_no", [task, lang, [list(split_system(x)) for x in systems]]).fetchall()]
+        if sorted(cells) != fresh:
+            shown = _answers(con, branches, params, fresh, task, lang, item_id, metric)
+    return shown
+
+
+def _answers(con, branches: list[str], params: list, cells: list[int], task: str, lang: str, item_id: str,
+             metric: str) -> pd.DataFrame:
+    """`compare_outputs`' frame: the answers of the prediction `branches` (with their `params`) and their scores
+    from the item's outcomes in these cells (by number, each checked to be of the task and language)."""
     scored = ["SELECT model_id, prompt_lang, unnest(answers, recursive := true) FROM item_outcomes "
-              "WHERE cell_no = ? AND item_id = ? AND metric = ?" for _ in cells] or [
+              "WHERE cell_no = ? AND task = ? AND lang = ? AND item_id = ? AND metric = ?" for _ in cells] or [
         "SELECT NULL::VARCHAR AS model_id, NULL::VARCHAR AS prompt_lang, NULL::INTEGER AS run_no, "
         "NULL::BOOLEAN AS ba, NULL::DOUBLE AS value WHERE false"]
     return con.execute(f"""
@@ -261,7 +278,7 @@ def compare_outputs(con, *, task: str, lang: str, item_id: str, systems: tuple[s
         FROM p LEFT JOIN s ON s.model_id = p.model_id AND s.prompt_lang = p.prompt_lang AND s.run_no = p.run_no
                           AND coalesce(s.ba, false) = (p.ord = 'ba')
         ORDER BY p.label, p.run_no, p.ord""",
-                       [*params, *(v for no in cells for v in (no, item_id, metric)), metric]).df()
+                       [*params, *(v for no in cells for v in (no, task, lang, item_id, metric)), metric]).df()
 
 
 @query

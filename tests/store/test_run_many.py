@@ -79,14 +79,16 @@ def test_answers_read_with_the_run_cards_frame_equal_answers_read_alone(con):
                                   alone)
 
 
-def test_answers_without_a_cell_number_or_a_run_and_other_metrics(con):
+def test_answers_with_stale_cell_numbers_without_a_run_and_other_metrics(con):
     item_id = con.execute("SELECT min(item_id) FROM item_outcomes WHERE task = 'lindsea-mp' AND lang = 'id'"
                           ).fetchone()[0]
     runs = QUERIES["compare_runs"](con.cursor(), **CELL)
     alone = compare_outputs(con, **CELL, item_id=item_id, metric="accuracy")
-    no_cells = compare_outputs(con, **CELL, item_id=item_id, metric="accuracy", runs=runs.assign(cell_no=None))
-    assert no_cells["output"].tolist() == alone["output"].tolist()  # the answers, their scores unknown
-    assert no_cells["score"].isna().all() and no_cells["right"].isna().all()
+    # numbers read before a later write (re)numbered the cells, or numbers of other cells: read again
+    for stale in (runs.assign(cell_no=None), runs.assign(cell_no=runs["cell_no"] + 10 ** 6),
+                  runs.assign(cell_no=runs["cell_no"].iloc[::-1].values), runs.assign(cell_no=runs["cell_no"].min())):
+        pd.testing.assert_frame_equal(compare_outputs(con, **CELL, item_id=item_id, metric="accuracy", runs=stale),
+                                      alone)
     first = CELL["systems"][0]
     only_a = compare_outputs(con, **CELL, item_id=item_id, metric="accuracy", runs=runs[runs["system"] == first])
     assert set(only_a["label"]) == {"A"} and len(only_a) == 2
@@ -109,3 +111,17 @@ def test_a_metric_that_is_not_right_or_wrong_has_no_right(con):
         shown = compare_outputs(con, **cell, item_id=item_id, metric=metric)
         assert not shown.empty and _shown(shown) == _stored_answers(con, item_id, metric, cell)
         assert shown["right"].notna().all() == binary and shown["score"].notna().all()
+
+
+def test_answers_of_a_cell_not_pre_aggregated_have_no_score(tmp_path):
+    import shutil
+
+    path = tmp_path / "no-cells.duckdb"
+    shutil.copy(fixture_db(), path)
+    con = duckdb.connect(str(path))
+    item_id = con.execute("SELECT min(item_id) FROM item_outcomes WHERE task = 'lindsea-mp' AND lang = 'id'"
+                          ).fetchone()[0]
+    con.execute("DELETE FROM drill_cells")
+    shown = compare_outputs(con, **CELL, item_id=item_id, metric="accuracy")
+    assert len(shown) == 4 and shown["score"].isna().all() and shown["right"].isna().all()
+    con.close()
