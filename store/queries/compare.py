@@ -124,6 +124,14 @@ def _system_runs(con, task: str, lang: str, systems: tuple[str, ...]) -> list[tu
         [task, lang, pairs])
 
 
+def _windows(rows) -> list[tuple[str, object, object]]:
+    """`run_windows` rows from rows of a `compare_runs` frame (`itertuples`), in run id order (their timestamps as
+    DuckDB gave them)."""
+    def stamp(value):
+        return None if pd.isna(value) else value.to_pydatetime()
+    return sorted((r.run_id, stamp(r.created_at), stamp(r.written_until)) for r in rows)
+
+
 @query
 def compare_search(con, *, task: str, lang: str, systems: tuple[str, ...], search: str) -> pd.DataFrame:
     """Items of a cell whose input fields and gold (as one text) or output from one of the systems contains `search`
@@ -222,63 +230,56 @@ def compare_outputs(con, *, task: str, lang: str, item_id: str, systems: tuple[s
                     metric: str, runs: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every answer of the chosen systems to one item: label, model_id, prompt_lang, run_no, ord, prompt,
     output, answer, parsed, score, right (NULL for non-binary metrics), finish_reason. `runs`: `compare_runs` of the
-    same cell and systems when the caller has it (else read here). One branch per run, bounded by its write window
-    and labelled from `runs` (no join with `runs` or the systems), and the item's per-answer scores read from each
+    same cell and systems when the caller has it (else read here): the item's answers in each run's write window,
+    labelled from the runs' rows (no join with `runs` or the systems), and its per-answer scores read from each
     system's cell by its number (`cell_no = ?`: DuckDB skips the other row groups, where a list of numbers or a join
     is scanned row by row); when an answer then has no score and the numbers have changed since `runs` was read,
     again with the current ones."""
     if runs is None:
         runs = compare_runs(con, task=task, lang=lang, systems=systems)
-    by_system: dict[str, list] = {}
-    for r in sorted(runs.itertuples(), key=lambda r: r.run_id):
-        by_system.setdefault(r.system, []).append(r)
-    branches, params, cells = [], [], {}
-    for label, system in zip(LABELS, systems):
-        model, prompt_lang = split_system(system)
-        for r in by_system.get(system, []):
-            bounds = [(op, v.to_pydatetime()) for op, v in ((">=", r.created_at), ("<=", r.written_until))
-                      if not pd.isna(v)]
-            branches.append("SELECT ? AS label, ? AS model_id, ? AS prompt_lang, CAST(? AS INTEGER) AS run_no, "
-                            "p.ord, p.prompt, p.output, p.answer, p.parsed, p.finish_reason FROM predictions p "
-                            "WHERE p.run_id = ?" + "".join(f" AND p.created_at {op} ?" for op, _ in bounds)
-                            + " AND p.item_id = ?")
-            params += [label, model, prompt_lang, int(r.run_no), r.run_id, *(v for _, v in bounds), item_id]
-            if not pd.isna(r.cell_no):
-                cells[int(r.cell_no)] = None
-    asked = bool(branches)
-    if not asked:
-        branches.append("SELECT NULL::VARCHAR AS label, NULL::VARCHAR AS model_id, NULL::VARCHAR AS prompt_lang, "
-                        "NULL::INTEGER AS run_no, p.ord, p.prompt, p.output, p.answer, p.parsed, p.finish_reason "
-                        "FROM predictions p WHERE false")
-    shown = _answers(con, branches, params, list(cells), task, lang, item_id, metric)
-    if asked and shown["score"].isna().any():  # numbers read earlier may be gone (a later write replaced or
-        # first wrote the cell: it is numbered anew); then read them now
+    cells = sorted({int(n) for n in runs["cell_no"] if not pd.isna(n)})
+    shown = _answers(con, runs, systems, cells, task, lang, item_id, metric)
+    if not shown.empty and shown["score"].isna().any():  # numbers read earlier may be gone (a later write
+        # replaced or first wrote the cell: it is numbered anew); then read them now
         fresh = [n for (n,) in con.execute(
             "SELECT cell_no FROM drill_cells WHERE task = ? AND lang = ? AND list_contains(?, [model_id, prompt_lang])"
             " ORDER BY cell_no", [task, lang, [list(split_system(x)) for x in systems]]).fetchall()]
-        if sorted(cells) != fresh:
-            shown = _answers(con, branches, params, fresh, task, lang, item_id, metric)
+        if cells != fresh:
+            shown = _answers(con, runs, systems, fresh, task, lang, item_id, metric)
     return shown
 
 
-def _answers(con, branches: list[str], params: list, cells: list[int], task: str, lang: str, item_id: str,
-             metric: str) -> pd.DataFrame:
-    """`compare_outputs`' frame: the answers of the prediction `branches` (with their `params`) and their scores
+def _answers(con, runs: pd.DataFrame, systems: tuple[str, ...], cells: list[int], task: str, lang: str,
+             item_id: str, metric: str) -> pd.DataFrame:
+    """`compare_outputs`' frame: the item's answers in each chosen system's runs' write windows (`predictions_of`),
+    each branch labelled with its system's label, model, prompt language and run number (no join), and their scores
     from the item's outcomes in these cells (by number, each checked to be of the task and language)."""
+    by_system: dict[str, list] = {}
+    for r in runs.itertuples():
+        by_system.setdefault(r.system, []).append(r)
+    windows, tags = [], []
+    for label, system in zip(LABELS, systems):
+        own = sorted(by_system.get(system, []), key=lambda r: r.run_id)
+        windows += _windows(own)
+        tags += [(label, *split_system(system), int(r.run_no)) for r in own]
+    preds, pred_params = predictions_of(windows, "p.item_id = ?", [item_id],
+                                        (("label", "model_id", "prompt_lang", "run_no"), tags))
     scored = ["SELECT model_id, prompt_lang, unnest(answers, recursive := true) FROM item_outcomes "
               "WHERE cell_no = ? AND task = ? AND lang = ? AND item_id = ? AND metric = ?" for _ in cells] or [
         "SELECT NULL::VARCHAR AS model_id, NULL::VARCHAR AS prompt_lang, NULL::INTEGER AS run_no, "
         "NULL::BOOLEAN AS ba, NULL::DOUBLE AS value WHERE false"]
     return con.execute(f"""
-        WITH p AS ({" UNION ALL ".join(branches)}),
+        WITH p AS ({preds}),
         s AS ({" UNION ALL ".join(scored)})
-        SELECT p.label, p.model_id, p.prompt_lang, p.run_no, p.ord, p.prompt, p.output, p.answer, p.parsed,
-               s.value AS score, CASE WHEN (SELECT coalesce(bool_or(is_binary), false) FROM metrics WHERE metric = ?)
-                                      THEN s.value >= 1 END AS right, p.finish_reason
+        SELECT CAST(p.label AS VARCHAR) AS label, CAST(p.model_id AS VARCHAR) AS model_id,
+               CAST(p.prompt_lang AS VARCHAR) AS prompt_lang, CAST(p.run_no AS INTEGER) AS run_no, p.ord, p.prompt,
+               p.output, p.answer, p.parsed, s.value AS score,
+               CASE WHEN (SELECT coalesce(bool_or(is_binary), false) FROM metrics WHERE metric = ?)
+                    THEN s.value >= 1 END AS right, p.finish_reason
         FROM p LEFT JOIN s ON s.model_id = p.model_id AND s.prompt_lang = p.prompt_lang AND s.run_no = p.run_no
                           AND coalesce(s.ba, false) = (p.ord = 'ba')
-        ORDER BY p.label, p.run_no, p.ord""",
-                       [*params, *(v for no in cells for v in (no, task, lang, item_id, metric)), metric]).df()
+        ORDER BY label, run_no, p.ord""",
+                       [*pred_params, *(v for no in cells for v in (no, task, lang, item_id, metric)), metric]).df()
 
 
 @query

@@ -7,6 +7,8 @@ Heavy pages read a model's per-item "facts" once
 """
 from __future__ import annotations
 
+from typing import Any, Sequence
+
 import pandas as pd
 
 from store.queries import query
@@ -78,15 +80,21 @@ def run_windows(con, runs_where: str, params: list) -> list[tuple[str, object, o
         WHERE {runs_where} ORDER BY r.run_id""", params).fetchall()
 
 
-def predictions_of(windows: list[tuple[str, object, object]], where: str = "true", params: list | None = None
-                   ) -> tuple[str, list]:
+def predictions_of(windows: list[tuple[str, object, object]], where: str = "true", params: list | None = None,
+                   tags: tuple[Sequence[str], Sequence[Sequence[Any]]] = ((), ())) -> tuple[str, list]:
     """A subquery of the prediction rows of these runs (from `run_windows`) matching `where` (on `p`), one branch per
-    run bounded by its write window, so each reads only the row groups written then; and its parameters."""
+    run bounded by its write window, so each reads only the row groups written then; and its parameters. `tags`:
+    (column names, one row of values per window) selected after each branch's columns as parameters, so a caller
+    can label the rows without joining them to other rows (a run may be listed more than once, with other tags);
+    the names are the caller's code, never data."""
+    names, values = tags
     if not windows:
-        return "SELECT * FROM predictions p WHERE false", []
+        return "SELECT *" + "".join(f", NULL AS {n}" for n in names) + " FROM predictions p WHERE false", []
+    tail = "".join(f", ? AS {n}" for n in names)
     parts, args = [], []
-    for run_id, earliest, latest in windows:
+    for i, (run_id, earliest, latest) in enumerate(windows):
         bounds = "".join(f" AND p.created_at {op} ?" for op, v in ((">=", earliest), ("<=", latest)) if v is not None)
-        parts.append(f"SELECT * FROM predictions p WHERE p.run_id = ?{bounds} AND ({where})")
-        args += [run_id, *(v for v in (earliest, latest) if v is not None), *(params or [])]
+        parts.append(f"SELECT *{tail} FROM predictions p WHERE p.run_id = ?{bounds} AND ({where})")
+        args += [*(values[i] if names else ()), run_id, *(v for v in (earliest, latest) if v is not None),
+                 *(params or [])]
     return " UNION ALL ".join(parts), args

@@ -125,3 +125,16 @@ def test_answers_of_a_cell_not_pre_aggregated_have_no_score(tmp_path):
     shown = compare_outputs(con, **CELL, item_id=item_id, metric="accuracy")
     assert len(shown) == 4 and shown["score"].isna().all() and shown["right"].isna().all()
     con.close()
+
+
+def test_one_system_chosen_twice_has_its_answers_under_both_labels(con):
+    item_id = con.execute("SELECT min(item_id) FROM item_outcomes WHERE task = 'lindsea-mp' AND lang = 'id'"
+                          ).fetchone()[0]
+    first = CELL["systems"][0]
+    twice = {**CELL, "systems": (first, first)}
+    shown = compare_outputs(con, **twice, item_id=item_id, metric="accuracy")
+    once = compare_outputs(con, **{**CELL, "systems": (first,)}, item_id=item_id, metric="accuracy")
+    assert list(shown["label"]) == ["A"] * len(once) + ["B"] * len(once)
+    for label in "AB":
+        got = shown[shown["label"] == label].drop(columns="label").reset_index(drop=True)
+        pd.testing.assert_frame_equal(got, once.drop(columns="label"))
