@@ -49,10 +49,10 @@ written (names are this module's, never the data's)."""
 LIST_VALUES = 2048
 """An append of fewer values than this (rows x columns) passes each column as one list parameter; from this many
 on, one Arrow table. A list parameter converts each value on its own, an Arrow table costs about 2 ms to build and
-register whatever its size: on the 2-core machine `predictions` (14 columns) took 2.5 ms as lists against 4.4 ms as
-Arrow for 8 rows, 4.9 against 5.2 for 128, 7.4 against 5.8 for 256 and 18.5 against 8.5 for 1,000; `scores`
-(5 columns) 1.4 against 2.9 for 8 rows, 2.9 against 3.4 for 256, 7.1 against 5.2 for 1,000
-(`benchmarks/bench_appends.py`)."""
+register whatever its size: on the 2-core machine (`benchmarks/bench_appends.py`, 2 Dec 2026) `predictions`
+(14 columns) took 2.6 ms as lists against 3.9 ms as Arrow for 8 rows, 3.8 against 4.2 for 128, 5.0 against 5.1 for
+256 and 16.9 against 7.4 for 1,000; `scores` (5 columns) 1.0 against 2.1 for 8 rows, 2.2 against 3.3 for 256, 5.9
+against 4.2 for 1,000."""
 
 
 def append(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Sequence[Any]], *, replace: bool = True
