@@ -147,9 +147,17 @@ class LlamaCppBackend:
         """Logit rows for `tokens` (row i predicts token i + 1): `tokens[:split]` as one batch (kept for the next
         option of the same prompt), then the rest as another, so an option's score never depends on the order in
         which options are asked. (Evaluating the prompt without its rows changes the batches and moves scores by
-        ~0.1 nat against llama.cpp's server; generation skips the rows instead, see `chat_sync`.)"""
+        ~0.1 nat against llama.cpp's server; generation skips the rows instead, see `chat_sync`.) With nothing but
+        BOS before the option (a minimal pair's sentence, scored without a prompt) there is nothing worth keeping:
+        the tokens go in one batch from an empty cache, as llama.cpp's own echo evaluates them (BOS alone, then the
+        rest, moved the sum by ~0.2 nat on an AVX2-only CPU)."""
         llm, prefix = self.llm, tokens[:split]
         self._logit_rows(True)
+        if split <= 1:
+            llm.reset()
+            self._prefix = None
+            llm.eval(tokens)
+            return llm.scores[: len(tokens)]
         if self._prefix != prefix:
             llm.reset()
             llm.eval(prefix)
