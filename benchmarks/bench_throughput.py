@@ -29,7 +29,8 @@ each C, in ONE run against ONE stand-in (tests/helpers/standin_server.py in its 
 Each is timed after a warm-up (C requests; for the full run, one item per cell into another store), the full run
 from planning to the last refresh; `start s` is its time to the first request ("already stored" lookup, the
 first task and language's items and prompts: the rest is planned later, `evaluator/run_feed.py`) and `tail s`
-its time after the last commit (the last cell's aggregate refresh and the roll-ups). For the lm-eval evaluate rows
+its time after the last answer arrived (the last group's commit with the last cell's aggregate refresh and the
+roll-ups, in one transaction: `StoreSink.save_refresh`). For the lm-eval evaluate rows
 `start s` is the time before `generate_until` is called (building every request) and `tail s` the time after it
 returns with every answer (filters, metrics, aggregation with stderr, samples). Each line carries the load
 average; the machine line names CPU and cores.
@@ -147,24 +148,23 @@ async def aiohttp_loop(url: str, concurrency: int, n: int) -> tuple[int, float, 
 
 
 async def full_run(url: str, concurrency: int, n: int, db: Path) -> tuple[int, float, float, float, float]:
-    """(answers stored, seconds, CPU seconds, seconds after the last commit, seconds to the first request) for the
+    """(answers stored, seconds, CPU seconds, seconds after the last answer, seconds to the first request) for the
     whole runner into a fresh store, timed after a warm-up run of one item per cell into another store (as the client
-    loops' warm-up round: imports, first connections). The tail is the final aggregate refresh and closing; the start
-    is the "already stored" lookup and the first part of the plan (`evaluator.run.plan_parts`)."""
+    loops' warm-up round: imports, first connections). The tail is the last commit with the final aggregate refresh,
+    and closing; the start is the "already stored" lookup and the first part of the plan
+    (`evaluator.run.plan_parts`)."""
     from services.live import StoreSink
     from store.db import connect
 
-    marks = {"last_commit": 0.0, "first_request": 0.0}
-
-    class TimedSink(StoreSink):
-        def save_many(self, rows):
-            super().save_many(rows)
-            marks["last_commit"] = time.perf_counter()
+    marks = {"last_answer": 0.0, "first_request": 0.0}
 
     class TimedClient(ModelClient):
         async def chat(self, *args, **kwargs):
             marks["first_request"] = marks["first_request"] or time.perf_counter()
-            return await super().chat(*args, **kwargs)
+            try:
+                return await super().chat(*args, **kwargs)
+            finally:
+                marks["last_answer"] = time.perf_counter()
 
     async def once(path: Path, limit: int) -> tuple[list, float, float, int]:
         con = connect(path)
@@ -172,7 +172,7 @@ async def full_run(url: str, concurrency: int, n: int, db: Path) -> tuple[int, f
             async with TimedClient(url, "standin", concurrency=concurrency) as client:
                 marks["first_request"] = 0.0
                 t0, c0 = time.perf_counter(), time.process_time()
-                statuses = await run(client, TimedSink(con, f"bench-c{concurrency}"),
+                statuses = await run(client, StoreSink(con, f"bench-c{concurrency}"),
                                      RunSpec(limit=limit, concurrency=concurrency, **RUN_JOBS), progress=False)
                 end, cpu = time.perf_counter(), time.process_time() - c0
             return statuses, end - t0, cpu, con.execute("SELECT count(*) FROM predictions").fetchone()[0], end, t0
@@ -184,7 +184,7 @@ async def full_run(url: str, concurrency: int, n: int, db: Path) -> tuple[int, f
     asked = sum(s.asked for s in statuses)
     if stored != asked:
         raise RuntimeError(f"{asked} answers reported but {stored} stored")
-    return asked, elapsed, cpu, end - marks["last_commit"], marks["first_request"] - t0
+    return asked, elapsed, cpu, end - marks["last_answer"], marks["first_request"] - t0
 
 
 class DiscardSink:

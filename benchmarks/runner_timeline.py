@@ -6,7 +6,9 @@ read it and when it wrote the answer; the runner records when each request was s
 each group commit and cell refresh ran. Printed per round of C requests: the spread of the sends, the time the
 requests spent in the stand-in, the latency the runner saw (the difference is the two event loops' share), the
 store work that overlapped the round; then the tail after the last answer, with the last commit's and the last
-refresh's transaction split out (BEGIN, each table's append, COMMIT; the rest is scoring and building the rows).
+refresh's transaction split out (BEGIN, each table's append, COMMIT; the rest is scoring, the refresh's other
+statements and building the rows): the run's last group and its cell's refresh are one transaction
+(`commit+refresh`, `services.live.StoreSink.save_refresh`) when the store takes them together.
 
 With `--no-store` the same run goes into `bench_throughput.DiscardSink` (`bench_throughput.storeless_run`: the
 answers are still scored in groups by the writer, shown as "score", but nothing is stored or refreshed): set beside
@@ -123,6 +125,7 @@ def main() -> int:
     store_live.append, live.transaction = timed_append, timed_transaction
     run_pace.Pace.sent, run_pace.Pace.answered = on_sent, on_answered
     run_writer.AnswerWriter._commit = timed("score" if args.no_store else "commit", run_writer.AnswerWriter._commit)
+    run_writer.AnswerWriter._commit_refresh = timed("commit+refresh", run_writer.AnswerWriter._commit_refresh)
     live.StoreSink.refresh = timed("refresh", live.StoreSink.refresh)
 
     c, port = args.concurrency, bt._free_port()
@@ -150,7 +153,7 @@ def main() -> int:
     t0 = asked[0][0]
     work = [w for w in work if w[2] >= t0]
     store = ("no store (DiscardSink)" if args.no_store else
-             f"start {start * 1000:.1f} ms, tail after the last commit {tail * 1000:.1f} ms")
+             f"start {start * 1000:.1f} ms, tail after the last answer {tail * 1000:.1f} ms")
     print(f"C = {c}, L = {args.latency:.3f} s, {n} requests: {seconds:.3f} s = {n / seconds / (c / args.latency):.3f} "
           f"of C/L; {store}; load average {os.getloadavg()[0]:.2f}")
     print("ms from the first request; 'in stand-in' = read to answered there; 'seen' = sent to answered here")
@@ -166,7 +169,7 @@ def main() -> int:
     last = max(a for _, a in asked)
     after = [f"{k} {(b - t0) * 1000:.0f}-{(e - t0) * 1000:.0f}" for k, b, e in work if e > last]
     print(f"last answer {(last - t0) * 1000:.1f}; after it: {', '.join(after) or '-'}")
-    for kind in ("commit", "refresh"):
+    for kind in ("commit", "refresh", "commit+refresh"):
         done = [w for w in work if w[0] == kind and w[2] > last]
         if done:
             _, began, ended = done[-1]

@@ -76,7 +76,9 @@ class Sink(Protocol):
         Called from a second thread while answers of other cells are still being saved (use a separate cursor).
         A sink may also offer `read_ahead(cells)`: the writer calls it on that thread in the run's last round with
         the (task, lang, prompt language) cells still unfinished, so that their refresh can read less once their last
-        answers are in (`services.live.StoreSink.read_ahead`).
+        answers are in (`services.live.StoreSink.read_ahead`); and `save_refresh(rows, cells)`: `save_many` and
+        `refresh` in one transaction, which the writer calls on that thread for the run's last group and the cells
+        it finishes (`services.live.StoreSink.save_refresh`; if it raises, nothing of it may be written).
         """
 
 
@@ -281,7 +283,8 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
     ledger = Ledger()
     pace = Pace(asyncio.get_running_loop().time, window=opts.concurrency)
     writer = ledger.writer = AnswerWriter(sink, settings, group or group_size(opts.concurrency), ledger.committed,
-                                          pace, lull_group=max(1, opts.concurrency // 2), unfinished=ledger.unfinished)
+                                          pace, lull_group=max(1, opts.concurrency // 2), unfinished=ledger.unfinished,
+                                          finishing=ledger.finishing)
     bars: dict = {}
     early: dict[str, int] = {}  # jobs done per task before the progress bars exist
 

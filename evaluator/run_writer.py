@@ -6,10 +6,11 @@ tells it when a cell is finished.
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
 import dataclasses
 import itertools
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping, Sequence
 
 from evaluator.scoring import score_prediction
 from evaluator.spec import Prediction
@@ -33,7 +34,8 @@ REFRESH_PAUSE = 1.0
 """A finished cell's aggregates are refreshed at once, unless the last refresh ended less than this many times its
 own duration ago: then the cells finished meanwhile wait and share the next call (each call recomputes the model's
 roll-ups and ranks once). So refreshing takes at most half the time however many small cells finish, the run's
-last cell is refreshed right after its last commit, and a run's tail is that one cell plus the roll-ups."""
+last cell is refreshed in its last commit's transaction (with any cell still waiting), and a run's tail is that
+one commit: its last answers, that cell and the roll-ups."""
 
 
 def group_size(concurrency: int) -> int:
@@ -53,17 +55,23 @@ class AnswerWriter:
     (`GROUP_QUIET_S`, `evaluator.run_pace`). At most `size` answers wait uncommitted (queued or in the commit under
     way): `put` blocks when that many do (back-pressure on the requests), so a killed run loses at most C answers in
     flight plus `size` handed over, and a restart asks only for those.
+
+    The run's last group (every request sent and answered) is committed in one transaction with the refresh of the
+    cells it finishes, when the sink offers `save_refresh` and `finishing` names them (`Ledger.finishing`): the
+    run's end then waits for one commit, not a commit and then a refresh. `on_commit(jobs)` follows every commit;
+    after such a last one `on_commit(jobs, refreshed)` names the cells already refreshed.
     """
 
     def __init__(self, sink: Sink, settings: Mapping[tuple, Mapping[str, Any]], size: int,
-                 on_commit: Callable[[Sequence[Job]], None], pace: Pace | None = None, lull_group: int = 1,
-                 unfinished: Callable[[], list[tuple]] | None = None):
+                 on_commit: Callable[..., None], pace: Pace | None = None, lull_group: int = 1,
+                 unfinished: Callable[[], list[tuple]] | None = None,
+                 finishing: Callable[[Sequence[Job]], list[list[CellStatus]]] | None = None):
         self.sink, self.settings, self.size, self.on_commit = sink, settings, max(1, size), on_commit
-        self.unfinished = unfinished
+        self.unfinished, self.finishing = unfinished, finishing
         self.pace, self.lull_group = pace, max(1, lull_group)
         self.thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="tanaw-writer")
         self.refresher = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="tanaw-refresh")
-        self._pending: list[tuple[Job, Prediction, dict]] = []
+        self._pending: list[tuple[Job, Prediction, dict, tuple | None]] = []  # with its row once scored
         self._first_at = 0.0  # when the first of `_pending` arrived
         self._last_at = 0.0  # when the last of `_pending` arrived
         self._want_next = False  # the writer waits for the next answer (quiet, but no gap long enough yet)
@@ -80,16 +88,48 @@ class AnswerWriter:
         self._prepare: Callable[[], Any] | None = None  # run before every commit
         self._refresh_s = 0.0  # how long the last refresh took
         self._closing = False
+        self._last_commit = False  # the run's last group is being committed with its cells' refresh
 
-    def _commit(self, batch: Sequence[tuple[Job, Prediction, dict]]) -> None:
-        if self._prepare is not None:  # the sink's preparation of what was planned since the last commit
+    def _row(self, job: Job, pred: Prediction, extras: dict) -> tuple:
+        """One answer's row for the sink: (cell, settings, item, scored result with the answer's extras)."""
+        result = score_prediction(job.cell.task, job.item, pred)
+        return job.cell, self.settings[job.cell.key], job.item, dataclasses.replace(
+            result, extras={**result.extras, **extras})
+
+    def _scored(self, batch: Sequence[tuple[Job, Prediction, dict, tuple | None]]) -> list[tuple]:
+        """The sink's preparation of what was planned since the last commit, then the group's rows (those not
+        scored on arrival are scored now)."""
+        if self._prepare is not None:
             self._prepare()
-        rows = []
-        for job, pred, extras in batch:
-            result = score_prediction(job.cell.task, job.item, pred)
-            result = dataclasses.replace(result, extras={**result.extras, **extras})
-            rows.append((job.cell, self.settings[job.cell.key], job.item, result))
-        self.sink.save_many(rows)
+        return [row if row is not None else self._row(job, pred, extras) for job, pred, extras, row in batch]
+
+    def _commit(self, batch: Sequence[tuple[Job, Prediction, dict, tuple | None]]) -> None:
+        self.sink.save_many(self._scored(batch))
+
+    def _commit_refresh(self, batch: Sequence[tuple[Job, Prediction, dict, tuple | None]],
+                        cells: Sequence[Sequence[CellStatus]]) -> list | None:
+        """The group and the refresh of `cells` (each its runs' statuses) in one transaction (`save_refresh`), on
+        the refresher's thread (after any refresh under way); their values, or None when that failed and the group
+        was then committed alone (its cells are refreshed the usual way, which raises the error again if it
+        persists; a group that cannot be stored raises here)."""
+        rows = self._scored(batch)
+        try:
+            return list(self.sink.save_refresh(rows, [statuses[0].cell for statuses in cells]))
+        except Exception:  # noqa: BLE001 - nothing of it was written: the two steps again, apart
+            self.sink.save_many(rows)
+            return None
+
+    def _last_cells(self, batch: Sequence[tuple[Job, Prediction, dict, tuple | None]]) -> list[list[CellStatus]]:
+        """When `batch` is the run's last group (every request sent and answered) and the sink can store it with a
+        refresh: the cells to refresh with it, those it finishes and those waiting for a refresh (taken from the
+        queue); else none."""
+        if not (self._all_answered() and self.finishing is not None and hasattr(self.sink, "save_refresh")):
+            return []
+        done = self.finishing([job for job, *_ in batch])
+        if not done:
+            return []
+        cells, self._ready = self._ready + done, []
+        return cells
 
     def start(self, prepare: Callable[[], Any]) -> None:
         """Start the writer; every commit runs `prepare` first, on its thread (so neither beside the run's first
@@ -104,7 +144,13 @@ class AnswerWriter:
         if self.error is not None:
             self._room.release()
             raise self.error
-        self._pending.append((job, pred, extras))
+        row = None
+        if self._last_round:  # every request is sent: scored here, the answer delays no request, and the run's
+            try:  # last commit does not wait for its scoring
+                row = self._row(job, pred, extras)
+            except Exception:  # noqa: BLE001 - scored again by its commit, which raises it there
+                row = None
+        self._pending.append((job, pred, extras, row))
         self._last_at = asyncio.get_running_loop().time()
         if len(self._pending) == 1:
             self._first_at = self._last_at
@@ -125,8 +171,9 @@ class AnswerWriter:
         """Every request is sent: from now on a quiet group of any size is committed in a gap, and the last answers
         as one group the moment the last of them is in (not in pieces while they arrive: each piece's commit would
         slow reading the rest, and the last answer would wait for the piece under way), so the run's end waits for
-        that one commit only. The refresher meanwhile takes the reads of the refresh that follows (`_read_ahead`), so
-        that it does not read after the last commit."""
+        that one commit only. From now on each answer is scored as it arrives, on the event loop (no request is
+        sent any more that it could delay), so that commit does not score them. The refresher meanwhile takes the
+        reads of the refresh that follows (`_read_ahead`), so that it does not read after the last commit."""
         self._last_round = True
         self._arrived.set()
         self._read_ahead()
@@ -137,7 +184,7 @@ class AnswerWriter:
         after each refresh of the last round, for the cells still unfinished (a refresh of other cells than those
         read leaves them unused). Not while finished cells wait for their refresh: it would write what the reads
         see before theirs. A failed read only means that the refresh reads for itself."""
-        if self._ready:
+        if self._ready or self._last_commit:
             return
         read_ahead = getattr(self.sink, "read_ahead", None)
         cells = self.unfinished() if read_ahead is not None and self.unfinished is not None else []
@@ -189,17 +236,37 @@ class AnswerWriter:
         loop = asyncio.get_running_loop()
         while (group := await self._next_group()) is not None:
             began = loop.time()
+            cells = self._last_cells(group)
+            values = None
             try:
-                await loop.run_in_executor(self.thread, self._commit, group)
+                if cells:
+                    self._last_commit = True
+                    values = await loop.run_in_executor(self.refresher, self._commit_refresh, group, cells)
+                else:
+                    await loop.run_in_executor(self.thread, self._commit, group)
             except BaseException as exc:  # every later put and `drain` raise it
                 self.error = exc
                 for _ in group:
                     self._room.release()
                 return
+            finally:
+                self._last_commit = False
             self._commit_s = loop.time() - began
             for _ in group:
                 self._room.release()
-            self.on_commit([job for job, _, _ in group])
+            jobs = [job for job, *_ in group]
+            if values is None:
+                if cells:  # committed alone: the cells that waited go back to the queue
+                    asked = {job.cell.key[:3] for job in jobs}
+                    for statuses in cells:
+                        if statuses[0].cell.key[:3] not in asked:
+                            self.refresh_later(statuses)
+                self.on_commit(jobs)
+                continue
+            for statuses, value in zip(cells, values):
+                for status in statuses:
+                    status.score = value
+            self.on_commit(jobs, {statuses[0].cell.key[:3] for statuses in cells})
 
     async def drain(self) -> None:
         """Commit every answer handed over, stop the writer and raise what a commit raised."""
@@ -313,18 +380,24 @@ class Ledger:
                 self.writer.refresh_later(runs)
         self._new = []
 
-    def settle(self, key: tuple) -> None:
-        """A job of a cell is done (stored or failed); once every run of its aggregate cell is done, refresh it."""
+    def settle(self, key: tuple, refresh: bool = True) -> None:
+        """A job of a cell is done (stored or failed); once every run of its aggregate cell is done, refresh it
+        (unless `refresh` is off: its commit refreshed it)."""
         self.remaining[key[:3]] -= 1
-        if self.remaining[key[:3]] == 0 and any(s.asked for s in self.runs_of[key[:3]]):
+        if refresh and self.remaining[key[:3]] == 0 and any(s.asked for s in self.runs_of[key[:3]]):
             self.writer.refresh_later(self.runs_of[key[:3]])
 
     def unfinished(self) -> list[tuple]:
         """The (task, lang, prompt language) cells with jobs neither stored nor failed yet, sorted."""
         return sorted(agg for agg, left in self.remaining.items() if left > 0)
 
-    def committed(self, done: Sequence[Job]) -> None:
-        """A group of answers is committed."""
+    def finishing(self, jobs: Sequence[Job]) -> list[list[CellStatus]]:
+        """The runs' statuses of each (task, lang, prompt language) cell whose last unsettled jobs these are."""
+        counts = collections.Counter(job.cell.key[:3] for job in jobs)
+        return [self.runs_of[agg] for agg, n in counts.items() if self.remaining[agg] == n]
+
+    def committed(self, done: Sequence[Job], refreshed: Collection[tuple] = ()) -> None:
+        """A group of answers is committed (`refreshed`: the cells its commit also refreshed)."""
         for job in done:
             self.by_key[job.cell.key].asked += 1
-            self.settle(job.cell.key)
+            self.settle(job.cell.key, refresh=job.cell.key[:3] not in refreshed)

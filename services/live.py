@@ -7,6 +7,7 @@ resumes by asking only what is missing (`StoreSink.stored`).
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 from typing import Any, Callable, Collection, Mapping, Sequence
 
 import duckdb
@@ -29,6 +30,63 @@ MODEL = "model"
 """(MODEL, model_id) in `known`: the model's row is written."""
 
 
+@dataclass
+class LiveGroup:
+    """A group of live answers ready to be written (`live_group`): its rows per table, the items and runs this
+    process has not written yet."""
+
+    model_id: str
+    by_run: dict[str, list]
+    new_items: dict[tuple, Item]
+    rows_of: dict[bool, tuple[list, list, list]]
+    fresh_runs: list[str]
+
+    def written(self) -> set:
+        """What `known` holds once the group is committed and it does not hold before: its new items and runs
+        and, with new runs, the marks that the registry's and the model's rows are written."""
+        marks = {REGISTRY, (MODEL, self.model_id)} if self.fresh_runs else set()
+        return {*self.new_items, *self.fresh_runs, *marks}
+
+
+def live_group(model_id: str, rows: Sequence[tuple[Mapping[str, Any], Item, ItemResult]], known: set,
+               unstored: Collection[str] = ()) -> LiveGroup:
+    """The rows `write_live` writes for these answers (see `save_live` for `rows`, `known` and `unstored`)."""
+    by_run: dict[str, list] = {}
+    ids: dict[tuple, str] = {}  # each run's id hashed once per call, not once per answer
+    for meta, item, result in rows:
+        key = (meta["task"], meta["lang"], meta["prompt_lang"], meta["run_no"], meta.get("source", "evaluated"))
+        rid = ids.get(key)
+        if rid is None:
+            rid = ids[key] = run_id(model_id, *key)
+        by_run.setdefault(rid, []).append((meta, item, result))
+    new_items = {(i.task, i.lang, i.item_id): i for _, i, _ in rows if (i.task, i.lang, i.item_id) not in known}
+    rows_of = {True: ([], [], []), False: ([], [], [])}  # replace? -> (predictions, scores, self_reported)
+    for rid, group in by_run.items():
+        for table, new_rows in zip(rows_of[rid not in unstored], live.result_rows(rid, [r for _, _, r in group])):
+            table += new_rows
+    return LiveGroup(model_id, by_run, new_items, rows_of, [rid for rid in by_run if rid not in known])
+
+
+def write_live(con: duckdb.DuckDBPyConnection, group: LiveGroup, known: set,
+               model_info: Mapping[str, Any] | None = None) -> None:
+    """Write a `live_group` inside the caller's transaction: the registry's rows, the model's and the new runs'
+    when it has new runs (once per process, by `known`), its new items, predictions, scores and self-reported
+    values (`known` is read, not changed: the caller adds `LiveGroup.written` once the transaction commits)."""
+    model_id, by_run = group.model_id, group.by_run
+    if group.fresh_runs and REGISTRY not in known:  # first run of this process: the registry rows
+        sync_registry(con)
+    if group.fresh_runs and (MODEL, model_id) not in known:
+        writer.upsert_model(con, {"model_id": model_id, "origin": "evaluated", **(model_info or {})})
+    writer.upsert_runs(con, [{"run_id": rid, "model_id": model_id, "task": meta["task"], "lang": meta["lang"],
+                              "prompt_lang": meta["prompt_lang"], "run_no": meta["run_no"],
+                              "settings": meta.get("settings"), "source": meta.get("source", "evaluated"),
+                              "harness": "tanaw"} for rid in group.fresh_runs for meta in [by_run[rid][0][0]]])
+    live.append(con, "items", live.item_rows(list(group.new_items.values()), content_hash))  # both orders: once
+    for replace, tables in group.rows_of.items():
+        for table, table_rows in zip(("predictions", "scores", "self_reported"), tables):
+            live.append(con, table, table_rows, replace=replace)
+
+
 def save_live(con: duckdb.DuckDBPyConnection, model_id: str,
               rows: Sequence[tuple[Mapping[str, Any], Item, ItemResult]], *,
               model_info: Mapping[str, Any] | None = None, known: set | None = None,
@@ -43,39 +101,12 @@ def save_live(con: duckdb.DuckDBPyConnection, model_id: str,
     when it writes run rows (and with them the model's and the registry's), which a refresh's reads see.
     """
     known = known if known is not None else set()
-    by_run: dict[str, list] = {}
-    ids: dict[tuple, str] = {}  # each run's id hashed once per call, not once per answer
-    for meta, item, result in rows:
-        key = (meta["task"], meta["lang"], meta["prompt_lang"], meta["run_no"], meta.get("source", "evaluated"))
-        rid = ids.get(key)
-        if rid is None:
-            rid = ids[key] = run_id(model_id, *key)
-        by_run.setdefault(rid, []).append((meta, item, result))
-    new_items = {(i.task, i.lang, i.item_id): i for _, i, _ in rows if (i.task, i.lang, i.item_id) not in known}
-    rows_of = {True: ([], [], []), False: ([], [], [])}  # replace? -> (predictions, scores, self_reported)
-    for rid, group in by_run.items():
-        for table, new_rows in zip(rows_of[rid not in unstored], live.result_rows(rid, [r for _, _, r in group])):
-            table += new_rows
-    fresh_runs = [rid for rid in by_run if rid not in known]
-    if fresh_runs and before is not None:
+    group = live_group(model_id, rows, known, unstored)
+    if group.fresh_runs and before is not None:
         before()
     with transaction(con):
-        if fresh_runs and REGISTRY not in known:  # first run of this process: the registry rows
-            sync_registry(con)
-        if fresh_runs and (MODEL, model_id) not in known:
-            writer.upsert_model(con, {"model_id": model_id, "origin": "evaluated", **(model_info or {})})
-        writer.upsert_runs(con, [{"run_id": rid, "model_id": model_id, "task": meta["task"], "lang": meta["lang"],
-                                  "prompt_lang": meta["prompt_lang"], "run_no": meta["run_no"],
-                                  "settings": meta.get("settings"), "source": meta.get("source", "evaluated"),
-                                  "harness": "tanaw"} for rid in fresh_runs for meta in [by_run[rid][0][0]]])
-        live.append(con, "items", live.item_rows(list(new_items.values()), content_hash))  # both orders: once
-        for replace, tables in rows_of.items():
-            for table, table_rows in zip(("predictions", "scores", "self_reported"), tables):
-                live.append(con, table, table_rows, replace=replace)
-    known.update(new_items)
-    known.update(by_run)
-    if fresh_runs:
-        known.update((REGISTRY, (MODEL, model_id)))
+        write_live(con, group, known, model_info)
+    known |= group.written()
 
 
 def prepare_live(con: duckdb.DuckDBPyConnection, known: set, items: Sequence[Item] = (),
@@ -158,14 +189,16 @@ class StoreSink:
 
     def save_many(self, rows: Sequence[tuple[Cell, Mapping[str, Any], Item, ItemResult]]) -> None:
         """Store scored answers (cell, settings, item, result) in one transaction (committed on return)."""
-        group = [({"task": cell.task.name, "lang": cell.lang, "prompt_lang": cell.prompt_lang,
-                   "run_no": cell.run_no, "settings": dict(settings)}, item, result)
-                 for cell, settings, item, result in rows]
         epoch = self._epoch
-        save_live(self.con, self.model_id, group, model_info=self.model_info, known=self._known,
+        save_live(self.con, self.model_id, _metas(rows), model_info=self.model_info, known=self._known,
                   unstored=self._unstored, before=self._bump)
         if self._epoch != epoch:  # it wrote runs: reads taken while it ran are out of date too
             self._bump()
+        self._hold(rows)
+
+    def _hold(self, rows: Sequence[tuple[Cell, Mapping[str, Any], Item, ItemResult]]) -> None:
+        """Keep the pairs of the fresh cells' answers for their refresh (a cell past `FRESH_PAIRS_MAX` is dropped:
+        its refresh reads the store)."""
         for cell, _, item, result in rows:
             key = (cell.task.name, cell.lang, cell.prompt_lang)
             if (fresh := self._fresh.get(key)) is not None:
@@ -185,29 +218,77 @@ class StoreSink:
         `read_ahead` took of exactly these cells are used when no write they see has begun since (the run's last
         refresh, whose reads were taken in its last round)."""
         keys = [(c.task.name, c.lang, c.prompt_lang) for c in cells]
-        written = {}
-        for key in keys:
-            if (fresh := self._fresh.pop(key, None)) is not None:
-                written[key] = ([fresh[k] for k in sorted(fresh)], self._fresh_runs[key])
-        cells_sorted = sorted(set(keys))
+        written = self._written(keys, pop=True)
         taken, self._ahead = self._ahead, None
         cur = self.con.cursor()  # its own connection: runs on the refresh thread beside the writer
         try:
             with transaction(cur):
-                ahead = None
-                if taken is not None:  # checked once the transaction's snapshot is taken (its first read): a write
-                    cur.execute("SELECT 1 FROM models LIMIT 0")  # that begins later is not in what it sees either
-                    ahead = taken[1] if taken[0] == self._epoch else None
-                state = self._clean_state(cells_sorted, written)
-                if state is None:
-                    state = cell_rows.refresh_state(cur, self.model_id, cells_sorted)
-                summaries = refresh_aggregates(cur, self.model_id, keys, written=written, state=state, ahead=ahead)
-            self._next_cell = state.next_cell + len(cells_sorted)  # every cell's drill rows are renumbered from it
+                summaries, next_cell = self._refresh_in(cur, keys, written, taken, opened=False)
+            self._next_cell = next_cell
         finally:
             self._bump()
             cur.close()
-        value = {(c.task, c.lang, c.prompt_lang): c.value for c in summaries}
-        return [value.get(k) for k in keys]
+        return _values(keys, summaries)
+
+    def save_refresh(self, rows: Sequence[tuple[Cell, Mapping[str, Any], Item, ItemResult]],
+                     cells: Sequence[Cell]) -> list[float | None]:
+        """`save_many` of the rows and `refresh` of the cells in one transaction: the runner's last group of
+        answers with the refresh of the cells it finishes (the run's end waits for that commit alone, and it is
+        one commit instead of two). The values as `refresh` gives them. If it raises, nothing of it is written,
+        and the sink holds what it held before and this group's pairs: `save_many` and then `refresh` do the
+        same in two steps."""
+        group = live_group(self.model_id, _metas(rows), self._known, self._unstored)
+        if group.fresh_runs:
+            self._bump()  # it writes runs, which reads taken before did not see
+        self._hold(rows)
+        keys = [(c.task.name, c.lang, c.prompt_lang) for c in cells]
+        written = self._written(keys, pop=False)  # taken from the sink once committed
+        added = group.written() - self._known
+        taken, self._ahead = self._ahead, None
+        cur = self.con.cursor()
+        try:
+            try:
+                with transaction(cur):
+                    write_live(cur, group, self._known, self.model_info)
+                    self._known |= added  # a clean cell's state lists the runs the sink has written
+                    summaries, next_cell = self._refresh_in(cur, keys, written, taken, opened=True)
+            except BaseException:
+                self._known -= added
+                raise
+            self._next_cell = next_cell
+            for key in keys:
+                self._fresh.pop(key, None)
+        finally:
+            self._bump()
+            cur.close()
+        return _values(keys, summaries)
+
+    def _written(self, keys: Sequence[tuple[str, str, str]], *, pop: bool) -> dict[tuple, tuple[list, set[str]]]:
+        """The pairs held of these cells in the store's order, with their run ids (`refresh_aggregates`'
+        `written`), taken from the sink (`pop`) or left in it."""
+        written = {}
+        for key in keys:
+            if (fresh := self._fresh.pop(key, None) if pop else self._fresh.get(key)) is not None:
+                written[key] = ([fresh[k] for k in sorted(fresh)], self._fresh_runs[key])
+        return written
+
+    def _refresh_in(self, cur: duckdb.DuckDBPyConnection, keys: Sequence[tuple[str, str, str]],
+                    written: Mapping[tuple, tuple[list, set[str]]],
+                    taken: tuple[int, refresh_inputs.Ahead] | None, *, opened: bool) -> tuple[list, int]:
+        """`refresh_aggregates` of these cells inside `cur`'s transaction, with the reads `taken` ahead when no
+        write they see began since (checked once the transaction's snapshot is taken: by its first statement, run
+        here unless `opened`); its summaries and the drill cell number the next refresh gives once it commits."""
+        cells_sorted = sorted(set(keys))
+        ahead = None
+        if taken is not None:  # a write that begins after the snapshot is not in what it sees either
+            if not opened:
+                cur.execute("SELECT 1 FROM models LIMIT 0")
+            ahead = taken[1] if taken[0] == self._epoch else None
+        state = self._clean_state(cells_sorted, written)
+        if state is None:
+            state = cell_rows.refresh_state(cur, self.model_id, cells_sorted)
+        summaries = refresh_aggregates(cur, self.model_id, keys, written=written, state=state, ahead=ahead)
+        return summaries, state.next_cell + len(cells_sorted)  # every cell's drill rows are renumbered from it
 
     def read_ahead(self, cells: Sequence[tuple[str, str, str]]) -> None:
         """Take the reads of the next refresh of these (task, lang, prompt_lang) cells now, on a cursor of its own
@@ -237,3 +318,15 @@ class StoreSink:
             return None
         runs = [(*self._run_key[rid], rid) for c in cells for rid in self._fresh_runs[c] if rid in self._known]
         return cell_rows.clean_state(plan, cells, runs, next_cell)
+
+
+def _metas(rows: Sequence[tuple[Cell, Mapping[str, Any], Item, ItemResult]]) -> list[tuple[dict, Item, ItemResult]]:
+    """The runner's (cell, settings, item, result) rows as `save_live` takes them (run meta, item, result)."""
+    return [({"task": cell.task.name, "lang": cell.lang, "prompt_lang": cell.prompt_lang, "run_no": cell.run_no,
+              "settings": dict(settings)}, item, result) for cell, settings, item, result in rows]
+
+
+def _values(keys: Sequence[tuple[str, str, str]], summaries: Sequence[Any]) -> list[float | None]:
+    """The headline value of each cell key (None for a cell without one)."""
+    value = {(c.task, c.lang, c.prompt_lang): c.value for c in summaries}
+    return [value.get(k) for k in keys]

@@ -169,20 +169,22 @@ def test_a_clean_cell_is_refreshed_with_the_state_a_read_would_give(mem_store, s
                                                                                    "A"))) for it in items])
     refresh_aggregates(mem_store, "m", [("causal", "th", "en")])
     compared, read = [], []
-    clean = StoreSink._clean_state
+    clean, refresh_in = StoreSink._clean_state, StoreSink._refresh_in
+    inside: list = []  # the cursor of the refresh's transaction (the run's last one also holds its last answers)
 
     def checked(self, cells, written):
         state = clean(self, cells, written)
         if state is None:
             read.append(list(cells))
         else:
-            cur = self.con.cursor()
-            try:
-                compared.append((state, cell_rows.refresh_state(cur, self.model_id, cells)))
-            finally:
-                cur.close()
+            compared.append((state, cell_rows.refresh_state(inside[-1], self.model_id, cells)))
         return state
+
+    def within(self, cur, *args, **kwargs):
+        inside.append(cur)
+        return refresh_in(self, cur, *args, **kwargs)
     monkeypatch.setattr(StoreSink, "_clean_state", checked)
+    monkeypatch.setattr(StoreSink, "_refresh_in", within)
     with StandinServer() as server:
         async def ask(model):
             async with ModelClient(server.base_url, "standin", concurrency=4) as client:

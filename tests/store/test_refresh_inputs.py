@@ -4,6 +4,7 @@ from __future__ import annotations
 import asyncio
 
 import services.ingest
+import services.live
 from evaluator.clients import ModelClient
 from evaluator.run import Cell, run
 from evaluator.runspec import RunSpec
@@ -35,6 +36,12 @@ def test_the_last_refresh_of_a_run_merges_its_reads_taken_ahead_and_stores_what_
     equals a recompute of its cells from the stored rows, which reads everything. (12 answers a cell at C = 4 and
     0.2 s a request: the cell before the last is refreshed rounds before the last round.)"""
     merged = _merges(monkeypatch)
+    together, save_refresh = [], StoreSink.save_refresh
+
+    def spy(self, rows, cells):
+        together.append(sorted({c.key[:3] for c in cells}))
+        return save_refresh(self, rows, cells)
+    monkeypatch.setattr(StoreSink, "save_refresh", spy)
     spec = dict(tasks="sentiment", langs="id,th", prompt_langs=("en",), limit=6, runs=2, concurrency=4,
                 data_dir=shared_data)
     with StandinServer(latency=0.2) as server:
@@ -43,8 +50,10 @@ def test_the_last_refresh_of_a_run_merges_its_reads_taken_ahead_and_stores_what_
                 return await run(client, StoreSink(mem_store, model), RunSpec(**spec), progress=False)
         asyncio.run(ask("other"))
         merged.clear()
+        together.clear()
         statuses = asyncio.run(ask("m"))
     assert merged == [(("sentiment", "th", "en"),)]  # the run's last refresh
+    assert together == [[("sentiment", "th", "en")]]  # in one transaction with the run's last answers
     assert all(s.score is not None for s in statuses)
     assert mem_store.execute("SELECT count(*) FROM pair_tests WHERE model_a = 'm'").fetchone()[0] > 0
     live = derived(mem_store)
@@ -166,3 +175,80 @@ def test_merged_reads_equal_the_reads_a_refresh_makes_after_its_writes(mem_store
     live = derived(mem_store)
     refresh_aggregates(mem_store, "m", [c.key[:3] for c in mine[::2]])
     assert derived(mem_store) == live
+
+
+def test_the_last_answers_and_their_cells_refresh_in_one_transaction_all_or_nothing(mem_store, shared_data,
+                                                                                      monkeypatch):
+    """`save_refresh`: the last group of a cell with the cell's refresh, merging the reads taken ahead, stores what
+    `save_many` and `refresh` store apart (every derived table equals a recompute). If the refresh fails, nothing
+    of the call is written (no answer of the group, no derived row) and the sink still holds the cell's pairs, so
+    the two steps apart then store the same; a last group that writes a new run drops the reads taken ahead."""
+    from evaluator.datasets import load_items
+    from evaluator.registry import get_task
+    from evaluator.scoring import score_prediction
+    from evaluator.spec import Prediction
+
+    merged = _merges(monkeypatch)
+    task = get_task("sentiment")
+    items = {lang: load_items(task, lang, data_dir=shared_data, limit=4) for lang in ("id", "th")}
+    cells = {lang: [Cell(task, lang, "en", r) for r in (1, 2)] for lang in ("id", "th")}
+
+    def answers(lang, runs=(1, 2), said="Positive"):
+        return [(Cell(task, lang, "en", r), {"temperature": 0.0}, it,
+                 score_prediction(task, it, Prediction("sentiment", lang, it.item_id, "en", said if i % 2 else "Neutral",
+                                                       run=r, tokens_in=5 + i, tokens_out=1, latency_s=0.1)))
+                for r in runs for i, it in enumerate(items[lang])]
+
+    def stored():
+        return mem_store.execute("SELECT count(*) FROM predictions").fetchone()[0], derived(mem_store)
+
+    sink = StoreSink(mem_store, "m")
+    sink.stored_many(cells["id"] + cells["th"])
+    sink.prepare([it for lang in items for it in items[lang]])
+    sink.save_many(answers("id"))
+    sink.refresh(cells["id"])
+    first, last = answers("th")[:5], answers("th")[5:]
+    sink.save_many(first)
+    sink.read_ahead([("sentiment", "th", "en")])
+    before, known = stored(), set(sink._known)
+    real = services.live.refresh_aggregates
+
+    def failing(*args, **kwargs):
+        real(*args, **kwargs)
+        raise RuntimeError("the refresh failed after its writes")
+    monkeypatch.setattr(services.live, "refresh_aggregates", failing)
+    try:
+        sink.save_refresh(last, cells["th"])
+        raise AssertionError("save_refresh did not raise")
+    except RuntimeError:
+        pass
+    monkeypatch.setattr(services.live, "refresh_aggregates", real)
+    assert stored() == before and sink._known == known
+    sink.save_many(last)  # the two steps apart, as the runner's writer does then
+    assert sink.refresh(cells["th"])[0] is not None
+    apart = derived(mem_store)
+    refresh_aggregates(mem_store, "m", [("sentiment", "id", "en"), ("sentiment", "th", "en")])
+    assert derived(mem_store) == apart
+
+    other = StoreSink(mem_store, "n")  # the same in one transaction, with the reads taken ahead
+    other.stored_many(cells["id"] + cells["th"])
+    other.save_many(answers("th")[:5])
+    other.read_ahead([("sentiment", "th", "en")])
+    merged.clear()
+    values = other.save_refresh(answers("th")[5:], cells["th"])
+    assert merged == [(("sentiment", "th", "en"),)] and values[0] is not None
+    together = derived(mem_store)
+    refresh_aggregates(mem_store, "n", [("sentiment", "th", "en")])
+    assert derived(mem_store) == together
+    assert values == sink.refresh(cells["th"])  # the same answers: the same headline value
+
+    third = StoreSink(mem_store, "o")  # a last group that writes a run's first answers: the reads are out of date
+    third.stored_many(cells["th"])
+    third.save_many(answers("th", runs=(1,)))
+    third.read_ahead([("sentiment", "th", "en")])
+    merged.clear()
+    third.save_refresh(answers("th", runs=(2,)), cells["th"])
+    assert merged == []
+    together = derived(mem_store)
+    refresh_aggregates(mem_store, "o", [("sentiment", "th", "en")])
+    assert derived(mem_store) == together

@@ -61,6 +61,16 @@ def _settled(server: StandinServer, quiet_s: float = 0.6, limit_s: float = 20) -
     return last
 
 
+def _served(sink, latency: float = 0.02) -> list:
+    """The statuses of a run of JOBS at C into `sink`, against a stand-in answering after `latency` seconds."""
+    async def main():
+        async with ModelClient(server.base_url, "standin", retry=FAST, timeout=5, concurrency=C) as client:
+            return await run(client, sink, RunSpec(concurrency=C, **JOBS), progress=False)
+
+    with StandinServer(latency=latency) as server:
+        return asyncio.run(main())
+
+
 def test_a_stalled_store_stops_requests_after_c_plus_one_group_then_everything_lands_once():
     sink, result = GatedSink(), {}
     with StandinServer(latency=0.02) as server:
@@ -233,13 +243,7 @@ def test_in_the_last_round_the_refresher_reads_ahead_for_the_unfinished_cells_be
                 return super().refresh(cells)
 
         sink = Sink()
-
-        async def main():
-            async with ModelClient(server.base_url, "standin", retry=FAST, timeout=5, concurrency=C) as client:
-                return await run(client, sink, RunSpec(concurrency=C, **JOBS), progress=False)
-
-        with StandinServer(latency=0.02) as server:
-            statuses = asyncio.run(main())
+        statuses = _served(sink)
         assert sum(s.asked for s in statuses) == 60 and all(s.score is not None for s in statuses)
         aheads = [i for i, e in enumerate(sink.events) if e[0] == "ahead"]
         assert len(aheads) == 1
@@ -247,3 +251,74 @@ def test_in_the_last_round_the_refresher_reads_ahead_for_the_unfinished_cells_be
         assert cells == [("sentiment", "th", "en")] and thread.startswith("tanaw-refresh")
         assert [e[:2] for e in sink.events[aheads[0] + 1:]] == [("refresh", [("sentiment", "th", "en")])]
         assert [e[1] for e in sink.events[:aheads[0]]] == [[("sentiment", "id", "en")], [("sentiment", "vi", "en")]]
+
+
+def test_the_last_group_is_committed_with_the_refresh_of_the_cells_it_finishes_and_apart_if_that_fails():
+    """A sink with `save_refresh` gets the run's last group (every request sent and answered) in one call with the
+    cells it finishes, on the refresher's thread; those cells get its values and no refresh of their own. When the
+    call raises, the group is committed alone (`save_many`) and its cells refreshed the usual way: every answer is
+    stored once and every cell refreshed once either way."""
+    for failing in (False, True):
+        class Sink(ListSink):
+            def __init__(self):
+                super().__init__()
+                self.events: list[tuple] = []
+
+            def save_many(self, rows):
+                self.events.append(("save", len(rows)))
+                super().save_many(rows)
+
+            def refresh(self, cells):
+                self.events.append(("refresh", [c.key[:3] for c in cells]))
+                return super().refresh(cells)
+
+            def save_refresh(self, rows, cells):
+                self.events.append(("save+refresh", len(rows), [c.key[:3] for c in cells],
+                                    threading.current_thread().name))
+                if failing:
+                    raise RuntimeError("the refresh failed: nothing of the call is written")
+                super().save_many(rows)
+                return [self.refresh_one(c) for c in cells]
+
+        sink = Sink()
+        statuses = _served(sink)
+        assert len(sink.rows) == 60 and sum(s.asked for s in statuses) == 60
+        assert all(s.score is not None for s in statuses)
+        last = [e for e in sink.events if e[0] == "save+refresh"]
+        assert len(last) == 1 and last[0][2] == [("sentiment", "th", "en")] and last[0][3].startswith("tanaw-refresh")
+        assert sink.events[-1 - failing * 2] == last[0]  # the run's last store call (then the two steps, apart)
+        assert sorted(sink.refreshed) == [("sentiment", "id", "en"), ("sentiment", "th", "en"), ("sentiment", "vi", "en")]
+        saved = sum(e[1] for e in sink.events if e[0] == "save") + (0 if failing else last[0][1])
+        assert saved == 60
+        if failing:
+            assert sink.events[-2:] == [("save", last[0][1]), ("refresh", [("sentiment", "th", "en")])]
+
+
+def test_the_last_rounds_answers_are_scored_as_they_arrive_on_the_event_loop_and_once(monkeypatch):
+    """Once every request is sent, each answer is scored when it is handed over (on the event loop: no request is
+    left to delay), so the run's last commit scores only what came before; every answer is scored exactly once."""
+    import evaluator.run_writer
+
+    scored: dict[tuple, list[str]] = {}
+    real = evaluator.run_writer.score_prediction
+
+    def spy(task, item, pred):
+        scored.setdefault((pred.lang, pred.run, pred.item_id, pred.order), []).append(threading.current_thread().name)
+        return real(task, item, pred)
+    monkeypatch.setattr(evaluator.run_writer, "score_prediction", spy)
+
+    class Sink(ListSink):
+        def save_refresh(self, rows, cells):
+            self.last = [(r.prediction.lang, r.prediction.run, r.prediction.item_id, r.prediction.order)
+                         for _, _, _, r in rows]
+            super().save_many(rows)
+            return [self.refresh_one(c) for c in cells]
+
+    sink = Sink()
+    statuses = _served(sink)
+    assert sum(s.asked for s in statuses) == 60 and len(scored) == 60
+    assert all(len(threads) == 1 for threads in scored.values())
+    on_loop = {key for key, threads in scored.items() if threads == [threading.main_thread().name]}
+    assert on_loop and on_loop <= set(sink.last)  # the last round's answers, all in the last group
+    assert all(threads[0].startswith(("tanaw-writer", "tanaw-refresh")) for key, threads in scored.items()
+               if key not in on_loop)  # the rest by their commits (the last one's on the refresher's thread)
