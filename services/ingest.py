@@ -5,8 +5,10 @@ aggregates and roll-ups) is computed by the evaluator's own metrics and `evaluat
 """
 from __future__ import annotations
 
+import concurrent.futures
 import hashlib
 import json
+import threading
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -261,8 +263,6 @@ def refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: Ite
 def _refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: Iterable[tuple[str, str, str]],
                         written: Mapping[tuple[str, str, str], tuple[list, set[str]]] | None,
                         state: cell_rows.RefreshState | None, ahead: refresh_inputs.Ahead | None) -> list[CellSummary]:
-    from evaluator.aggregate import aggregate_cell
-
     keys = sorted(set(cells))
     if state is None:  # active runs, next drill cell number, what is stored
         state = cell_rows.refresh_state(con, model_id, keys)
@@ -282,11 +282,21 @@ def _refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: It
             return lambda: _rebuild(con, model_id, TASKS[key[0]], *key[1:])
 
         columns |= stored_columns(con, model_id, rest, lambda task: TASKS[task].metrics, pairs, state.runs)
-    out, computed, drills = [], {}, {}
+    drills = {key: columns_drilldown(columns[key]) for key in keys}
+    if all(key in own for key in keys):  # aggregated beside the drill-down's writes (`_aggregator`)
+        aggregating = _aggregator().submit(_aggregates, keys, columns)
+        try:
+            save_drilldowns(con, model_id, drills, state=state)
+        except BaseException:
+            concurrent.futures.wait([aggregating])
+            raise
+        computed = aggregating.result()
+    else:  # a metric without a columnar form reads a stored cell's rows back, on this connection: here
+        computed = _aggregates(keys, columns)
+        save_drilldowns(con, model_id, drills, state=state)
+    out = []
     for task_name, lang, prompt_lang in keys:
-        cols = columns[(task_name, lang, prompt_lang)]
-        scores = computed[(task_name, lang, prompt_lang)] = aggregate_cell(TASKS[task_name], lang, columns=cols)
-        drills[(task_name, lang, prompt_lang)] = columns_drilldown(cols)
+        cols, scores = columns[(task_name, lang, prompt_lang)], computed[(task_name, lang, prompt_lang)]
         head = next((c for c in scores if c.is_headline), scores[0] if scores else None)
         if head is not None:
             out.append(CellSummary(task_name, lang, prompt_lang, head.metric, head.value, head.ci_low, head.ci_high,
@@ -297,12 +307,36 @@ def _refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: It
     merged = None
     if ahead is not None and ahead.model_id == model_id and ahead.cells == tuple(keys):
         merged = refresh_inputs.merge(ahead, computed, drills, run_count_rows(drills, state.runs))
-    save_drilldowns(con, model_id, drills, state=state)
     refresh_pair_tests(con, model_id, keys,  # Compare's paired tests on these cells' item outcomes (V13)
                        merged.pairs if merged is not None else None)
     writer.save_aggregates_batch(con, model_id, computed, stored="aggregates" in state.stored)
     refresh_rollups(con, [model_id], keys, state.levels, merged)
     return out
+
+
+_AGGREGATOR: concurrent.futures.ThreadPoolExecutor | None = None
+_AGGREGATOR_LOCK = threading.Lock()
+
+
+def _aggregator() -> concurrent.futures.ThreadPoolExecutor:
+    """The thread a refresh computes its cells' aggregates on (`evaluator.aggregate.aggregate_cell`: bootstraps,
+    mostly Python and small numpy products) while its own thread writes the cells' drill-downs, statements during
+    which DuckDB releases the interpreter, so that on two cores the two overlap. Only for cells whose rows are all
+    in memory (the pairs an ingest or a live run just wrote): a stored cell's rows may be read back lazily, on the
+    refresh's connection. One thread for the process: refreshes running at once take turns on it."""
+    global _AGGREGATOR
+    with _AGGREGATOR_LOCK:
+        if _AGGREGATOR is None:
+            _AGGREGATOR = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="tanaw-aggregate")
+        return _AGGREGATOR
+
+
+def _aggregates(keys: Sequence[tuple[str, str, str]], columns: Mapping[tuple[str, str, str], CellColumns]
+                ) -> dict[tuple[str, str, str], list]:
+    """`aggregate_cell` of each cell from its columns."""
+    from evaluator.aggregate import aggregate_cell
+
+    return {key: aggregate_cell(TASKS[key[0]], key[1], columns=columns[key]) for key in keys}
 
 
 def ingest_predictions(con: duckdb.DuckDBPyConnection, preds: Iterable[Prediction], *, model: Mapping[str, Any],

@@ -252,3 +252,61 @@ def test_the_last_answers_and_their_cells_refresh_in_one_transaction_all_or_noth
     together = derived(mem_store)
     refresh_aggregates(mem_store, "o", [("sentiment", "th", "en")])
     assert derived(mem_store) == together
+
+
+def test_cells_held_in_memory_are_aggregated_on_their_own_thread_beside_the_drill_down_writes(mem_store, shared_data,
+                                                                                           monkeypatch):
+    """A refresh of cells whose rows it holds computes their aggregates on the aggregator thread while it writes
+    their drill-downs, and stores what a recompute (which reads the rows back and aggregates on its own thread)
+    stores; when the drill-down write fails, the refresh raises it once the aggregates are done, and writes nothing."""
+    import threading
+
+    import evaluator.aggregate
+    from evaluator.datasets import load_items
+    from evaluator.registry import get_task
+    from evaluator.scoring import score_prediction
+    from evaluator.spec import Prediction
+
+    threads: list[str] = []
+    real_aggregate = evaluator.aggregate.aggregate_cell
+
+    def spy(*args, **kwargs):
+        threads.append(threading.current_thread().name)
+        return real_aggregate(*args, **kwargs)
+    monkeypatch.setattr(evaluator.aggregate, "aggregate_cell", spy)
+    task = get_task("sentiment")
+    items = load_items(task, "id", data_dir=shared_data, limit=5)
+    cells = [Cell(task, "id", "en", r) for r in (1, 2)]
+    sink = StoreSink(mem_store, "m")
+    sink.stored_many(cells)
+    sink.prepare(items)
+    sink.save_many([(cell, {}, it, score_prediction(task, it, Prediction("sentiment", "id", it.item_id, "en",
+                                                                          ("Positive", "Negative")[i % 2], run=r)))
+                    for r, cell in enumerate(cells, 1) for i, it in enumerate(items)])
+    before = derived(mem_store)
+    real_drills = services.ingest.save_drilldowns
+
+    def failing(*args, **kwargs):
+        raise RuntimeError("the drill-down write failed")
+    monkeypatch.setattr(services.ingest, "save_drilldowns", failing)
+    try:
+        sink.refresh(cells)
+        raise AssertionError("the refresh did not raise")
+    except RuntimeError as exc:
+        assert "drill-down" in str(exc)
+    assert threads == ["tanaw-aggregate_0"] and derived(mem_store) == before
+    monkeypatch.setattr(services.ingest, "save_drilldowns", real_drills)
+    threads.clear()
+    refresh_aggregates(mem_store, "m", [("sentiment", "id", "en")])  # read back from the store: on this thread
+    assert threads == [threading.current_thread().name]
+    recomputed = derived(mem_store)
+    threads.clear()
+    sink2 = StoreSink(mem_store, "m")  # the same answers held in memory again (a rerun replaces them)
+    sink2.stored_many(cells)
+    sink2._fresh = {("sentiment", "id", "en"): {}}
+    sink2._fresh_runs = {("sentiment", "id", "en"): {sink2._run_id(c) for c in cells}}
+    sink2.save_many([(cell, {}, it, score_prediction(task, it, Prediction("sentiment", "id", it.item_id, "en",
+                                                                           ("Positive", "Negative")[i % 2], run=r)))
+                     for r, cell in enumerate(cells, 1) for i, it in enumerate(items)])
+    sink2.refresh(cells)
+    assert threads == ["tanaw-aggregate_0"] and derived(mem_store) == recomputed
