@@ -61,6 +61,14 @@ def _settled(server: StandinServer, quiet_s: float = 0.6, limit_s: float = 20) -
     return last
 
 
+class EventSink(ListSink):
+    """A `ListSink` whose subclasses record their calls in `events`."""
+
+    def __init__(self):
+        super().__init__()
+        self.events: list[tuple] = []
+
+
 def _served(sink, latency: float = 0.02) -> list:
     """The statuses of a run of JOBS at C into `sink`, against a stand-in answering after `latency` seconds."""
     async def main():
@@ -228,11 +236,7 @@ def test_in_the_last_round_the_refresher_reads_ahead_for_the_unfinished_cells_be
     refresher's thread, after the refreshes before it); the run's last refresh, of those cells, comes after it. A
     sink whose read ahead fails still finishes the run (the refresh reads for itself)."""
     for failing in (False, True):
-        class Sink(ListSink):
-            def __init__(self):
-                super().__init__()
-                self.events: list[tuple] = []
-
+        class Sink(EventSink):
             def read_ahead(self, cells):
                 self.events.append(("ahead", list(cells), threading.current_thread().name))
                 if failing:
@@ -259,11 +263,7 @@ def test_the_last_group_is_committed_with_the_refresh_of_the_cells_it_finishes_a
     call raises, the group is committed alone (`save_many`) and its cells refreshed the usual way: every answer is
     stored once and every cell refreshed once either way."""
     for failing in (False, True):
-        class Sink(ListSink):
-            def __init__(self):
-                super().__init__()
-                self.events: list[tuple] = []
-
+        class Sink(EventSink):
             def save_many(self, rows):
                 self.events.append(("save", len(rows)))
                 super().save_many(rows)
