@@ -12,6 +12,9 @@ does, then times, median of `--repeat` (warm, the first round dropped):
 - the same, alternated round by round with the same refresh made to read its state (`StoreSink._clean_state`
   switched off: what every live refresh did before a clean cell's state came from the sink's read at the run's
   start), both medians from the alternated rounds;
+- the run's last refresh alternated round by round with the same refresh computing its aggregates on its own
+  thread (`services.ingest.AGGREGATOR` replaced by an inline executor: the path before 321ccce), both medians and
+  the median of the paired differences;
 - `refresh_aggregates` of the same cell read back from the store (a resumed or partly stored cell);
 - the peer: one DuckDB GROUP BY (count and mean per metric) over the cell's score rows.
 `--statements` adds the run's last refresh (reads taken ahead) statement by statement (median ms per round, through
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import concurrent.futures
 import os
 import platform
 import statistics
@@ -126,6 +130,37 @@ def alternated(sink: StoreSink, last: list, new_cell, repeat: int) -> tuple[tupl
             sink.__dict__.pop("_clean_state", None)
     return tuple((statistics.median(w for w, _ in runs[c][1:]), statistics.median(p for _, p in runs[c][1:]))
                  for c in (True, False))
+
+
+class _Inline:
+    """An executor that runs what it is given at once, on the caller's thread."""
+
+    def submit(self, fn, *args):
+        done = concurrent.futures.Future()
+        done.set_result(fn(*args))
+        return done
+
+
+def aggregator_ab(sink: StoreSink, last: list, new_cell, repeat: int) -> tuple[float, float, float]:
+    """Median wall s of the last refresh with its aggregates on `services.ingest.AGGREGATOR` and on the refresh's
+    own thread, alternating round by round (`repeat` each after one warm-up round of each), and the median of the
+    paired differences (thread minus inline)."""
+    import services.ingest
+
+    real = services.ingest.AGGREGATOR
+    runs: dict[bool, list[float]] = {True: [], False: []}
+    try:
+        for k in range(2 * (repeat + 1)):
+            threaded = k % 2 == 1
+            services.ingest.AGGREGATOR = real if threaded else _Inline()
+            new_cell()
+            t0 = time.perf_counter()
+            sink.refresh(last)
+            runs[threaded].append(time.perf_counter() - t0)
+    finally:
+        services.ingest.AGGREGATOR = real
+    diffs = [a - b for a, b in zip(runs[True][1:], runs[False][1:])]
+    return statistics.median(runs[True][1:]), statistics.median(runs[False][1:]), statistics.median(diffs)
 
 
 class TimedCursor:
@@ -259,6 +294,7 @@ def main() -> None:
         ours = timed(lambda: sink.refresh(last), args.repeat, new_cell_ahead)
         reading = timed(lambda: sink.refresh(last), args.repeat, new_cell)
         clean, with_read = alternated(sink, last, new_cell, args.repeat)
+        on_thread, inline, paired = aggregator_ab(sink, last, new_cell_ahead, args.repeat)
         back = timed(stored, args.repeat)
         peer = timed(lambda: con.execute(group_by, [MODEL, *key]).fetchall(), args.repeat)
         split = statement_split(sink, last, new_cell_ahead, args.repeat) if args.statements else []
@@ -275,6 +311,8 @@ def main() -> None:
                                ("one DuckDB GROUP BY over the cell's score rows (the peer)", peer)):
         ratio = f" = {wall / peer[0]:5.1f}x the GROUP BY" if label[0] != "o" else ""
         print(f"  {label:<78} {wall * 1000:6.1f} ({cpu * 1000:5.1f}){ratio}")
+    print(f"  alternated: the run's last refresh, aggregates on their own thread {on_thread * 1000:.1f} ms, on the "
+          f"refresh's thread {inline * 1000:.1f} ms; paired difference median {paired * 1000:+.1f} ms")
     print("  aim: the runner's refresh <= 20 ms")
     print("\n".join(split))
     print(f"load average after: {os.getloadavg()[0]:.2f}")

@@ -8,7 +8,6 @@ from __future__ import annotations
 import concurrent.futures
 import hashlib
 import json
-import threading
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -283,8 +282,8 @@ def _refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: It
 
         columns |= stored_columns(con, model_id, rest, lambda task: TASKS[task].metrics, pairs, state.runs)
     drills = {key: columns_drilldown(columns[key]) for key in keys}
-    if all(key in own for key in keys):  # aggregated beside the drill-down's writes (`_aggregator`)
-        aggregating = _aggregator().submit(_aggregates, keys, columns)
+    if all(key in own for key in keys):  # aggregated beside the drill-down's writes (`AGGREGATOR`)
+        aggregating = AGGREGATOR.submit(_aggregates, keys, columns)
         try:
             save_drilldowns(con, model_id, drills, state=state)
         except BaseException:
@@ -314,21 +313,12 @@ def _refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: It
     return out
 
 
-_AGGREGATOR: concurrent.futures.ThreadPoolExecutor | None = None
-_AGGREGATOR_LOCK = threading.Lock()
-
-
-def _aggregator() -> concurrent.futures.ThreadPoolExecutor:
-    """The thread a refresh computes its cells' aggregates on (`evaluator.aggregate.aggregate_cell`: bootstraps,
-    mostly Python and small numpy products) while its own thread writes the cells' drill-downs, statements during
-    which DuckDB releases the interpreter, so that on two cores the two overlap. Only for cells whose rows are all
-    in memory (the pairs an ingest or a live run just wrote): a stored cell's rows may be read back lazily, on the
-    refresh's connection. One thread for the process: refreshes running at once take turns on it."""
-    global _AGGREGATOR
-    with _AGGREGATOR_LOCK:
-        if _AGGREGATOR is None:
-            _AGGREGATOR = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="tanaw-aggregate")
-        return _AGGREGATOR
+AGGREGATOR = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="tanaw-aggregate")
+"""The thread a refresh computes its cells' aggregates on (`evaluator.aggregate.aggregate_cell`: bootstraps, mostly
+Python and small numpy products) while its own thread writes the cells' drill-downs, statements during which DuckDB
+releases the interpreter, so that on two cores the two overlap. Only for cells whose rows are all in memory (the
+pairs an ingest or a live run just wrote): a stored cell's rows may be read back lazily, on the refresh's connection.
+One thread for the process, started at the first refresh: refreshes running at once take turns on it."""
 
 
 def _aggregates(keys: Sequence[tuple[str, str, str]], columns: Mapping[tuple[str, str, str], CellColumns]
