@@ -9,6 +9,10 @@ each C, in ONE run against ONE stand-in (tests/helpers/standin_server.py in its 
   * `tanaw no store` the same runner, plan and warm-up into a sink that keeps nothing (`DiscardSink`): the
                      difference to `tanaw run` is what the store costs (commits, the last cell's refresh);
   * `tanaw client`   the client loop alone: `evaluator.run.bounded` with C workers on `ModelClient.chat`;
+  * `client cold`    (--cold) the same loop on a new client, so that it opens its C connections inside the clock as
+                     `tanaw run` does (its warm-up, on another client, loads only the code): what a run would reach
+                     if it did nothing but ask (at C = 128 the stand-in accepts the C connections before it reads the
+                     first request, a cost the warmed `tanaw client` row does not pay);
   * `openai SDK`     (--sdk) the same loop on the openai SDK's AsyncOpenAI (httpx pool of C connections, no retries):
                      the client's first transport;
   * `aiohttp`        (--aiohttp) the same loop on one aiohttp ClientSession (TCPConnector(limit=C), orjson bodies,
@@ -36,7 +40,7 @@ returns with every answer (filters, metrics, aggregation with stderr, samples). 
 average; the machine line names CPU and cores.
 
     python benchmarks/bench_throughput.py --lmeval-venv /tmp/lmeval-venv [--latency 0.2] [--requests 1000]
-        [--concurrency 8,32,128] [--sdk] [--aiohttp] [--lmeval-jinja] [--rounds N]
+        [--concurrency 8,32,128] [--cold] [--sdk] [--aiohttp] [--lmeval-jinja] [--rounds N]
 
 `--rounds N` repeats every row N times, alternating, then prints the median ratios and `tanaw run` minus each
 lm-eval row round by round: the verdict "above lm-eval" is read from those paired differences.
@@ -111,6 +115,22 @@ async def client_loop(url: str, concurrency: int, n: int) -> tuple[int, float, f
             await client.chat([{"role": "user", "content": f"question {i}"}], max_tokens=8)
 
         return await timed_loop(one, concurrency, n)
+
+
+async def cold_client_loop(url: str, concurrency: int, n: int) -> tuple[int, float, float]:
+    """(answers, seconds, CPU seconds) for n chat requests through the runner's bounded loop on a new client, its
+    connections opened inside the clock (a warm-up round on another client first: the code loaded, as for the
+    full run)."""
+    async with ModelClient(url, "standin", concurrency=concurrency) as warm:
+        await bounded(range(concurrency), lambda i: warm.chat([{"role": "user", "content": f"warm {i}"}],
+                                                              max_tokens=8), concurrency)
+    async with ModelClient(url, "standin", concurrency=concurrency) as client:
+        async def one(i: int) -> None:
+            await client.chat([{"role": "user", "content": f"question {i}"}], max_tokens=8)
+
+        t0, c0 = time.perf_counter(), time.process_time()
+        await bounded(range(n), one, concurrency)
+        return n, time.perf_counter() - t0, time.process_time() - c0
 
 
 async def sdk_loop(url: str, concurrency: int, n: int) -> tuple[int, float, float]:
@@ -276,6 +296,8 @@ def measure(args: argparse.Namespace, venv: Path | None, url: str, c: int) -> di
         rows.append(("tanaw run", asyncio.run(full_run(url, c, args.requests, Path(tmp) / "b.duckdb"))))
     rows.append(("tanaw no store", asyncio.run(storeless_run(url, c, args.requests))))
     rows.append(("tanaw client", asyncio.run(client_loop(url, c, args.requests))))
+    if args.cold:
+        rows.append(("client cold", asyncio.run(cold_client_loop(url, c, args.requests))))
     if args.sdk:
         rows.append(("openai SDK", asyncio.run(sdk_loop(url, c, args.requests))))
     if args.aiohttp:
@@ -317,6 +339,8 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=1000, help="requests per loop and C (default 1000)")
     parser.add_argument("--concurrency", default="8,32,128")
     parser.add_argument("--lmeval-venv", type=Path, help="venv holding lm-eval 0.4.13 (see the docstring)")
+    parser.add_argument("--cold", action="store_true",
+                        help="also time the client loop on a new client (its connections opened inside the clock)")
     parser.add_argument("--sdk", action="store_true", help="also time the loop on the openai SDK")
     parser.add_argument("--aiohttp", action="store_true", help="also time the loop on aiohttp")
     parser.add_argument("--rounds", type=int, default=1,
