@@ -6,18 +6,22 @@ language with OpenNMT's `aggressive` tokenizer (pyonmttok); no stemming, no stop
 aggregated with rouge-score's BootstrapAggregator under numpy seed 4156, and the bootstrap "mid" is the score.
 `rougeL_nows` (Thai only) is ROUGE-L on the lower-cased text segmented by newmm without whitespace tokens and
 without XL-Sum's punctuation removal (rouge-score with a plain word segmenter), reported as a secondary metric.
+rouge-score is imported when a summary is first scored: its tokenizers import NLTK, which imports SciPy's statistics
+(2.3 s of a process's start on the 2-core machine; every CLI command, worker child and app process that scores no
+summary would pay it).
 """
 from __future__ import annotations
 
 import unicodedata
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
-from rouge_score import rouge_scorer, scoring
-from rouge_score.tokenizers import Tokenizer
 
 from evaluator.metrics.base import MetricSpec, register
+
+if TYPE_CHECKING:
+    from rouge_score import rouge_scorer
 
 ROUGE_SEED = 4156
 """numpy seed of the paper's bootstrap aggregation."""
@@ -43,8 +47,9 @@ def _sanitize(text: str) -> str:
     return " ".join("".join(kept).split())
 
 
-class XLSumTokenizer(Tokenizer):
-    """rouge-score tokenizer reproducing XL-Sum's `MultiTokenizer` for one language."""
+class XLSumTokenizer:
+    """rouge-score tokenizer (any object with `tokenize`, as `RougeScorer` takes it) reproducing XL-Sum's
+    `MultiTokenizer` for one language."""
 
     def __init__(self, lang: str):
         self.lang = lang
@@ -62,8 +67,9 @@ class XLSumTokenizer(Tokenizer):
         return [t for t in _aggressive()(text) if t]
 
 
-class NewmmWordTokenizer(Tokenizer):
-    """Lower-cased text segmented by newmm without whitespace tokens (punctuation kept as tokens)."""
+class NewmmWordTokenizer:
+    """rouge-score tokenizer: lower-cased text segmented by newmm without whitespace tokens (punctuation kept as
+    tokens)."""
 
     def tokenize(self, text: str) -> list[str]:
         from pythainlp.tokenize import word_tokenize
@@ -81,6 +87,8 @@ def _aggressive():
 
 @lru_cache(maxsize=16)
 def _scorer(lang: str, variant: str) -> rouge_scorer.RougeScorer:
+    from rouge_score import rouge_scorer
+
     tokenizer = NewmmWordTokenizer() if variant == "nows" else XLSumTokenizer(lang)
     return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False, tokenizer=tokenizer)
 
@@ -104,6 +112,8 @@ def bootstrap_mid(values: Sequence[float], *, seed: int = ROUGE_SEED, n_samples:
 
     The global numpy random state is restored afterwards.
     """
+    from rouge_score import scoring
+
     state = np.random.get_state()
     try:
         np.random.seed(seed)
