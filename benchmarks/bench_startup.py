@@ -5,10 +5,10 @@
 Every `python -m evaluator ingest` or `run`, every worker child (`services.run_child`) and every app process
 imports its entry point before doing any work; the app imports `services.startup` before its first page. For each
 entry point this times `python -c "import <module>"` in a new interpreter, `--repeat` times, alternated with its
-peer: the same import after `rouge_score.rouge_scorer` and `scipy.stats`, which the entry points imported at module
-level before the twentieth session (rouge-score's tokenizers import NLTK, which imports SciPy's statistics; the
-human-evaluation agreement module imported SciPy's statistics). The peer is what the process paid then; the
-difference is what a process that scores no summary and computes no agreement saves. Prints the medians, the
+peer: the same import after what it imported at module level before the twentieth session, `rouge_score.rouge_scorer`
+for the scoring paths (rouge-score's tokenizers import NLTK, which imports SciPy's statistics) and `scipy.stats` for
+the campaigns (the human-evaluation agreement module). The peer is what the process paid then; the difference is
+what a process that scores no summary and computes no agreement saves. Prints the medians, the
 paired difference, which of the heavy modules the entry point still loads, and the machine and load average.
 """
 from __future__ import annotations
@@ -24,14 +24,13 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 
-ENTRY_POINTS = {
-    "services.ingest": "`evaluator ingest` and `run`: scoring and storing",
-    "services.run_child": "the queue worker's child process",
-    "services.startup": "the app's first page",
-    "services.campaigns": "human-evaluation campaigns (CLI, annotate page)",
+ENTRY_POINTS = {  # module: (what it is, what it imported at module level before)
+    "services.ingest": ("`evaluator ingest` and `run`: scoring and storing", "rouge_score.rouge_scorer"),
+    "services.run_child": ("the queue worker's child process", "rouge_score.rouge_scorer"),
+    "services.startup": ("the app's first page", "rouge_score.rouge_scorer"),
+    "services.campaigns": ("human-evaluation campaigns (CLI, annotate page)", "scipy.stats"),
 }
 HEAVY = ("rouge_score.rouge_scorer", "nltk", "scipy.stats")
-PEER = "import rouge_score.rouge_scorer, scipy.stats; "
 
 
 def seconds(code: str) -> float:
@@ -58,11 +57,11 @@ def main() -> int:
           f"{os.getloadavg()[0]:.2f}; median of {args.repeat} fresh interpreters, alternated with the peer")
     print(f"{'entry point':<22}{'import s':>9}{'peer s':>8}{'paired diff s':>15}  heavy modules loaded; what it is")
     seconds("import numpy")  # the file cache warm for both sides
-    for module, what in ENTRY_POINTS.items():
+    for module, (what, before) in ENTRY_POINTS.items():
         own, peer = [], []
         for _ in range(args.repeat):
             own.append(seconds(f"import {module}"))
-            peer.append(seconds(PEER + f"import {module}"))
+            peer.append(seconds(f"import {before}; import {module}"))
         diff = statistics.median(p - o for o, p in zip(own, peer))
         heavy = " ".join(loaded(module)) or "none"
         print(f"{module:<22}{statistics.median(own):>9.2f}{statistics.median(peer):>8.2f}{diff:>15.2f}  {heavy}; {what}")

@@ -99,10 +99,11 @@ def start_standin(latency: float) -> tuple[subprocess.Popen, str]:
     raise RuntimeError("stand-in server did not start")
 
 
-async def timed_loop(one, concurrency: int, n: int) -> tuple[int, float, float]:
+async def timed_loop(one, concurrency: int, n: int, warm: bool = True) -> tuple[int, float, float]:
     """(n, seconds, CPU seconds) of `one(i)` for n requests, C at a time, after a warm-up round of C (the
-    connections opened, lazy imports loaded)."""
-    await bounded(range(concurrency), one, concurrency)
+    connections opened, lazy imports loaded) unless `warm` is off."""
+    if warm:
+        await bounded(range(concurrency), one, concurrency)
     t0, c0 = time.perf_counter(), time.process_time()
     await bounded(range(n), one, concurrency)
     return n, time.perf_counter() - t0, time.process_time() - c0
@@ -128,9 +129,7 @@ async def cold_client_loop(url: str, concurrency: int, n: int) -> tuple[int, flo
         async def one(i: int) -> None:
             await client.chat([{"role": "user", "content": f"question {i}"}], max_tokens=8)
 
-        t0, c0 = time.perf_counter(), time.process_time()
-        await bounded(range(n), one, concurrency)
-        return n, time.perf_counter() - t0, time.process_time() - c0
+        return await timed_loop(one, concurrency, n, warm=False)
 
 
 async def sdk_loop(url: str, concurrency: int, n: int) -> tuple[int, float, float]:

@@ -4,8 +4,8 @@ Inter-annotator agreement is Krippendorff's alpha from the `krippendorff` packag
 metric with the human scores is Kendall's tau from `scipy.stats.kendalltau`, at item level (one pair per rated
 candidate) and at system level (one pair per system: the means), with percentile bootstrap intervals that resample
 items with a recorded seed. Means come with 95% intervals: Wilson for 0/1 criteria ("correct out of N"), Student t
-otherwise. SciPy's statistics are imported when first used (1.3 s of a process's start on the 2-core machine, which the
-pages and commands that only read stored results would pay).
+otherwise. SciPy's statistics are imported when first used (over a second of a process's start on the 2-core machine,
+`benchmarks/bench_startup.py`, which the pages and commands that only read stored results would pay).
 """
 from __future__ import annotations
 

@@ -7,8 +7,8 @@ aggregated with rouge-score's BootstrapAggregator under numpy seed 4156, and the
 `rougeL_nows` (Thai only) is ROUGE-L on the lower-cased text segmented by newmm without whitespace tokens and
 without XL-Sum's punctuation removal (rouge-score with a plain word segmenter), reported as a secondary metric.
 rouge-score is imported when a summary is first scored: its tokenizers import NLTK, which imports SciPy's statistics
-(2.3 s of a process's start on the 2-core machine; every CLI command, worker child and app process that scores no
-summary would pay it).
+(about 2 s of a process's start on the 2-core machine, `benchmarks/bench_startup.py`; every CLI command, worker
+child and app process that scores no summary would pay it).
 """
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The processes Tanaw starts import only what they use: no rouge-score, NLTK or SciPy statistics before a summary
-is scored or human agreement computed (they cost 1.9 s of every start on the 2-core machine:
+is scored or human agreement computed (they cost 0.9-1.6 s of every start on the 2-core machine:
 `benchmarks/bench_startup.py`), and both still load and compute when they are needed."""
 from __future__ import annotations
 
