@@ -43,7 +43,9 @@ average; the machine line names CPU and cores.
         [--concurrency 8,32,128] [--cold] [--sdk] [--aiohttp] [--lmeval-jinja] [--rounds N]
 
 `--rounds N` repeats every row N times, alternating, then prints the median ratios and `tanaw run` minus each
-lm-eval row round by round: the verdict "above lm-eval" is read from those paired differences.
+lm-eval row round by round: the verdict "above lm-eval" is read from those paired differences. With `--cold`, at the
+C of issue 14's lines (0.95 of C/L at C = 32, 0.90 at 128) it also prints the time the line allows, the part of it
+a client that only asks takes (`client cold`, range over the rounds) and the run's time after its last answer.
 
 Preparing the venv (torch first from the local wheel: an unpinned torch would download gigabytes):
     python3 -m venv /tmp/lmeval-venv && /tmp/lmeval-venv/bin/pip install torch==2.13.0 \\
@@ -75,6 +77,9 @@ from evaluator.runspec import RunSpec  # noqa: E402
 RUN_JOBS = dict(tasks="sentiment", langs="id,vi,th,ta", prompt_langs=("en",), runs=5)
 """The full run's cells: 4 languages x 5 runs; `limit` = requests / 20 items each."""
 RUN_CELLS = 20
+
+LINES = {32: 0.95, 128: 0.90}
+"""Issue 14's lines for `tanaw run`: at least this share of C/L at these C."""
 
 
 def _free_port() -> int:
@@ -287,8 +292,9 @@ def lmeval_version(venv: Path) -> str:
     return out.stdout.strip() or "?"
 
 
-def measure(args: argparse.Namespace, venv: Path | None, url: str, c: int) -> dict[str, float]:
-    """One round at concurrency `c`: every row timed once, in order, and printed; returns each row's ratio to C/L."""
+def measure(args: argparse.Namespace, venv: Path | None, url: str, c: int) -> dict[str, tuple[float, float | None]]:
+    """One round at concurrency `c`: every row timed once, in order, and printed; returns each row's ratio to C/L
+    and its seconds (the ratio's other side)."""
     limit = c / args.latency
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -318,18 +324,30 @@ def measure(args: argparse.Namespace, venv: Path | None, url: str, c: int) -> di
               f"{cpu / n * 1000:>11.2f}{start_s:>8}{tail_s:>8}  {load[0]:.2f}, {load[1]:.2f}", flush=True)
     for note in notes:
         print(f"  {note}", flush=True)
-    return {name: n / secs / limit for name, (n, secs, *_) in rows}
+    return {name: (n / secs / limit, ends[0] if ends else None) for name, (n, secs, cpu, *ends) in rows}
 
 
-def print_rounds(c: int, ratios: dict[str, list[float]]) -> None:
+def print_rounds(c: int, ratios: dict[str, list[float]], tails: list[float], requests: int, latency: float) -> None:
     """Each row's median ratio over the rounds, and `tanaw run` minus each lm-eval row round by round (the rows of
-    one round ran within a minute of each other, so a slow spell of the machine moves both sides of a difference)."""
+    one round ran within a minute of each other, so a slow spell of the machine moves both sides of a difference);
+    at a C with a line of issue 14 and with `client cold` timed, the time the line allows, what asking alone took of
+    it and the run's time after its last answer (`tails`, round by round)."""
     print(f"C = {c}, {len(ratios['tanaw run'])} rounds, median ratio: "
           + "; ".join(f"{name} {statistics.median(r):.3f}" for name, r in ratios.items()), flush=True)
     for peer in [name for name in ratios if name.startswith("lm-eval")]:
         leads = [run - other for run, other in zip(ratios["tanaw run"], ratios[peer])]
         print(f"  tanaw run - {peer}, round by round: {' '.join(f'{d:+.3f}' for d in leads)}; median "
               f"{statistics.median(leads):+.3f}; ahead in {sum(d > 0 for d in leads)} of {len(leads)}", flush=True)
+    if c in LINES and "client cold" in ratios:
+        def seconds(ratio: float) -> float:
+            return requests / (ratio * c / latency)
+        line = seconds(LINES[c])
+        cold = [seconds(r) for r in ratios["client cold"]]
+        run = [seconds(r) for r in ratios["tanaw run"]]
+        print(f"  the line {LINES[c]:.2f} of C/L: {line:.3f} s for {requests} requests; client cold (asking only) "
+              f"{min(cold):.3f}-{max(cold):.3f} s leaves {(line - max(cold)) * 1000:.0f} to {(line - min(cold)) * 1000:.0f}"
+              f" ms for everything else a run does; tanaw run {min(run):.3f}-{max(run):.3f} s, of it after its last "
+              f"answer {min(tails) * 1000:.0f}-{max(tails) * 1000:.0f} ms", flush=True)
 
 
 def main() -> int:
@@ -364,11 +382,14 @@ def main() -> int:
               f"{'CPU ms/req':>11}{'start s':>8}{'tail s':>8}  load avg (1, 5 min)")
         for c in [int(x) for x in args.concurrency.split(",")]:
             ratios: dict[str, list[float]] = {}
+            tails: list[float] = []
             for _ in range(max(1, args.rounds)):
-                for name, ratio in measure(args, venv, url, c).items():
+                for name, (ratio, tail) in measure(args, venv, url, c).items():
                     ratios.setdefault(name, []).append(ratio)
+                    if name == "tanaw run":
+                        tails.append(tail)
             if args.rounds > 1:
-                print_rounds(c, ratios)
+                print_rounds(c, ratios, tails, args.requests, args.latency)
     finally:
         proc.kill()
         proc.wait()
