@@ -294,7 +294,7 @@ def lmeval_version(venv: Path) -> str:
 
 def measure(args: argparse.Namespace, venv: Path | None, url: str, c: int) -> dict[str, tuple[float, float | None]]:
     """One round at concurrency `c`: every row timed once, in order, and printed; returns each row's ratio to C/L
-    and its seconds (the ratio's other side)."""
+    and its time after its last answer (`tail s`; None for the loops, which have none)."""
     limit = c / args.latency
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
