@@ -21,14 +21,19 @@ def main(argv: list[str] | None = None) -> int:
     return args.func(args)
 
 
-if __name__ == "__main__":
+def run(argv: list[str] | None = None) -> int:
+    """`main` for a command line: a bad language entry is one line naming its file and field, no traceback."""
     try:
         from evaluator.languages import LanguageError
     except ValueError as exc:  # a bad language entry: say which file and field, no traceback
         print(f"error: {exc}", file=sys.stderr)
-        sys.exit(2)
+        return 2
     try:
-        sys.exit(main())
+        return main(argv)
     except LanguageError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        sys.exit(2)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(run())
