@@ -59,7 +59,7 @@ def demo_banner() -> None:
 
 prepare_store()
 route_default_alias()  # /leaderboard is the leaderboard (the default page, also served at /)
-if embedded():  # ?embed=1: the leaderboard table alone, for iframes (README: The leaderboard, and embedding it)
+if embedded():  # ?embed=1: the leaderboard table alone, for iframes (docs/deploying.md)
     run_page(st.navigation([PAGES["Leaderboards"][0]], position="hidden"))
     st.stop()
 page = st.navigation({k: v for k, v in PAGES.items() if v}, position="top")

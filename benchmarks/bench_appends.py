@@ -1,4 +1,4 @@
-"""One append as list parameters against one Arrow table, at the sizes a live run writes (issue 14).
+"""One append as list parameters against one Arrow table, at the sizes a live run writes.
 
     python benchmarks/bench_appends.py [--repeat 30] [--sizes 1,8,32,104,128,256,1000]
 

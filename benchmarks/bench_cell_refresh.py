@@ -1,4 +1,4 @@
-"""The live runner's per-cell refresh against one DuckDB GROUP BY over the same rows (issue 14).
+"""The live runner's per-cell refresh against one DuckDB GROUP BY over the same rows.
 
 Builds the store the throughput benchmark's full run leaves (one model in a fresh store; sentiment in id, vi, th and
 ta with the English prompt, `--items` items x `--runs` runs per cell, answers scored by the evaluator and written

@@ -1,4 +1,4 @@
-"""Ingest speed against the floor of reading the file, and the recompute against one DuckDB GROUP BY (issue 14).
+"""Ingest speed against the floor of reading the file, and the recompute against one DuckDB GROUP BY.
 
     python benchmarks/bench_ingest.py [--items 100000] [--repeat 3] [--cli] [--formats native,pacute-bench,...]
 

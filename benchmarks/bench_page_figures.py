@@ -1,4 +1,4 @@
-"""What storing the page figures (issue 13, V12) costs a refresh, and what it saves a Model page view.
+"""What storing the page figures (schema V12) costs a refresh, and what it saves a Model page view.
 
     python benchmarks/bench_page_figures.py [--models 100] [--cells 60] [--repeat 9]
 

@@ -35,7 +35,7 @@ from store import db  # noqa: E402
 from store.queries import run_many  # noqa: E402
 
 TARGET_MS = 50
-"""Issue 14: every page at most 50 ms median warm on this store."""
+"""The target: every page at most 50 ms median warm on this store."""
 
 CELLS = (
     # task, lang, items, option orders, metric, chance (0-100)

@@ -1,4 +1,4 @@
-"""A model's cost and speed read at every refresh (issue 14, schema V15): its runs' stored sums against the scan of
+"""A model's cost and speed read at every refresh (schema V15): its runs' stored sums against the scan of
 every prediction row it replaced, on the 5,000,000-row store of `bench_pages.py`.
 
     python benchmarks/bench_run_usage.py [--db PATH] [--models 100] [--repeat 25]

@@ -5,7 +5,7 @@
 Every `python -m evaluator ingest` or `run`, every worker child (`services.run_child`) and every app process
 imports its entry point before doing any work; the app imports `services.startup` before its first page. For each
 entry point this times `python -c "import <module>"` in a new interpreter, `--repeat` times, alternated with its
-peer: the same import after what it imported at module level before the twentieth session, `rouge_score.rouge_scorer`
+peer: the same import after what it used to import at module level, `rouge_score.rouge_scorer`
 for the scoring paths (rouge-score's tokenizers import NLTK, which imports SciPy's statistics) and `scipy.stats` for
 the campaigns (the human-evaluation agreement module). The peer is what the process paid then; the difference is
 what a process that scores no summary and computes no agreement saves. Prints the medians, the

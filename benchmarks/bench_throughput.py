@@ -44,7 +44,7 @@ average; the machine line names CPU and cores.
 
 `--rounds N` repeats every row N times, alternating, then prints the median ratios and `tanaw run` minus each
 lm-eval row round by round: the verdict "above lm-eval" is read from those paired differences. With `--cold`, at the
-C of issue 14's lines (0.95 of C/L at C = 32, 0.90 at 128) it also prints the time the line allows, the part of it
+C of the target lines (0.95 of C/L at C = 32, 0.90 at 128) it also prints the time the line allows, the part of it
 a client that only asks takes (`client cold`, range over the rounds) and the run's time after its last answer.
 
 Preparing the venv (torch first from the local wheel: an unpinned torch would download gigabytes):
@@ -79,7 +79,7 @@ RUN_JOBS = dict(tasks="sentiment", langs="id,vi,th,ta", prompt_langs=("en",), ru
 RUN_CELLS = 20
 
 LINES = {32: 0.95, 128: 0.90}
-"""Issue 14's lines for `tanaw run`: at least this share of C/L at these C."""
+"""The target lines for `tanaw run`: at least this share of C/L at these C."""
 
 
 def _free_port() -> int:
@@ -330,7 +330,7 @@ def measure(args: argparse.Namespace, venv: Path | None, url: str, c: int) -> di
 def print_rounds(c: int, ratios: dict[str, list[float]], tails: list[float], requests: int, latency: float) -> None:
     """Each row's median ratio over the rounds, and `tanaw run` minus each lm-eval row round by round (the rows of
     one round ran within a minute of each other, so a slow spell of the machine moves both sides of a difference);
-    at a C with a line of issue 14 and with `client cold` timed, the time the line allows, what asking alone took of
+    at a C with a target line and with `client cold` timed, the time the line allows, what asking alone took of
     it and the run's time after its last answer (`tails`, round by round)."""
     print(f"C = {c}, {len(ratios['tanaw run'])} rounds, median ratio: "
           + "; ".join(f"{name} {statistics.median(r):.3f}" for name, r in ratios.items()), flush=True)

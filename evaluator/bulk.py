@@ -3,7 +3,7 @@ upload) and BLAS held to the calling thread (the resample products of a refresh)
 
 The rows an ingest builds (hundreds of thousands of predictions, results and column values) hold no reference
 cycles and are freed by reference counting; with the collector on, its repeated passes over all of them while they
-are alive cost about a quarter of an ingest's CPU time (issue 14).
+are alive cost about a quarter of an ingest's CPU time.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A cell's scored rows as columns, and the item metrics computed from them with numpy (issue 14).
+"""A cell's scored rows as columns, and the item metrics computed from them with numpy.
 
 `aggregate.aggregate_cell` recomputes a cell from its per-item rows. The rows arrive as columns with their text
 fields coded (item ids, option orders and answers as positions in sorted lists), so a cell is read and aggregated

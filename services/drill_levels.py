@@ -1,4 +1,4 @@
-"""Drill-down levels of the LINDSEA and PACUTE pages, computed once from the stored node counts (issue 13).
+"""Drill-down levels of the LINDSEA and PACUTE pages, computed once from the stored node counts.
 
 `refresh_levels` runs wherever a model's roll-ups are refreshed (services.ingest.refresh_rollups: after its cells'
 drill-downs are written by ingest, upload deletion or the live runner), inside the same transaction: the LINDSEA

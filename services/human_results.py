@@ -1,4 +1,4 @@
-"""Human-evaluation figures, computed once when judgements are written and stored (issue 13).
+"""Human-evaluation figures, computed once when judgements are written and stored.
 
 `recompute` runs inside the writer's transaction that writes the judgements (an annotator's save, a ratings import,
 `campaign finish` / `--reopen`), so the stored figures and the judgements they come from commit together or not at

@@ -1,4 +1,4 @@
-"""Page figures computed once and stored (V12, issue 13), so every query the pages call only filters and joins.
+"""Page figures computed once and stored (V12), so every query the pages call only filters and joins.
 
 - `refresh_reported`: the papers' reported rows normalised like the aggregates (evaluator.reported), when the rows
   load (services.demo) and whenever a start or a Hub pull finds them stale.

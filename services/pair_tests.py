@@ -1,4 +1,4 @@
-"""The Compare page's paired tests, computed once when item outcomes are written and stored (issue 13).
+"""The Compare page's paired tests, computed once when item outcomes are written and stored.
 
 `refresh_pair_tests` runs where a model's cells are re-aggregated (services.ingest.refresh_aggregates: ingest,
 upload deletion, the live runner's per-cell refresh), inside the same transaction, after the cells' item outcomes

@@ -1,4 +1,4 @@
-"""A live refresh's reads taken ahead of it (issue 14): what the store holds beside the cells it is about to write.
+"""A live refresh's reads taken ahead of it: what the store holds beside the cells it is about to write.
 
 After writing its cells' rows, a refresh (`services.ingest.refresh_aggregates`) reads the model's headline
 aggregates with the other models' overall roll-ups (`store.writer.rollup_inputs`), the model's runs with their

@@ -1,4 +1,4 @@
-"""Cost and speed per model, computed once when runs are written and stored (issue 13).
+"""Cost and speed per model, computed once when runs are written and stored.
 
 `refresh_usage` runs wherever a model's roll-ups are refreshed (services.ingest.refresh_rollups: ingest, upload
 deletion, the live runner's refresh, a Hub pull), inside the same transaction: for each prompt language, per task

@@ -1,4 +1,4 @@
-"""Human evaluation campaigns in the store: plain values in, rows out (issue 16).
+"""Human evaluation campaigns in the store: plain values in, rows out.
 
 Callers hold `store.writer_lock.writer` for writes (services.campaigns is the only writer). A judgement is written
 only for an assignment that exists for that annotator, and only for candidates that assignment shows; rows of

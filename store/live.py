@@ -49,7 +49,7 @@ written (names are this module's, never the data's)."""
 LIST_VALUES = 2048
 """An append of fewer values than this (rows x columns) passes each column as one list parameter; from this many
 on, one Arrow table. A list parameter converts each value on its own, an Arrow table costs about 2 ms to build and
-register whatever its size: on the 2-core machine (`benchmarks/bench_appends.py`, 2 Dec 2026) `predictions`
+register whatever its size: on the 2-core machine (`benchmarks/bench_appends.py`) `predictions`
 (14 columns) took 2.6 ms as lists against 3.9 ms as Arrow for 8 rows, 3.8 against 4.2 for 128, 5.0 against 5.1 for
 256 and 16.9 against 7.4 for 1,000; `scores` (5 columns) 1.0 against 2.1 for 8 rows, 2.2 against 3.3 for 256, 5.9
 against 4.2 for 1,000."""

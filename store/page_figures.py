@@ -2,7 +2,7 @@
 
 services.page_figures computes each figure with the evaluator (normalised reported rows, a cell's field, parse
 failures per language, PACUTE control ceilings, per-run means of a file's own scores) and writes it here inside the
-caller's transaction; store.queries only filter and join the tables (issue 13).
+caller's transaction; store.queries only filter and join the tables.
 """
 from __future__ import annotations
 

@@ -189,7 +189,7 @@ V6 = (
         created_at TIMESTAMP DEFAULT current_timestamp,
         PRIMARY KEY (campaign_id, annotator))""",
 )
-"""Human evaluation campaigns (issue 16): sampled items with blinded candidates, per-annotator assignments,
+"""Human evaluation campaigns: sampled items with blinded candidates, per-annotator assignments,
 judgements, and the hashed annotator tokens (kept out of exports and the Hub sync)."""
 
 V7 = (
@@ -223,7 +223,7 @@ V7 = (
         model_id VARCHAR, task VARCHAR, lang VARCHAR, prompt_lang VARCHAR,
         flag VARCHAR, item_id VARCHAR)         -- flagged items some answer got wrong on a 0/1 metric""",
 )
-"""Drill-down pre-aggregates (issue 14), written with a cell's aggregates from `evaluator.drilldown`, so the explorer
+"""Drill-down pre-aggregates, written with a cell's aggregates from `evaluator.drilldown`, so the explorer
 pages read hundreds of rows instead of every answer: node counts, per-item outcomes clustered by cell, answers and
 parse failures per run, and flagged failures. A run's prediction rows were written between runs.created_at and
 run_counts.computed_at (transaction timestamps), which lets per-item reads of predictions skip other row groups."""
@@ -264,7 +264,7 @@ V8 = (
             AND a.annotator = r.rater AND a.item_id = r.item_id""",
 )
 """Results of finished campaigns, computed once by evaluator.human.results when `campaign finish` runs and read by
-the leaderboard's human column and the Human evaluation page (issue 16)."""
+the leaderboard's human column and the Human evaluation page."""
 
 MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6),
                                                        (7, V7), (8, V8), (9, V9), (10, V10), (11, V11),

@@ -1,5 +1,5 @@
-"""Migrations 9-15: the figures computed once by the evaluator and stored for the pages to read (issue 13), the
-item outcomes' answers in a shape that is cheaper to write and each run's tokens and latency (issue 14).
+"""Migrations 9-15: the figures computed once by the evaluator and stored for the pages to read, the
+item outcomes' answers in a shape that is cheaper to write and each run's tokens and latency.
 
 V9 human-evaluation results of open campaigns, V10 cost and speed per model, V11 LINDSEA / PACUTE drill-down levels,
 V12 page figures (reported rows normalised, a cell's field, parse failures, PACUTE ceilings, a file's own scores per
@@ -31,7 +31,7 @@ V9 = (
         status VARCHAR, judgements BIGINT, last_judged TIMESTAMP,   -- a difference means they are stale
         computed_at TIMESTAMP DEFAULT current_timestamp)""",
 )
-"""Human-evaluation figures stored when judgements are written (issue 13): an open campaign's provisional results,
+"""Human-evaluation figures stored when judgements are written: an open campaign's provisional results,
 quality checks per annotator, Krippendorff's alpha per protocol and language across campaigns, all computed by
 evaluator.human.results in the judgement's transaction (services.human_results), and what each campaign's figures
 were computed from, so a store upgraded to V9 or a Hub pull recomputes the stale ones once."""
@@ -46,7 +46,7 @@ V10 = (
         PRIMARY KEY (model_id, prompt_lang, family))""",
 )
 """Cost and speed per model, computed by evaluator.usage.usage_summary whenever a model's roll-ups are refreshed
-(services.usage_store) and only filtered by the leaderboard's "Cost and speed" table (issue 13)."""
+(services.usage_store) and only filtered by the leaderboard's "Cost and speed" table."""
 
 V11 = (
     """CREATE TABLE IF NOT EXISTS drill_levels (
@@ -62,7 +62,7 @@ V11 = (
         macro DOUBLE)                          -- the mean of their values (NULL at the deepest level)""",
 )
 """Drill-down levels (LINDSEA tree, PACUTE levels) pooled from the node counts by evaluator.drill_levels whenever a
-model's roll-ups are refreshed (services.drill_levels); the explorer pages only filter them (issue 13)."""
+model's roll-ups are refreshed (services.drill_levels); the explorer pages only filter them."""
 
 V12 = (
     """CREATE TABLE IF NOT EXISTS reported_normalized (
@@ -95,7 +95,7 @@ V12 = (
         items BIGINT,
         PRIMARY KEY (run_id, metric))""",
 )
-"""Figures the pages showed as read-time arithmetic (issue 13), now computed by the evaluator and stored by the
+"""Figures the pages showed as read-time arithmetic, now computed by the evaluator and stored by the
 wiring (services.page_figures): the papers' reported rows normalised like the aggregates (when they load), each
 headline cell's rank range and field median among the visible models and each model's parse failures per language
 and PACUTE control ceiling (whenever a model's roll-ups are refreshed), and the mean of an uploaded file's own
@@ -115,7 +115,7 @@ V13 = (
 )
 """The Compare page's paired test between every two systems of a (task, lang, metric) on all the items both
 answered, computed by evaluator.pair_tests whenever a cell's item outcomes are refreshed (services.pair_tests) and
-only read by the page (issue 13). V12 is another slice's; versions are applied by number, whichever lands first."""
+only read by the page. V12 is another slice's; versions are applied by number, whichever lands first."""
 
 ANSWERS_V14 = "STRUCT(run_no INTEGER, ba BOOLEAN, value DOUBLE)[]"
 """item_outcomes.answers since V14: each answer's run number, whether it was asked in option order "ba" (NULL for
@@ -127,7 +127,7 @@ ANSWERS_FROM_V7 = """CASE WHEN right_ba IS NULL
 shape: the migration and the import of an older Parquet export (store.parquet, store.scale) convert with it."""
 
 V14 = (f"ALTER TABLE item_outcomes ALTER answers SET DATA TYPE {ANSWERS_V14} USING {ANSWERS_FROM_V7}",)
-"""The item outcomes' answers without their order text (issue 14): a refresh wrote 100,000 order strings for
+"""The item outcomes' answers without their order text: a refresh wrote 100,000 order strings for
 100,000 answers, a third of its item-outcome insert and commit; Compare's answer list reads `ba`."""
 
 RUN_USAGE_FILL = (
@@ -148,7 +148,7 @@ from the run's prediction rows (none: zeros). Later refreshes of the run's cell 
 V15 = ("ALTER TABLE run_counts ADD COLUMN tokens_in BIGINT", "ALTER TABLE run_counts ADD COLUMN tokens_out BIGINT",
        "ALTER TABLE run_counts ADD COLUMN latency_sum DOUBLE", "ALTER TABLE run_counts ADD COLUMN latency_n BIGINT",
        *RUN_USAGE_FILL)
-"""Each run's tokens in and out, latency sum and timed answers beside its answer counts (issue 14), written with
+"""Each run's tokens in and out, latency sum and timed answers beside its answer counts, written with
 them when its cell is aggregated: a refresh of a model's cost and speed (`store.usage.run_usage`) reads its runs'
 rows, not every prediction row of the store (the join on run ids scanned all of them at every live cell refresh:
 10.6-13.8 ms a model on a 5,000,000-row store, `benchmarks/bench_run_usage.py`)."""

@@ -1,4 +1,4 @@
-"""`python -m evaluator campaign create|status|tokens|finish|export`: human evaluation campaigns (issue 16).
+"""`python -m evaluator campaign create|status|tokens|finish|export`: human evaluation campaigns.
 
 `create` samples items (recorded seed) that every chosen system answered, plans blinded candidates for k annotators
 per item with quality checks, and prints each annotator's personal link (the token is shown once; only its hash is

@@ -1,1 +1,1 @@
-"""Human evaluation campaigns (issue 16), pure: protocols as data, seeded planning, agreement and correlation."""
+"""Human evaluation campaigns, pure: protocols as data, seeded planning, agreement and correlation."""

@@ -1,4 +1,4 @@
-"""Issue 15: pages open on a benchmark, format and prompt language that have results (query parameters still win),
+"""Pages open on a benchmark, format and prompt language that have results (query parameters still win),
 and the PACUTE generation hierarchy gets the same diagnostic read-out as MCQ (chance 0 for exact match)."""
 from __future__ import annotations
 

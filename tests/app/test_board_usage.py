@@ -1,4 +1,4 @@
-"""Issue 15: cost and speed per model equal hand sums over stored usage (tokens, latency, operator prices)."""
+"""Cost and speed per model equal hand sums over stored usage (tokens, latency, operator prices)."""
 from __future__ import annotations
 
 import dataclasses

@@ -1,7 +1,7 @@
 """The extraction table: hand-written outputs in every language (id, vi, th, ta and the English prompt) for BHASA
 and LINDSEA tasks, each with the answer it must give and why.
 
-Covers the cases issue 11 measured against SEA-HELM's own extraction (aisingapore/SEA-HELM @ 360c7cc,
+Covers the cases measured against SEA-HELM's own extraction (aisingapore/SEA-HELM @ 360c7cc,
 `seahelm_tasks/seahelm_metric.py` and the task metric classes): negations, echoed choices, lower-case letters,
 several answer tags, unclosed reasoning blocks and decomposed (NFD) text. `None` = unparsed (scored wrong and
 counted as an instruction-following failure). The same rules are stated on the Methodology page.

@@ -1,4 +1,4 @@
-"""The leaderboard's "human" column (issue 16): present only for FINISHED campaigns, with n and interval, read from
+"""The leaderboard's "human" column: present only for FINISHED campaigns, with n and interval, read from
 the results stored when `campaign finish` ran (computed once by evaluator.human.results)."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Cultural page's ratings CSV is one kind of campaign result (issue 16): a 'ratings' campaign per task and
+"""The Cultural page's ratings CSV is one kind of campaign result: a 'ratings' campaign per task and
 language, raters as annotators, scores as judgements written by services.campaigns.import_ratings (locked, audited),
 its results stored and shown on the Human evaluation page; migration V8 copies ratings stored before it."""
 from __future__ import annotations

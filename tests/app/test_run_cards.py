@@ -1,4 +1,4 @@
-"""Issue 15: run cards and the Compare page's run-card diff list exactly the settings that differ."""
+"""Run cards and the Compare page's run-card diff list exactly the settings that differ."""
 from __future__ import annotations
 
 from evaluator.runcards import MISSING, card_diff, run_card

@@ -1,4 +1,4 @@
-"""Issue 15 in a real headless Chromium: /leaderboard is the leaderboard, ?embed=1 shows the table alone, and the
+"""The leaderboard in a real headless Chromium: /leaderboard is the leaderboard, ?embed=1 shows the table alone, and the
 leaderboard and PACUTE pages on a store of evaluated models (Thai and Tamil cells, a model of unknown size) are
 screenshotted under tests/_screenshots/board-*.png to be looked at: no None, nothing cut off, scripts readable."""
 from __future__ import annotations

@@ -4,7 +4,7 @@
 pacute-bench gpt-4.1-nano inference files) and native files generated here from the samples'
 own items (answers right or wrong by a seeded hash: two runs, both option orders, then a third run in a second
 upload so those cells are recomputed from the stored rows), then recomputes every cell from the store, and returns
-the three tables. `tests/data/aggregates_golden.json` holds what the per-row algorithm before issue 14 stored
+the three tables. `tests/data/aggregates_golden.json` holds what the earlier per-row algorithm stored
 (written by `python -m tests.helpers.aggregate_golden`, numbers only: no sentence of the samples).
 """
 from __future__ import annotations

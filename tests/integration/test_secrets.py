@@ -90,7 +90,7 @@ def _run_queue(path, *requests) -> list[tuple]:
 
 
 def test_hf_token_named_by_a_request_never_arrives(tmp_path, env):
-    """The attack of issue 10: a request whose key variable is HF_TOKEN (or any unlisted or TANAW_ variable)."""
+    """The attack: a request whose key variable is HF_TOKEN (or any unlisted or TANAW_ variable)."""
     endpoint = Recorder()
     try:
         rows = _run_queue(tmp_path / "s.duckdb", (endpoint.url, "HF_TOKEN"), (endpoint.url, "TANAW_ADMIN_TOKEN"),

@@ -1,9 +1,9 @@
-"""Issue 14: the batched ingest and vectorised recompute store exactly the numbers the per-row algorithm stored.
+"""The batched ingest and vectorised recompute store exactly the numbers the per-row algorithm stored.
 
 The store is built from the public samples by `tests.helpers.aggregate_golden.build` (real lm-eval and pacute-bench result
 files, generated native files with several runs, both option orders and a run added by a second upload, then every
 cell recomputed from the stored rows); every aggregate, roll-up and rank must equal the values recorded with the
-algorithm before issue 14 (tests/data/aggregates_golden.json).
+earlier per-row algorithm (tests/data/aggregates_golden.json).
 """
 from __future__ import annotations
 

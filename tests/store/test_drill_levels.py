@@ -1,4 +1,4 @@
-"""Issue 13: the LINDSEA / PACUTE drill-down levels are stored when a model's cells are written (V11), pooled by
+"""The LINDSEA / PACUTE drill-down levels are stored when a model's cells are written (V11), pooled by
 evaluator.drill_levels; a store written before V11 gets them at start, and stale ones are recomputed."""
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def test_levels_stored_at_ingest_and_backfilled(tmp_path):
 
 
 def test_a_cells_refresh_recomputes_only_its_groups_and_equals_a_full_recompute(tmp_path):
-    """Issue 14: refresh_aggregates recomputes the levels of the LINDSEA / PACUTE groups its cells pool into and
+    """refresh_aggregates recomputes the levels of the LINDSEA / PACUTE groups its cells pool into and
     the usage of their prompt languages only; the stored rows equal a recompute of the whole model, bit for bit."""
     import dataclasses
 

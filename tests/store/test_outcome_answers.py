@@ -1,4 +1,4 @@
-"""Issue 14, schema V14: an item outcome's answers carry `ba` (asked in option order "ba"; NULL for an item never
+"""Schema V14: an item outcome's answers carry `ba` (asked in option order "ba"; NULL for an item never
 asked in "ba") instead of the order's text. A store written before V14 migrates to the rows a refresh writes now, an
 export written before V14 imports (its checksum checked as exported) and attaches (store.scale) to them too, and
 Compare's answer list still pairs every answer with its own stored score in both orders."""

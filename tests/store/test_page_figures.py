@@ -1,4 +1,4 @@
-"""Issue 13, schema V12: figures the pages once computed at read time are stored by the wiring. A store written
+"""Schema V12: figures the pages once computed at read time are stored by the wiring. A store written
 before V12 gets them at start, equal to a fresh build's; hiding a model takes it out of every cell's field (and
 out of the rank ranges); an uploaded file's own per-item scores are summarised per run at ingest."""
 from __future__ import annotations

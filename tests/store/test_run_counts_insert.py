@@ -1,4 +1,4 @@
-"""Issue 14: an append hands many rows over as one Arrow table, few as list parameters (`store.live.LIST_VALUES`);
+"""An append hands many rows over as one Arrow table, few as list parameters (`store.live.LIST_VALUES`);
 both store the same rows: run counts (computed_at being the transaction's start), and a live run's predictions,
 scores and items with their JSON, list and missing values."""
 from __future__ import annotations

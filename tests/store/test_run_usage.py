@@ -1,4 +1,4 @@
-"""Issue 14: a model's cost and speed are summed from its runs' stored tokens and latency (V15, written with the run
+"""A model's cost and speed are summed from its runs' stored tokens and latency (V15, written with the run
 counts when a cell is aggregated), not from every prediction row of the store; runs without them (an older store or
 export, a run being answered, two current runs sharing a run number) are summed from their own prediction rows."""
 from __future__ import annotations

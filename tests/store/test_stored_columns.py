@@ -1,4 +1,4 @@
-"""Issue 14: a refresh reads its cells' rows with two scans and joins the scores and sorts the rows in numpy
+"""A refresh reads its cells' rows with two scans and joins the scores and sorts the rows in numpy
 (services.stored_columns); the columns equal the one-query SQL read they replace (join and pivot on the text keys,
 ORDER BY cell, run, item id, order), whatever order the tables hold their rows in, with scores missing, an extra
 metric, NULL scores and rows whose item is not stored."""

@@ -1,4 +1,4 @@
-"""Issue 13: cost and speed per model are stored when runs are written (V10) and only filtered by the leaderboard;
+"""Cost and speed per model are stored when runs are written (V10) and only filtered by the leaderboard;
 a store written before V10 gets them at start; a newer run of a cell replaces the older one's usage; hidden models
 are left out."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 15: PACUTE's overall is the main suite only; the controls (LangGame, multi-digit addition, CUTE) are a
+"""PACUTE's overall is the main suite only; the controls (LangGame, multi-digit addition, CUTE) are a
 ceiling shown beside it, never averaged in."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 14: the column-wise finish of the label-count metrics is bit-identical to the reference functions.
+"""The column-wise finish of the label-count metrics is bit-identical to the reference functions.
 
 `evaluator.cell_counts.finish` takes the summed counts label by label (so the bootstrap of every run is finished in
 cache-sized blocks without one row per resample); its arithmetic and its order of addition must give exactly the

@@ -1,4 +1,4 @@
-"""Re-scoring pacute-bench's released per-item results with our extraction (issue 7 'done means')."""
+"""Re-scoring pacute-bench's released per-item results with our extraction."""
 import json
 
 import pytest

@@ -148,7 +148,7 @@ def test_comet_unavailable_reason(monkeypatch, tmp_path):
 @needs_data
 @pytest.mark.parametrize("lang,expected", [("id", 25.00), ("vi", 24.49), ("th", 25.42), ("ta", 17.16)])
 def test_rouge_l_matches_xlsum_scorer(lang, expected):
-    """Title as the summary; mean of per-item F1 equals XL-Sum's multilingual scorer (issue 7)."""
+    """Title as the summary; mean of per-item F1 equals XL-Sum's multilingual scorer."""
     rows = jsonl(DATA / "bhasa" / "summarization" / f"{lang}.jsonl")
     scores = [rouge_l(r["title"], r["summary"], lang=lang) for r in rows]
     assert abs(100 * sum(scores) / len(scores) - expected) <= 0.01

@@ -1,4 +1,4 @@
-"""Issue 14: the one-pass check of a well-formed native row accepts exactly the rows the full check accepts,
+"""The one-pass check of a well-formed native row accepts exactly the rows the full check accepts,
 with the same Prediction; every other row goes through the full check and gets its errors (file, line, field).
 Likewise a JSON line read by orjson from its bytes reads as it does decoded first, and a row found by its id alone
 maps as it does through `locate` and `align`."""

@@ -1,10 +1,10 @@
 """A store query only filters, joins, sorts, pivots and counts the rows it lists: every number a page shows is
-computed once by the evaluator and stored (README, Architecture: "what a store query may do").
+computed once by the evaluator and stored (docs/architecture.md: "what a store query may do").
 
 The scan reads store/queries as source: the SQL text (string constants, comments and quoted literals left out) for
 aggregate functions (avg, sum, median, quantile, stddev, ...), count(...) inside arithmetic and arithmetic
 operators between values; the Python code for arithmetic on values and for pandas aggregations. What it finds
-must be in ALLOWED, with its reason. The last tests show the scan catches the computations issue 13 removed.
+must be in ALLOWED, with its reason. The last tests show the scan catches the computations the queries once held.
 """
 from __future__ import annotations
 
@@ -121,7 +121,7 @@ def test_store_queries_only_filter_join_and_count():
     ('wide = df.pivot_table(index="m", columns="c", values="v", aggfunc="mean")', "aggfunc"),
 ])
 def test_the_scan_fails_when_a_computation_is_added(added, found):
-    """Each forbidden computation (the ones issue 13 moved out of the queries among them), added to a real query
+    """Each forbidden computation (the ones once moved out of the queries among them), added to a real query
     module, is reported; the module as it is reports only its allow-listed expressions."""
     source = (QUERIES / "pacute.py").read_text(encoding="utf-8")
     before = computations(source)

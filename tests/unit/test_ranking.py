@@ -1,4 +1,4 @@
-"""Issue 15: honest ranks by the interval-overlap rule (evaluator.ranking), hand-checked."""
+"""Honest ranks by the interval-overlap rule (evaluator.ranking), hand-checked."""
 from __future__ import annotations
 
 import math

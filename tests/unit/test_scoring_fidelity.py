@@ -1,4 +1,4 @@
-"""Scoring as the papers and reference tools define it (issue 11): QA normalisation and Thai newmm headline."""
+"""Scoring as the papers and reference tools define it: QA normalisation and Thai newmm headline."""
 import json
 import math
 

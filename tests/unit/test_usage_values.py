@@ -1,4 +1,4 @@
-"""Issue 14: the cost-and-speed sums convert each run's values with fast paths (None, float, small int); every value
+"""The cost-and-speed sums convert each run's values with fast paths (None, float, small int); every value
 converts as it did through `float()`, so no stored figure changes."""
 from __future__ import annotations
 
