@@ -10,9 +10,7 @@ import sys
 from pathlib import Path
 
 APP = Path(__file__).resolve().with_name("app.py")
-USAGE = """usage: tanaw app [STREAMLIT OPTIONS]   serve the app (e.g. --server.port 8501 --server.headless true)
-       tanaw COMMAND ...                 a command of `python -m evaluator`:
-"""
+USAGE = "tanaw app [STREAMLIT OPTIONS]: serve the app (e.g. tanaw app --server.port 8501 --server.headless true)"
 
 
 def serve(argv: list[str]) -> int:
@@ -32,10 +30,10 @@ def main(argv: list[str] | None = None) -> int:
     if args[:1] == ["app"]:
         return serve(args[1:])
     if not args or args[0] in ("-h", "--help"):
-        print(USAGE)
+        print(USAGE + "\ntanaw COMMAND ...: the commands below (`tanaw COMMAND --help` for one)\n")
     from evaluator.__main__ import run
 
-    return run(args or ["--help"])
+    return run(args or ["--help"], prog="tanaw")
 
 
 if __name__ == "__main__":

@@ -8,20 +8,20 @@ import sys
 from evaluator.cli import COMMANDS, MODULES
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m evaluator", description="Tanaw evaluator")
+def build_parser(prog: str = "python -m evaluator") -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description="Tanaw evaluator")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMANDS:
         importlib.import_module(MODULES.get(name) or f"evaluator.cli.{name.replace('-', '_')}").add(sub)
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def main(argv: list[str] | None = None, prog: str = "python -m evaluator") -> int:
+    args = build_parser(prog).parse_args(argv)
     return args.func(args)
 
 
-def run(argv: list[str] | None = None) -> int:
+def run(argv: list[str] | None = None, prog: str = "python -m evaluator") -> int:
     """`main` for a command line: a bad language entry is one line naming its file and field, no traceback."""
     try:
         from evaluator.languages import LanguageError
@@ -29,7 +29,7 @@ def run(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
-        return main(argv)
+        return main(argv, prog)
     except LanguageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

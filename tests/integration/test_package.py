@@ -97,7 +97,7 @@ def test_installed_code_is_the_venvs_not_the_clones(installed):
 def test_help_lists_app_and_the_cli_commands(installed):
     out = tanaw(installed, "--help")
     assert out.returncode == 0, out.stderr
-    assert "tanaw app" in out.stdout
+    assert "tanaw app" in out.stdout and "usage: tanaw [-h]" in out.stdout
     for command in ("ingest", "run", "leaderboard", "data", "campaign", "worker"):
         assert command in out.stdout
 
