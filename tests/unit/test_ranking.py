@@ -58,3 +58,22 @@ def test_the_leaderboard_reads_stored_rank_ranges(tmp_path):
     assert board.loc["Gemma-2B", "rank range"] == "4" and board.loc["Gemma-2B", "rank"] == 4
     assert board.loc["Gemma-2B", "tied with #1"] == ""
     assert lo["SeaLion-9B-it"] > board.loc["Gemma-2B", "overall"]
+
+
+def test_tied_and_touching_intervals_share_their_ranks():
+    """Ties by the rule's own words: an interval whose low equals another's high "reaches" it, so neither lies
+    wholly above the other. Hand-computed:
+    - a (80, 90) and b (90, 95) touch at 90: no low lies above a's high (b's low is 90, not above), so a's best is
+      1; two highs (90, 95) reach a's low 80, so its worst is 2. b: no low above 95, best 1; highs >= 90 are a's 90
+      and its own 95, worst 2.
+    - c and d are the same point (70, 70), wholly below a and b (whose lows 80, 90 are above 70): best 1 + 2 = 3;
+      highs >= 70 are all four, worst 4.
+    Counting lows at or above a high (searchsorted side="left") would give a best rank 2 and the points (5, 4)."""
+    ranks = rank_ranges({"a": (80.0, 90.0), "b": (90.0, 95.0), "c": (70.0, 70.0), "d": (70.0, 70.0)})
+    assert ranks == {"a": (1, 2), "b": (1, 2), "c": (3, 4), "d": (3, 4)}
+
+
+def test_two_models_with_the_same_point_score_are_tied_first():
+    """Two models with no interval (low = high = their score) and the same score: each one's best rank is 1 (the
+    other's low is not above its high) and worst 2 (both highs reach its low)."""
+    assert rank_ranges({"x": (85.0, 85.0), "y": (85.0, 85.0)}) == {"x": (1, 2), "y": (1, 2)}
