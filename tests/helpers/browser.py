@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -140,3 +141,56 @@ def screenshot(page, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+GRIDS_JS = r"""async () => {
+    await document.fonts.ready;
+    const grids = [];
+    for (const frame of document.querySelectorAll('[data-testid="stDataFrame"]')) {
+        const canvas = frame.querySelector('canvas[data-testid="data-grid-canvas"]');
+        if (!canvas) continue;  // not rendered (a closed expander)
+        const key = Object.keys(canvas).find(k => k.startsWith('__reactFiber$'));
+        let fiber = key && canvas[key];
+        while (fiber && !(fiber.memoizedProps && fiber.memoizedProps.getCellContent && fiber.memoizedProps.columns))
+            fiber = fiber.return;
+        if (!fiber) throw new Error('no glide grid props above a data-grid canvas');
+        const {columns, rows, getCellContent, theme} = fiber.memoizedProps;
+        const ctx = document.createElement('canvas').getContext('2d');
+        const px = (font, text) => { ctx.font = font; const m = ctx.measureText(text);
+                                     return Math.max(m.width, m.actualBoundingBoxRight); };
+        grids.push({pad: theme.cellHorizontalPadding, columns: columns.map((c, i) => ({
+            title: c.title, width: c.width, title_px: px(theme.headerFontFull, c.title),
+            cells: Array.from({length: rows}, (_, r) => { const text = getCellContent([i, r]).displayData ?? '';
+                                                          return [text, px(theme.baseFontFull, text)]; })}))});
+    }
+    return grids;
+}"""
+"""Every rendered `st.dataframe` as the grid draws it: Streamlit's data grid (glide-data-grid) paints cells on a
+canvas, so the text shown and the column widths are read from the grid component's own props (React fiber of its
+canvas): each column's title and width, and every row's display text (all rows, also those scrolled out of view),
+each with its drawn width in the grid's own fonts (advance or ink extent, whichever is wider)."""
+
+MISSING_TEXT = re.compile(r"(?<![\w-])(None|nan|NaN|NaT|<NA>|null|undefined|-?Infinity|-?inf)(?![\w-])")
+"""A missing or non-finite value printed as text instead of left blank or shown as "—"."""
+
+
+def rendered_grids(page) -> list[dict]:
+    """`GRIDS_JS` on the page: [{"pad": px, "columns": [{"title", "width", "title_px", "cells": [[text, px]]}]}]."""
+    return page.evaluate(GRIDS_JS)
+
+
+def grid_problems(grids: list[dict]) -> list[str]:
+    """What a reader of the grids would see wrong: a title or cell that prints a missing value ("None", "nan", ...),
+    and text cut off at its column's edge. The grid draws a cell's text `pad` px inside the column (left-aligned
+    text from the left edge, numbers from the right) and clips it at the column's edge, so text of drawn width w
+    is whole when pad + w <= width."""
+    problems = []
+    for g, grid in enumerate(grids):
+        for col in grid["columns"]:
+            where = f"table {g}, column {col['title']!r} ({col['width']} px)"
+            for text, px in [(col["title"], col["title_px"]), *col["cells"]]:
+                if MISSING_TEXT.search(text):
+                    problems.append(f"{where}: shows {text!r}")
+                if grid["pad"] + px > col["width"]:
+                    problems.append(f"{where}: {text!r} needs {grid['pad']} + {px:.1f} px")
+    return problems
