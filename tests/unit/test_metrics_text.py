@@ -146,18 +146,34 @@ def test_comet_unavailable_reason(monkeypatch, tmp_path):
 # ------------------------------------------------------------------------------------------- ROUGE-L
 
 @needs_data
-@pytest.mark.parametrize("lang,expected", [("id", 25.00), ("vi", 24.49), ("th", 25.42), ("ta", 17.16)])
-def test_rouge_l_matches_xlsum_scorer(lang, expected):
-    """Title as the summary; mean of per-item F1 equals XL-Sum's multilingual scorer."""
+@pytest.mark.parametrize("lang,expected,expected_mid", [("id", 25.00, 25.01), ("vi", 24.49, 24.49),
+                                                        ("th", 25.42, 25.37), ("ta", 17.16, 17.12)])
+def test_rouge_l_matches_xlsum_scorer(lang, expected, expected_mid):
+    """Title as the summary: the mean of per-item ROUGE-L F1 and the bootstrap mid equal XL-Sum's multilingual
+    scorer's on the shared samples (100 items per language).
+
+    Reference run: github.com/csebuetnlp/xl-sum at commit afcd803c8d7c98f3be60e9a7ce57fcbc3e729e8c (its
+    `multilingual_rouge_scoring/` last changed in 6b97e97219530616bae7e99048c7da2990d1495a), the folder's
+    rouge_scorer.py, scoring.py, tokenizers.py, tokenization_wrapper.py, stemmers.py and __init__.py copied to a
+    scratch folder as the package `rouge_score` (its install name) ahead of site-packages, never into this repo.
+    Called as SEA-HELM's seahelm_tasks/nlg/abstractive_summarization/summarization.py calls it (github.com/
+    aisingapore/SEA-HELM at 6844e6c5cae439a413281df31271d388fcbad12f): `RougeScorer(["rougeL"], use_stemmer=False,
+    lang="thai" if lang == "th" else None).score(row["summary"], row["title"])` for each row of
+    bhasa/summarization/<lang>.jsonl; `expected` is 100 x the mean of `rougeL.fmeasure` rounded to 2 decimals (id
+    25.0011, vi 24.4857, th 25.4208, ta 17.1556), `expected_mid` 100 x the scorer's `BootstrapAggregator()`
+    `rougeL.mid.fmeasure` after `numpy.random.seed(4156)` (25.0117, 24.4851, 25.3662, 17.1203). Python 3.11, numpy
+    2.4.6, PyThaiNLP 5.4.0, pyonmttok 1.37.1, NLTK 3.10.4."""
     rows = jsonl(DATA / "bhasa" / "summarization" / f"{lang}.jsonl")
     scores = [rouge_l(r["title"], r["summary"], lang=lang) for r in rows]
     assert abs(100 * sum(scores) / len(scores) - expected) <= 0.01
     mid, lo, hi = bootstrap_mid(scores)
-    assert lo < mid < hi and abs(mid - sum(scores) / len(scores)) < 0.01
+    assert lo < mid < hi and round(100 * mid, 2) == expected_mid
 
 
 @needs_data
 def test_thai_rouge_without_whitespace_tokens():
+    """Tanaw's secondary Thai variant (`rougeL_nows`), which no reference tool computes: the constant is this
+    implementation's own value, kept to catch changes to it."""
     rows = jsonl(DATA / "bhasa" / "summarization" / "th.jsonl")
     scores = [rouge_l(r["title"], r["summary"], lang="th", variant="nows") for r in rows]
     assert abs(100 * sum(scores) / len(scores) - 21.83) <= 0.01
