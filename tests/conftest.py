@@ -6,6 +6,8 @@
 - Tests that check fidelity against the real public samples are marked `needs_samples` (or take the
   `shared_data` fixture, which implies the marker): they read the samples as their data folder, and without them
   they skip with one line saying so.
+- The run ends with its skips grouped by what they needed, and CI fails when the browser or llama.cpp tests
+  skipped (`tests/helpers/skip_summary.py`).
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import fixture_data, samples
+from tests.helpers.skip_summary import SkipSummary
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = samples.SAMPLES
@@ -22,6 +25,8 @@ SHARED_DATA = samples.SAMPLES
 
 def pytest_configure(config):
     os.environ["TANAW_DATA_DIR"] = str(fixture_data.data_dir())
+    if not hasattr(config, "workerinput"):  # xdist's workers send their reports to this (controlling) process
+        config.pluginmanager.register(SkipSummary(), "tanaw-skip-summary")
 
 
 GROUPS = ("unit", "store", "app", "browser", "integration")
