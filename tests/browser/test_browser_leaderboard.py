@@ -1,10 +1,12 @@
 """The app from a fresh machine's point of view: first start builds the embedded default, answers on
-/_stcore/health, and the leaderboard shows model rows and scores in a real headless Chromium."""
+/_stcore/health, and the leaderboard shows model rows and scores in a real headless Chromium (read from the grid as
+drawn, `tests/helpers/browser.py` `rendered_grids`: no missing value printed as text)."""
 import urllib.request
 
 import pytest
 
-from tests.helpers.browser import chromium_available, chromium_page, screenshot, serve_app, wait_for_app
+from tests.helpers.browser import (chromium_available, chromium_page, grid_problems, rendered_grids, screenshot,
+                                   serve_app, wait_for_app)
 
 pytestmark = pytest.mark.skipif(not chromium_available(), reason="Debian chromium / playwright not installed")
 
@@ -43,3 +45,8 @@ def test_native_prompt_and_raw_score_switches_come_from_the_url(app_url):
         page.get_by_text("PACUTE · raw scores · Native prompt").wait_for(timeout=180000)
         page.wait_for_timeout(1000)
         screenshot(page, "leaderboard-pacute-native-raw")
+        grids = rendered_grids(page)
+        board = {col["title"]: [text for text, _ in col["cells"]] for col in grids[0]["columns"]}
+        assert "Gemma 3 270M base · Q4_K_M (demo run)" in board["model"] and len(board["model"]) >= 2
+        assert all(0 <= float(v) <= 100 for v in board["overall"])  # raw scores: the metric itself on 0-100
+        assert grid_problems(grids, widths=False) == []

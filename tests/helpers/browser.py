@@ -179,11 +179,11 @@ def rendered_grids(page) -> list[dict]:
     return page.evaluate(GRIDS_JS)
 
 
-def grid_problems(grids: list[dict]) -> list[str]:
+def grid_problems(grids: list[dict], widths: bool = True) -> list[str]:
     """What a reader of the grids would see wrong: a title or cell that prints a missing value ("None", "nan", ...),
-    and text cut off at its column's edge. The grid draws a cell's text `pad` px inside the column (left-aligned
-    text from the left edge, numbers from the right) and clips it at the column's edge, so text of drawn width w
-    is whole when pad + w <= width."""
+    and (`widths`) text cut off at its column's edge. The grid draws a cell's text `pad` px inside the column
+    (left-aligned text from the left edge, numbers from the right) and clips it at the column's edge, so text of
+    drawn width w is whole when pad + w <= width."""
     problems = []
     for g, grid in enumerate(grids):
         for col in grid["columns"]:
@@ -191,6 +191,6 @@ def grid_problems(grids: list[dict]) -> list[str]:
             for text, px in [(col["title"], col["title_px"]), *col["cells"]]:
                 if MISSING_TEXT.search(text):
                     problems.append(f"{where}: shows {text!r}")
-                if grid["pad"] + px > col["width"]:
+                if widths and grid["pad"] + px > col["width"]:
                     problems.append(f"{where}: {text!r} needs {grid['pad']} + {px:.1f} px")
     return problems
