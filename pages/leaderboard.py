@@ -80,7 +80,7 @@ def board_table(board) -> None:
                                                              "interval lies wholly above this one's (Methodology)"),
              "rank range": st.column_config.TextColumn("rank range", width="small", help="best–worst rank by the interval-overlap "
                                                                           "rule over every ranked model"),
-             "tied with #1": st.column_config.TextColumn("tied with #1", width="small"),
+             "tied with #1": st.column_config.TextColumn("tied with #1", width=90),
              "model": st.column_config.TextColumn("model", width="medium"),
              "model_type": "type", "params_b": st.column_config.NumberColumn("params (B)"),
              "coverage": st.column_config.NumberColumn("cells", help="headline cells this model has"),
