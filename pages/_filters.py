@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages._ui import md_escape
 from store.cached import q
 from store.queries.explore import SIZE_BUCKETS
 
@@ -49,6 +50,7 @@ def first_available(order: list[str], available: set[str] | list[str]) -> str:
 
 
 def also_available(label: str, shown: str, available: list[str]) -> str:
-    """A caption naming the other choices that have results ("" when there are none)."""
-    others = [a for a in available if a != shown]
+    """A caption naming the other choices that have results ("" when there are none), escaped: the choices may be
+    values from the store."""
+    others = [md_escape(a) for a in available if a != shown]
     return f"Also with results: {label} {', '.join(others)}." if others else ""

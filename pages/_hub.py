@@ -1,7 +1,11 @@
 """Hub sync for the app (Streamlit glue around services.hub_sync): pull on start and every five minutes, push after a
-page changed the store, and a banner when the results repo cannot be reached (the app keeps its last good data)."""
+page changed the store, and a banner when the results repo cannot be reached (the app keeps its last good data).
+
+Visitors see fixed sentences only: a status message carries text from the results repo (a manifest's table names)
+and the Hub's answers, so it goes to the operator's log and to `hub_sync`, never to a banner or a toast."""
 from __future__ import annotations
 
+import logging
 import os
 
 import streamlit as st
@@ -10,6 +14,10 @@ from services import hub_sync
 from store import cached
 
 PULL_EVERY_S = int(os.environ.get("TANAW_HUB_PULL_EVERY_S") or 300)  # the first page view after start pulls
+PULL_FAILED = "The results repository could not be read; serving the last good data."
+PUSH_FAILED = "The latest changes could not be saved to the results repository; they are kept here."
+PUSHED = "Saved to the results repository."
+log = logging.getLogger("tanaw.hub")
 
 
 @st.cache_resource
@@ -30,14 +38,15 @@ def sync_banner() -> None:
     if not hub_sync.configured():
         return
     try:
-        status = _pull()
+        ok = _pull().ok  # a failed pull's detail is already in the log and in hub_sync
     except hub_sync.WriterBusy as e:
-        status = hub_sync.SyncStatus("pull", False, f"Could not pull results ({e}); serving the last good data.")
-    if not status.ok:
-        st.warning(status.message, icon=":material/cloud_off:")
+        log.warning("Hub pull skipped: %s", e)
+        ok = False
+    if not ok:
+        st.warning(PULL_FAILED, icon=":material/cloud_off:")
     pushed = _state().get("push")
     if pushed is not None and not pushed.ok:
-        st.warning(pushed.message, icon=":material/cloud_off:")
+        st.warning(PUSH_FAILED, icon=":material/cloud_off:")
 
 
 def push_changes() -> None:
@@ -52,6 +61,8 @@ def push_changes() -> None:
     except hub_sync.WriterBusy:
         return  # another writer is busy; the next page run pushes
     if status is not None and status.ok:
-        st.toast(status.message, icon=":material/cloud_done:")
+        log.info("%s", status.message)
+        st.toast(PUSHED, icon=":material/cloud_done:")
     elif status is not None:
-        st.warning(status.message, icon=":material/cloud_off:")
+        log.warning("%s", status.message)
+        st.warning(PUSH_FAILED, icon=":material/cloud_off:")

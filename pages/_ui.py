@@ -1,7 +1,10 @@
 """Small layout helpers shared by the explorer pages: downloadable tables, score columns, safe text diffs, and the
-one place untrusted text (model names, task ids, outputs, rater names) is made safe for each place it is shown:
-Markdown (`md_escape`, `md_code`), Plotly labels and hover text (`plot_text`, `plot_frame`) and spreadsheet
-cells (`sheet_safe`, used by `table` and `frame`). See SECURITY.md, "Uploads and rendering"."""
+one place untrusted text (model names, task ids, outputs, rater names, Hub messages) is made safe for each place it
+is shown: everything Streamlit reads as Markdown (`md_escape`, `md_code`: st.markdown, captions, alerts, toasts,
+and the labels of buttons, download buttons, widgets, metrics, expanders and tabs, radio and segmented-control
+options through `format_func`), Plotly labels and hover text (`plot_text`, `plot_frame`) and spreadsheet cells
+(`sheet_safe`, used by `table` and `frame`). Selectbox and multiselect options, `st.text`, `st.code` and dataframe
+cells are shown as plain text by Streamlit and take the raw value. See SECURITY.md, "Uploads and rendering"."""
 from __future__ import annotations
 
 import difflib
@@ -92,7 +95,7 @@ def table(df: pd.DataFrame, name: str, *, columns: dict | None = None, height: i
     `dashed`) is what the grid shows instead of `df`, the download stays `df`."""
     frame(df if display is None else display, hide_index=True, column_config={**SCORE_COLUMNS, **(columns or {})},
           height=height)
-    st.download_button(f"Download {name} (CSV)", csv_bytes(df), file_name=f"{name}.csv",
+    st.download_button(f"Download {md_escape(name)} (CSV)", csv_bytes(df), file_name=f"{name}.csv",
                        mime="text/csv", key=f"dl_{name}", icon=":material/download:")
 
 
@@ -120,18 +123,20 @@ def score_text(value: float | None, lo: float | None, hi: float | None, n: int |
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$=&\"'])")
-_AUTOLINK = re.compile(r"(?i)(?<=:)(?=//)|(?<=www)(?=\.)|(?=@)")
+_BREAKS = re.compile(r"(?i)(?<=:)|(?<=www)(?=\.)|(?=@)")
 WORD_JOINER = "\u2060"
-"""Invisible; placed inside `://`, `www.` and before `@` so GitHub-flavoured Markdown finds no URL or e-mail to
-auto-link (backslash escapes do not stop it)."""
+"""Invisible; placed after every `:`, inside `www.` and before `@`, where backslash escapes do not help: GitHub-
+flavoured Markdown auto-links URLs and e-mail addresses, and Streamlit turns `:material/name:` into an icon,
+`:streamlit:` into its logo (an image) and `:smile:` into an emoji in the text left after the escapes are read."""
 
 
 def md_escape(text: object) -> str:
-    """Backslash-escape every Markdown/HTML-significant character and break auto-links, so untrusted text shows
-    literally."""
+    """Untrusted text for anything Streamlit renders as Markdown (bodies and labels alike): every Markdown/HTML-
+    significant character backslash-escaped (images, links, `**`, `:red[...]`, `$...$`, HTML) and auto-links and
+    `:shortcodes:` broken (`WORD_JOINER`), so the text shows literally."""
     if text is None or (isinstance(text, float) and pd.isna(text)):
         return ""
-    return _MD_SPECIAL.sub(r"\\\1", _AUTOLINK.sub(WORD_JOINER, str(text))).replace("\n", "  \n")
+    return _MD_SPECIAL.sub(r"\\\1", _BREAKS.sub(WORD_JOINER, str(text))).replace("\n", "  \n")
 
 
 def _tokens(text: str, lang: str | None) -> list[str]:

@@ -43,7 +43,8 @@ lang = c2.selectbox("Language", sorted(cells.loc[cells["task"] == task, "lang"])
 metrics, systems_df = q_many(("compare_metrics", {"task": task, "lang": lang}),
                              ("compare_systems", {"task": task, "lang": lang}))
 if metrics.empty:
-    empty_state(f"{task} ({lang}) has no per-item scores.", "Open-ended tasks are compared on the Cultural page.")
+    empty_state(f"{md_escape(task)} ({md_escape(lang)}) has no per-item scores.",
+                "Open-ended tasks are compared on the Cultural page.")
     st.stop()
 metric = c3.selectbox("Metric", metrics["metric"].tolist(), key="metric", bind="query-params",
                       help="Headline metric first; right/wrong needs a 0/1 metric.")
@@ -83,7 +84,8 @@ if tests is not None:
         p_text = "p < 0.001" if t["p_value"] < 0.001 else f"p = {t['p_value']:.3f}"
         counts = (f"; only A right on {t['a_only']}, only B right on {t['b_only']}"
                   if t["method"] == "mcnemar-exact" else "")
-        st.markdown(f"**Paired test, A vs B on all {t['n']} items of the cell both answered** ({t['method']}): A − B = "
+        st.markdown(f"**Paired test, A vs B on all {t['n']} items of the cell both answered** "
+                    f"({md_escape(t['method'])}): A − B = "
                     f"{t['diff']:+.1f} points (95% CI {t['ci_low']:+.1f} to {t['ci_high']:+.1f}), {p_text}{counts}.")
     st.caption("Computed once when the results were stored, on every item of this task and language both systems "
                "answered: the item filter and the search only narrow the table above. A test on items picked by "
@@ -142,7 +144,7 @@ for col, label, system in zip(cols, LABELS, chosen):
         if rows.empty:
             st.caption("No answer to this item.")
         for r in rows.itertuples():
-            st.markdown(f"order {r.ord} · run {r.run_no} · {mark(r.right)} · score "
+            st.markdown(f"order {md_escape(r.ord)} · run {r.run_no} · {mark(r.right)} · score "
                         f"{'–' if r.score != r.score else f'{r.score:.2f}'} · answer: {answer_text(r.answer)}")
             with st.expander("Prompt as sent"):
                 st.code(r.prompt if isinstance(r.prompt, str) else "(not recorded)", language=None, wrap_lines=True)

@@ -49,7 +49,7 @@ else:
             if mine.empty:
                 st.caption("No response to this probe.")
             for r in mine.itertuples():
-                st.caption(f"{r.prompt_lang} prompt · run {r.run_no}")
+                st.caption(f"{md_escape(r.prompt_lang)} prompt · run {r.run_no}")
                 st.code(r.output if isinstance(r.output, str) else "(empty)", language=None, wrap_lines=True)
 
 st.subheader("Human ratings")

@@ -9,7 +9,7 @@ import streamlit as st
 from pages._entry import embedded, ensure_app
 from pages._board_human import COLUMN as HUMAN, HELP as HUMAN_HELP, with_human
 from pages._filters import also_available, filtered_models, first_available, model_filters
-from pages._ui import csv_bytes, dashed, empty_state, plot_text, table
+from pages._ui import csv_bytes, dashed, empty_state, md_escape, plot_text, table
 from store.cached import q
 
 ensure_app()
@@ -189,7 +189,7 @@ else:
                       & (caveats["task"] + " · " + caveats["lang"]).isin(reported.columns)]
     for cell, note in sorted({(f"{t} · {lg}", n[n.index(marker):])
                               for t, lg, n in zip(caveats["task"], caveats["lang"], caveats["note"])}):
-        st.warning(f"{cell}: {note}. See Methodology → Differences.", icon=":material/warning:")
+        st.warning(f"{md_escape(cell)}: {md_escape(note)}. See Methodology → Differences.", icon=":material/warning:")
     st.download_button("Download every reported result with its citation (CSV)",
                        csv_bytes(q("reported_rows")), file_name="reported-results.csv",
                        mime="text/csv", key="dl_reported_all", icon=":material/download:")

@@ -67,7 +67,8 @@ if branch != "all":
     phen = c5.selectbox("Phenomenon", ("all", *phenomena), key="phenomenon", bind="query-params")
     if phen != "all":
         level["phenomenon"], depth = phen, 2
-bars = plot_frame(q("lindsea_drill", model=model, lang=lang, depth=depth, **level), "label")  # as Plotly shows them
+bars = plot_frame(q("lindsea_drill", model=model, lang=lang, depth=depth, **level), "label",
+                  "prompt_lang")  # as Plotly shows them
 key = ("branch", "phenomenon", "category")[depth]
 fig = px.bar(bars, y="label", x="value", color="prompt_lang", barmode="group", orientation="h",
              error_x=bars["ci_high"] - bars["value"], error_x_minus=bars["value"] - bars["ci_low"], range_x=(0, 100),
@@ -116,6 +117,6 @@ if not pairs.empty:
                         f"(answer: {answer_text(next(iter(said['ba']), None))})")
             st.markdown(f"✓ {good}")
             st.markdown(f"✗ {bad}")
-overall = [f"{r.task} ({r.prompt_lang}) {score_text(r.value, r.ci_low, r.ci_high, r.n, r.chance)}"
+overall = [f"{md_escape(r.task)} ({md_escape(r.prompt_lang)}) {score_text(r.value, r.ci_low, r.ci_high, r.n, r.chance)}"
            for r in cells.itertuples()]
 st.caption("Overall: " + "; ".join(overall))

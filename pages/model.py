@@ -6,7 +6,7 @@ import streamlit as st
 
 from pages._entry import ensure_app
 from pages._filters import filtered_models, model_filters
-from pages._ui import empty_state, md_escape, table
+from pages._ui import empty_state, md_escape, plot_frame, table
 from store.cached import q
 
 ensure_app()
@@ -59,7 +59,8 @@ if fails.empty:
 else:
     st.caption("Share of answers whose output could not be parsed into an answer (a format failure), per "
                "language and prompt language. Log-probability tasks never fail to parse.")
-    fig = px.bar(fails, x="lang", y="fail_pct", color="prompt_lang", barmode="group",
+    fig = px.bar(plot_frame(fails, "lang", "prompt_lang", "share"), x="lang", y="fail_pct", color="prompt_lang",
+                 barmode="group",
                  text="share",
                  labels={"fail_pct": "unparsed %", "lang": "language", "prompt_lang": "prompt"},
                  color_discrete_map={"en": "#3b6fb6", "native": "#e08a2c"})

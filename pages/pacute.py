@@ -122,7 +122,8 @@ suite = q("pacute_suite", models=chosen, fmt=fmt, metric=metric, prompt_lang=pro
 if suite.empty:
     empty_state("No main-suite or control scores for this format.", "Switch format or metric.")
 else:
-    fig = px.bar(plot_frame(suite, "model_id", "stem"), x="stem", y="value", color="model_id", barmode="group", pattern_shape="kind",
+    fig = px.bar(plot_frame(suite, "model_id", "stem", "kind"), x="stem", y="value", color="model_id", barmode="group",
+                 pattern_shape="kind",
                  color_discrete_sequence=px.colors.qualitative.D3,
                  pattern_shape_map={"suite": "", "control": "/"},
                  error_y=suite["ci_high"] - suite["value"], error_y_minus=suite["value"] - suite["ci_low"],

@@ -86,10 +86,10 @@ st.caption("Ask for a model to be evaluated on BHASA, LINDSEA, the cultural prob
            "(`python -m evaluator worker`) takes requests in order; results appear on the leaderboard.")
 
 if "queued" in st.session_state:
-    st.success(st.session_state.pop("queued"), icon=":material/check:")
+    st.success(md_escape(st.session_state.pop("queued")), icon=":material/check:")
 counts = cached.q("submission_counts")
 for col, row in zip(st.columns(len(counts)), counts.itertuples()):
-    col.metric(row.status.title(), int(row.n))
+    col.metric(md_escape(row.status.title()), int(row.n))
 
 with st.expander("Request an evaluation", icon=":material/add_circle:"):
     _request_form(access.mode("queue"))

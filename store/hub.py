@@ -8,7 +8,9 @@ nothing, so the app keeps serving its last good data and shows `last_status`.
 """
 from __future__ import annotations
 
+import logging
 import os
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -21,6 +23,7 @@ from huggingface_hub.errors import HfHubHTTPError
 from store import parquet
 
 REPO_TYPE = "dataset"
+log = logging.getLogger("tanaw.hub")
 
 
 @dataclass(frozen=True)
@@ -202,6 +205,14 @@ def last_status(con: duckdb.DuckDBPyConnection) -> SyncStatus | None:
     return SyncStatus(*row) if row else None
 
 
+_DIRECTORIES = re.compile(r"(?<![\w:/.~-])~?/(?:[^\s/'\"]+/)+")
+"""The directories of an absolute (or ~) path in an error message: "/srv/home/hub/snapshots/x/manifest.json" loses
+all but "manifest.json"; URLs ("https://host/path") and relative paths ("runs/x.parquet") are left whole."""
+
+
 def _reason(e: Exception) -> str:
+    """The failure in one line for `hub_sync` and the app (the exception's type and first line, without the server's
+    directories); the whole exception, paths and traceback included, goes to the operator's log."""
+    log.warning("Hub sync failed", exc_info=e)
     text = str(e).splitlines()[0] if str(e) else ""
-    return f"{type(e).__name__}: {text}"[:300]
+    return _DIRECTORIES.sub("", f"{type(e).__name__}: {text}")[:300]

@@ -2,6 +2,7 @@
 reported PACUTE hierarchical MCQ rows (Streamlit AppTest on the embedded default database)."""
 import pytest
 
+from pages._ui import md_escape
 from tests.helpers.demo_pages import leaderboard_at as _run
 
 MAJ = "Baseline · majority class (demo)"
@@ -28,5 +29,5 @@ def test_reported_hierarchical_mcq_is_marked_as_a_different_gold(demo_db, monkey
     assert "pacute-hierarchical-mcq · tl" in reported.columns
     warnings = [w.value for w in at.warning if "different gold" in w.value]
     assert len(warnings) == 1  # one per cell, however many reported rows it has
-    assert warnings[0].startswith("pacute-hierarchical-mcq · tl: scored by a different gold") and "464 of 600" in \
-        warnings[0]
+    assert warnings[0].startswith(f"{md_escape('pacute-hierarchical-mcq · tl')}: "  # data, escaped for Markdown
+                                  f"{md_escape('scored by a different gold')}") and "464 of 600" in warnings[0]

@@ -13,6 +13,7 @@ from evaluator.metrics import METRICS
 from evaluator.ranking import rank_ranges
 from evaluator.registry import TASKS
 from evaluator.rollup import rollup
+from pages._ui import md_escape
 from tests.helpers.fixtures_store import CELLS, cell_pairs, MODELS, app_test, frame_with, predictions
 
 
@@ -155,7 +156,8 @@ def test_compare_page_item_scores_and_paired_test_are_the_evaluators(db):
     test = paired_test([a[i] for i in items["item_id"]], [b[i] for i in items["item_id"]])
     p_text = "p < 0.001" if test.p_value < 0.001 else f"p = {test.p_value:.3f}"
     shown = next(m.value for m in at.markdown if m.value.startswith("**Paired test"))
-    assert (f"({test.method}): A − B = {test.diff:+.1f} points (95% CI {test.ci_low:+.1f} to {test.ci_high:+.1f}), "
+    assert (f"({md_escape(test.method)}): A − B = {test.diff:+.1f} points "
+            f"(95% CI {test.ci_low:+.1f} to {test.ci_high:+.1f}), "
             f"{p_text}") in shown
     item_id = at.selectbox(key="item").value
     answers = [m.value for m in at.markdown if m.value.startswith("order ")]
@@ -185,7 +187,8 @@ def test_compare_page_pair_tests_are_paired_test_on_the_whole_cell(db):
         assert (row["n"], row["p_value"], row["method"]) == (want.n, want.p_value, want.method)
     ab = shown.loc["A vs B"]
     sentence = next(m.value for m in at.markdown if m.value.startswith("**Paired test"))
-    assert f"on all {ab['n']} items of the cell both answered** ({ab['method']}): A − B = {ab['diff']:+.1f}" in sentence
+    assert (f"on all {ab['n']} items of the cell both answered** ({md_escape(ab['method'])}): "
+            f"A − B = {ab['diff']:+.1f}") in sentence
 
 
 def test_bootstrap_intervals_do_not_depend_on_row_order():

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 
+from pages._ui import md_escape
 from tests.helpers import fixture_data
 from tests.helpers.fixtures_store import CELLS, app_test, cell_items, is_right, is_unparsed
 
@@ -52,7 +53,7 @@ def test_paired_test_is_the_whole_cells_whatever_the_slice(db):
         shown.append(next(m.value for m in at.markdown if m.value.startswith("**Paired test")))
         assert any("only narrow the table" in c.value for c in at.caption)
     assert shown[0].startswith(f"**Paired test, A vs B on all {len(items)} items of the cell both answered** "
-                               f"(paired-bootstrap): A − B = {diff:+.1f} points")
+                               f"({md_escape('paired-bootstrap')}): A − B = {diff:+.1f} points")
     assert shown[1] == shown[2] == shown[0]
 
 
