@@ -4,7 +4,8 @@ The repo (`TANAW_RESULTS_REPO`, a dataset repo) holds a Parquet export of the st
 resolves the branch head, downloads that commit with `snapshot_download` and imports it in one transaction; a push
 exports the store and sends one `create_commit` (unchanged files are skipped by the Hub's preupload check), falling
 back to a pull request when the token may not write. Every attempt is logged in `hub_sync`; a failed pull changes
-nothing, so the app keeps serving its last good data and shows `last_status`.
+nothing, so the app keeps serving its last good data (visitors see a fixed sentence; the reason is in `hub_sync`,
+`last_status` and the operator's log).
 """
 from __future__ import annotations
 
@@ -69,7 +70,8 @@ class SyncStatus:
     ok: bool
     """False when the Hub could not be reached or refused; the store is then unchanged."""
     message: str
-    """One line for the UI."""
+    """One line for `hub_sync` and the operator; it may quote the results repo, so the app shows it only as a table
+    cell (queue page), never as Markdown or in a banner."""
     repo_id: str | None = None
     revision: str | None = None
     """Commit sha pulled or pushed."""
