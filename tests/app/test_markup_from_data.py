@@ -159,3 +159,32 @@ def test_hub_banner_is_a_fixed_sentence_and_the_detail_goes_to_the_log(hostile_d
     message = log.loc[log["ok"] == False, "message"].iloc[0]  # noqa: E712 (a pandas mask)
     assert str(home) not in message and "/hub/" not in message
     assert message.startswith(f"Could not pull results from {REPO} (ParquetStoreError: manifest.json: tables [")
+
+
+def _push_script():
+    from pages._hub import push_changes, sync_banner
+
+    sync_banner()
+    push_changes()
+
+
+@pytest.mark.parametrize("ok", [True, False])
+def test_push_outcomes_are_fixed_sentences(hostile_db, monkeypatch, ok):
+    """A push's status (a pull request URL from the Hub, a refusal quoting the repo) is logged, never shown."""
+    from pages import _hub
+    from services import hub_sync
+
+    said = f"Opened pull request https://evil.example/pr on {REPO}: {TABLE} /srv/tanaw/hub/snapshots/x"
+    monkeypatch.setenv("TANAW_RESULTS_REPO", REPO)
+    monkeypatch.setattr(_hub, "_pull", lambda: hub_sync.SyncStatus("pull", True, "current"))
+    monkeypatch.setattr(hub_sync, "changed", lambda state, con: True)
+    monkeypatch.setattr(hub_sync, "push_changes", lambda state: hub_sync.SyncStatus("push", ok, said, REPO))
+    _hub._state.clear()
+    at = AppTest.from_function(_push_script, default_timeout=60).run()
+    _hub._state.clear()
+    assert not at.exception, [e.value for e in at.exception]
+    if ok:
+        assert [t.value for t in at.toast] == ["Saved to the results repository."] and not at.warning
+    else:
+        assert [w.value for w in at.warning] == [
+            "The latest changes could not be saved to the results repository; they are kept here."]
