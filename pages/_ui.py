@@ -123,9 +123,9 @@ def score_text(value: float | None, lo: float | None, hi: float | None, n: int |
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$=&\"'])")
-_BREAKS = re.compile(r"(?i)(?<=:)|(?<=www)(?=\.)|(?=@)")
+_BREAKS = re.compile(r"(?i)(?<=:)(?=\S)|(?<=www)(?=\.)|(?=@)")
 WORD_JOINER = "\u2060"
-"""Invisible; placed after every `:`, inside `www.` and before `@`, where backslash escapes do not help: GitHub-
+"""Invisible; placed after every `:` that a non-space follows, inside `www.` and before `@`, where backslash escapes do not help: GitHub-
 flavoured Markdown auto-links URLs and e-mail addresses, and Streamlit turns `:material/name:` into an icon,
 `:streamlit:` into its logo (an image) and `:smile:` into an emoji in the text left after the escapes are read."""
 

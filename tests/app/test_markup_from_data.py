@@ -85,7 +85,7 @@ def test_md_escape_neutralises_every_markdown_form_streamlit_reads():
 
     assert md_escape(NAME) == ESCAPED
     assert md_escape(TABLE).count("\\[") == 3 and "](" not in md_escape(TABLE)
-    assert md_escape(":streamlit: :material/home:") == "\\:\u2060streamlit\\:\u2060 \\:\u2060material/home\\:\u2060"
+    assert md_escape(":streamlit: :material/home:") == "\\:\u2060streamlit\\: \\:\u2060material/home\\:"
 
 
 def test_model_page_download_labels_and_card_hold_the_name_escaped(hostile_db):

@@ -14,9 +14,9 @@ NAME = "![t](https://evil.example/t.png) :red[**VERIFIED**] :material/verified: 
 """A model name that Streamlit's Markdown would draw as an image, red bold text, an icon, a formula and an emoji."""
 
 ESCAPED = ("\\!\\[t\\]\\(https\\:\u2060//evil\\.example/t\\.png\\) \\:\u2060red\\[\\*\\*VERIFIED\\*\\*\\] "
-           "\\:\u2060material/verified\\:\u2060 \\$x^2\\$ \\:\u2060smile\\:\u2060 \\<b\\>bold\\</b\\>")
+           "\\:\u2060material/verified\\: \\$x^2\\$ \\:\u2060smile\\: \\<b\\>bold\\</b\\>")
 """NAME as the pages must hand it to Streamlit, written out by hand: every Markdown character backslash-escaped,
-a word joiner (U+2060) after each colon so no `:shortcode:` or `https://` survives."""
+a word joiner (U+2060) after each colon that a non-space follows, so no `:shortcode:` or `https://` survives."""
 
 TABLE = ("![x](https://evil.example/hub.png) [ALL RESULTS VERIFIED](https://evil.example/ok) "
          ":green[**ALL RESULTS VERIFIED**]")
