@@ -17,7 +17,8 @@ from evaluator.formats.base import FormatError
 from evaluator.formats.limits import DEFAULT_LIMITS, MB  # noqa: F401  (the Upload page's size caption)
 from evaluator.formats import read as _read
 from evaluator.formats.read import Upload
-from store import audit, writer
+from evaluator.names import lookalike
+from store import audit, owners, writer
 from store.db import transaction
 from store.writer_lock import Joined, WriterBusy
 from store.writer_lock import writer as store_writer
@@ -86,10 +87,33 @@ def _reject(db_path, upload: Upload, model_id: str, actor: str, errors: list[For
     return Outcome("rejected", model_id, upload.sha256, errors=errors, warnings=upload.warnings)
 
 
+def name_refusal(con, model_id: str, owner: str) -> str | None:
+    """Why `owner` may not write under `model_id`, or None: the model exists and belongs to another identity; or
+    it is new and its name looks like (`evaluator.names.name_key`) another model's or a paper-reported system's;
+    or it is new and takes a reported system's very name (only the operator may)."""
+    existing = owners.owner_of(con, model_id)
+    if existing is not None:
+        return None if existing == owner else (f"{model_id!r} belongs to another uploader: only they can add runs "
+                                               "to it or change its card; choose a name of your own")
+    twin = lookalike(model_id, owners.model_names(con))
+    if twin is not None:
+        return f"{model_id!r} looks like the existing model {twin!r}; choose a name that cannot be mistaken for it"
+    reported = owners.reported_systems(con)
+    if owner != owners.OPERATOR and model_id in reported:
+        return f"{model_id!r} is a system the papers report results for; choose a name of your own"
+    twin = lookalike(model_id, reported)
+    if twin is not None:
+        return (f"{model_id!r} looks like {twin!r}, a system the papers report results for; choose a name that "
+                "cannot be mistaken for it")
+    return None
+
+
 def ingest_upload(db_path: str | Path | None, upload: Upload, *, model: Mapping[str, Any], actor: str | None = None,
-                  progress: Callable[[int, int], None] | None = None, timeout: float = 120.0,
-                  data_dir=None) -> Outcome:
-    """Write an upload (already read by `evaluator.formats.read.read_upload`) into the store at `db_path`."""
+                  owner: str = owners.OPERATOR, progress: Callable[[int, int], None] | None = None,
+                  timeout: float = 120.0, data_dir=None) -> Outcome:
+    """Write an upload (already read by `evaluator.formats.read.read_upload`) into the store at `db_path`, as
+    `owner` (the identity the caller's token names; the command line is the operator): refused, with only an audit
+    row, when `name_refusal` objects to the model name."""
     from services.ingest import IngestError, ingest_predictions
 
     actor = actor or default_actor()
@@ -100,6 +124,13 @@ def ingest_upload(db_path: str | Path | None, upload: Upload, *, model: Mapping[
                        [FormatError(upload.name, None, None, "nothing to import")], timeout)
     try:
         with store_writer(db_path, timeout=timeout) as con, paused_gc():
+            refusal = name_refusal(con, model_id, owner)
+            if refusal is not None:
+                error = FormatError(upload.name, None, "model", refusal)
+                audit.record(con, actor, "reject", source_hash=upload.sha256, model_id=model_id,
+                             file_name=upload.name, detail=f"1 problem(s); first: {error}")
+                return Outcome("rejected", model_id, upload.sha256, errors=[error], warnings=upload.warnings)
+            meta = {**meta, "owner": owner}
             if audit.is_ingested(con, upload.sha256):
                 audit.record(con, actor, "noop", source_hash=upload.sha256, model_id=model_id, file_name=upload.name)
                 return Outcome("noop", model_id, upload.sha256, warnings=upload.warnings)
