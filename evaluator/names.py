@@ -1,9 +1,10 @@
 """When two model names look the same: the key that names are compared by before a new model is accepted.
 
-A name's key is its NFKC form with format characters (Unicode category Cf: zero-width spaces and joiners,
-direction marks, soft hyphens) removed, mapped to a confusables skeleton (Unicode TR39: every character replaced by
-one member of its class of look-alike characters), case-folded and mapped again. `GPT‑5.5` (U+2011), `GPT-5.5`
-followed by U+200B, `GPТ-5.5` (Cyrillic Te) and `GPT−5.5` (U+2212) all have the key of `GPT-5.5`. The look-alike
+Two names look alike when they share a key. A name's keys start from its NFKC form with format characters
+(Unicode category Cf: zero-width spaces and joiners, direction marks, soft hyphens) removed; each maps it to a
+confusables skeleton (Unicode TR39: every character replaced by one member of its class of look-alike characters)
+and folds case, in both orders (`name_keys`). `GPT‑5.5` (U+2011), `GPT-5.5` followed by U+200B, `GPТ-5.5`
+(Cyrillic Te), `GPT−5.5` (U+2212) and `gpt-5.5` all share a key with `GPT-5.5`. The look-alike
 classes are those of the `confusable_homoglyphs` package (Unicode's confusables.txt); only single-character
 classes are used, so `rn` against `m` is not caught.
 """
@@ -53,14 +54,16 @@ def _skeleton(text: str) -> str:
     return "".join(table.get(ch, ch) for ch in text)
 
 
-def name_key(name: str) -> str:
-    """The key two names that look alike share (see the module docstring); surrounding and repeated white space
-    count as one space."""
+def name_keys(name: str) -> tuple[str, str]:
+    """The keys of a name (see the module docstring): the skeleton of its case-folded skeleton (Cyrillic `Т` is
+    `T` before it is folded), and the skeleton of its case-folded form (`O` looks like `0` but `o` does not).
+    Surrounding and repeated white space count as one space."""
     text = " ".join(unicodedata.normalize("NFKC", _visible(name)).split())
-    return _skeleton(_skeleton(text).casefold())
+    return _skeleton(_skeleton(text).casefold()), _skeleton(text.casefold())
 
 
 def lookalike(name: str, others: Iterable[str]) -> str | None:
-    """The first of `others` that is not `name` itself but has its key (a name it would be mistaken for), or None."""
-    key = name_key(name)
-    return next((o for o in others if o != name and name_key(o) == key), None)
+    """The first of `others` that is not `name` itself but shares one of its keys (a name it would be mistaken
+    for), or None."""
+    keys = name_keys(name)
+    return next((o for o in others if o != name and any(a == b for a, b in zip(keys, name_keys(o)))), None)
