@@ -19,7 +19,7 @@ from tests.helpers.fixtures_store import DATA_DIR, fixture_db, pages_on
 REPO = Path(__file__).resolve().parents[2]
 LOOKALIKES = ("GPT\u20115.5", "GPT-5.5\u200b", "GP\u0422-5.5", "GPT\u22125.5")
 """U+2011 non-breaking hyphen, a trailing zero-width space, Cyrillic Te, U+2212 minus sign."""
-CARD = ("model_id", "organisation", "url", "origin", "owner", "params_b", "licence", "hidden")
+CARD = ("model_id", "organisation", "url", "origin", "params_b", "licence", "hidden")
 
 
 @pytest.fixture
@@ -60,6 +60,14 @@ def card(path: Path, model_id: str) -> tuple | None:
         con.close()
 
 
+def owner(path: Path, model_id: str) -> str | None:
+    con = db.connect(path)
+    try:
+        return con.execute("SELECT owner FROM models WHERE model_id = ?", [model_id]).fetchone()[0]
+    finally:
+        con.close()
+
+
 def runs(path: Path, model_id: str | None = None) -> list[tuple]:
     con = db.connect(path)
     try:
@@ -71,7 +79,7 @@ def runs(path: Path, model_id: str | None = None) -> list[tuple]:
 
 def upload_page(token: str, data: bytes, name: str = "preds.jsonl") -> AppTest:
     at = AppTest.from_file(str(REPO / "pages" / "upload.py"), default_timeout=90).run()
-    at.text_input(key="upload_token").set_value(token).run()
+    next(t for t in at.text_input if t.label == "Upload token").set_value(token).run()
     at.file_uploader(key="file").upload(name, data, "application/json")
     return at.run()
 
@@ -95,13 +103,14 @@ def test_an_uploader_cannot_take_over_a_model_that_is_not_theirs(store_copy):
     the runs and which runs are current are all as before, and the refusal is audited."""
     eve = issue(store_copy, "eve")
     before_card, before_runs = card(store_copy, "Gemma-2B"), runs(store_copy)
-    assert before_card[:5] == ("Gemma-2B", "Google", "https://example.org/gemma", "demo", "operator")
+    assert before_card[:4] == ("Gemma-2B", "Google", "https://example.org/gemma", "demo")
+    assert owner(store_copy, "Gemma-2B") == "operator"
     with pages_on(store_copy):
         at = submit(upload_page(eve, native()), "Gemma-2B", "Evil Corp", "https://evil.example/login")
+    assert card(store_copy, "Gemma-2B") == before_card and owner(store_copy, "Gemma-2B") == "operator"
+    assert runs(store_copy) == before_runs
     assert not at.exception and not at.success
     assert any("'Gemma-2B' belongs to another uploader" in p for p in problems(at)), problems(at)
-    assert card(store_copy, "Gemma-2B") == before_card
-    assert runs(store_copy) == before_runs
     con = db.connect(store_copy)
     try:
         audit = con.execute("SELECT actor, action, model_id FROM audit WHERE action <> 'uploader-token'").fetchall()
@@ -117,8 +126,8 @@ def test_the_shared_upload_token_cannot_take_over_an_operator_model(store_copy, 
     before_card, before_runs = card(store_copy, "Closed-XL"), runs(store_copy)
     with pages_on(store_copy):
         at = submit(upload_page("shared-token", native()), "Closed-XL", "Evil Corp", "https://evil.example/")
-    assert any("'Closed-XL' belongs to another uploader" in p for p in problems(at)), problems(at)
     assert (card(store_copy, "Closed-XL"), runs(store_copy)) == (before_card, before_runs)
+    assert any("'Closed-XL' belongs to another uploader" in p for p in problems(at)), problems(at)
 
 
 def test_a_model_belongs_to_the_uploader_who_created_it(store_copy):
@@ -132,7 +141,8 @@ def test_a_model_belongs_to_the_uploader_who_created_it(store_copy):
         mine = card(store_copy, "Eve-7B"), runs(store_copy, "Eve-7B")
         at = submit(upload_page(mallory, native(8)), "Eve-7B", "Mallory Inc", "https://mallory.example/")
         assert any("'Eve-7B' belongs to another uploader" in p for p in problems(at)), problems(at)
-    assert mine[0][:5] == ("Eve-7B", "Eve Labs", "https://eve.example/", "uploaded", "uploader:eve")
+    assert mine[0][:4] == ("Eve-7B", "Eve Labs", "https://eve.example/", "uploaded")
+    assert owner(store_copy, "Eve-7B") == "uploader:eve"
     assert sorted(r[2] for r in mine[1]) == [False, True]  # her second file superseded her first (same cell)
     assert (card(store_copy, "Eve-7B"), runs(store_copy, "Eve-7B")) == mine
     path = store_copy.parent / "preds.jsonl"
@@ -143,9 +153,9 @@ def test_a_model_belongs_to_the_uploader_who_created_it(store_copy):
     assert runs(store_copy, "Eve-7B") == mine[1]
 
 
-def test_lookalike_names_are_refused_naming_the_existing_model(store_copy):
-    """`GPT-5.5` exists (the operator's); the four spellings that only look like it are refused on the page, each
-    naming `GPT-5.5`, and so is a look-alike of a paper-reported system."""
+def test_lookalike_names_are_refused_naming_the_existing_model(store_copy, monkeypatch):
+    """`GPT-5.5` exists (the operator's); the four spellings that only look like it are refused on the page (the
+    shared upload token here), each naming `GPT-5.5`, and so is a look-alike of a paper-reported system."""
     from store.reference import load_reported
 
     path = store_copy.parent / "gpt.jsonl"
@@ -158,10 +168,10 @@ def test_lookalike_names_are_refused_naming_the_existing_model(store_copy):
         load_reported(con)
     finally:
         con.close()
-    eve = issue(store_copy, "eve")
+    monkeypatch.setenv("TANAW_UPLOAD_TOKEN", "shared-token")
     models = {r for r in runs(store_copy)}
     with pages_on(store_copy):
-        at = upload_page(eve, native(5))
+        at = upload_page("shared-token", native(5))
         for name in LOOKALIKES:
             at = submit(at, name, "Totally OpenAI")
             assert not at.success, name
@@ -221,5 +231,5 @@ def test_uploader_tokens_are_stored_hashed_and_revocable(store_copy):
     assert run_cli("uploader", "revoke", "--name", "eve", "--db", str(store_copy))[0] == 0
     with pages_on(store_copy):
         at = AppTest.from_file(str(REPO / "pages" / "upload.py"), default_timeout=90).run()
-        at.text_input(key="upload_token").set_value(token).run()
+        next(t for t in at.text_input if t.label == "Upload token").set_value(token).run()
     assert any("Uploads need a valid upload token" in e.value for e in at.error) and not at.file_uploader

@@ -11,10 +11,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from pages._ui import md_escape
-from services import gate
 from services.ratings import RatingsError, save_ratings
 from store import access, campaigns, db
-from store.throttle import Limiter
 from tests.helpers.fixtures_store import fixture_db, pages_on
 
 REPO = Path(__file__).resolve().parents[2]
@@ -34,6 +32,9 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch) -> Clock:
     """A fresh limiter for each test, on a clock the test moves."""
+    from services import gate
+    from store.throttle import Limiter
+
     c = Clock()
     monkeypatch.setattr(gate, "LIMITER", Limiter(clock=c))
     return c
@@ -71,7 +72,7 @@ def page(name: str) -> AppTest:
 
 
 def try_upload(at: AppTest, token: str) -> AppTest:
-    at.text_input(key="upload_token").set_value(token)
+    next(t for t in at.text_input if t.label == "Upload token").set_value(token)
     return at.run()
 
 
@@ -142,6 +143,8 @@ def test_repeated_wrong_tokens_lock_the_client_out_for_longer_each_time(store_co
 
 
 def test_the_limiter_by_hand():
+    from store.throttle import Limiter
+
     c = Clock()
     lim = Limiter(failures=2, window=100.0, base_delay=10.0, max_delay=35.0, max_clients=2, clock=c)
     assert [lim.fail("a") for _ in range(5)] == [(1, 0.0), (2, 0.0), (3, 10.0), (4, 20.0), (5, 35.0)]
@@ -157,6 +160,8 @@ def test_the_limiter_by_hand():
 
 
 def test_the_client_key_is_the_first_forwarded_address():
+    from services import gate
+
     assert gate.client_key({"X-Forwarded-For": "203.0.113.7, 10.0.0.2"}, "s1") == "ip:203.0.113.7"
     assert gate.client_key({}, "s1") == "session:s1"
     assert gate.client_key(None, "x" * 500) == "session:" + "x" * 92
@@ -182,7 +187,7 @@ def test_the_ends_of_the_scale_are_accepted(store_copy):
     assert save_ratings(store_copy, data, "ok.csv", actor="rater:alice", rater="alice").n_rows == 3
 
 
-def test_an_out_of_scale_rating_is_refused_on_the_page(store_copy, clock):
+def test_an_out_of_scale_rating_is_refused_on_the_page(store_copy):
     at = page("cultural")
     at.text_input(key="rater_token").set_value("rate-right")
     at.file_uploader(key="ratings_upload").set_value(

@@ -58,7 +58,7 @@ def test_hostile_uploads_are_refused_and_every_table_unchanged(tmp_path):
     assert sum(kinds.values()) == 1040 and len(kinds) == 20 + len(KINDS)
     valid = read_upload(U.jsonl(U.seahelm_sentiment_rows(6)), "m_sentiment_id.jsonl", index=index)
     for how, name in lookalike_names("baseline-model-e1", 60):
-        out = ingest_upload(db, valid, model={"model_id": name}, actor="fuzz", owner="uploader:fuzz")
+        out = ingest_upload(db, valid, model={"model_id": name}, actor="fuzz")
         assert out.status == "rejected" and [str(e) for e in out.errors] == [
             f"m_sentiment_id.jsonl: model: {name.strip()!r} looks like the existing model 'baseline-model-e1'; "
             "choose a name that cannot be mistaken for it"], (how, name, out.message)
