@@ -17,7 +17,7 @@ from evaluator.formats.base import FormatError
 from evaluator.formats.limits import DEFAULT_LIMITS, MB  # noqa: F401  (the Upload page's size caption)
 from evaluator.formats import read as _read
 from evaluator.formats.read import Upload
-from evaluator.names import lookalike
+from services.ownership import name_refusal
 from store import audit, owners, writer
 from store.db import transaction
 from store.writer_lock import Joined, WriterBusy
@@ -85,27 +85,6 @@ def _reject(db_path, upload: Upload, model_id: str, actor: str, errors: list[For
     except WriterBusy:  # the refusal stands; only its audit row is lost while another process holds the store
         pass
     return Outcome("rejected", model_id, upload.sha256, errors=errors, warnings=upload.warnings)
-
-
-def name_refusal(con, model_id: str, owner: str) -> str | None:
-    """Why `owner` may not write under `model_id`, or None: the model exists and belongs to another identity; or
-    it is new and its name looks like (`evaluator.names.name_key`) another model's or a paper-reported system's;
-    or it is new and takes a reported system's very name (only the operator may)."""
-    existing = owners.owner_of(con, model_id)
-    if existing is not None:
-        return None if existing == owner else (f"{model_id!r} belongs to another uploader: only they can add runs "
-                                               "to it or change its card; choose a name of your own")
-    twin = lookalike(model_id, owners.model_names(con))
-    if twin is not None:
-        return f"{model_id!r} looks like the existing model {twin!r}; choose a name that cannot be mistaken for it"
-    reported = owners.reported_systems(con)
-    if owner != owners.OPERATOR and model_id in reported:
-        return f"{model_id!r} is a system the papers report results for; choose a name of your own"
-    twin = lookalike(model_id, reported)
-    if twin is not None:
-        return (f"{model_id!r} looks like {twin!r}, a system the papers report results for; choose a name that "
-                "cannot be mistaken for it")
-    return None
 
 
 def ingest_upload(db_path: str | Path | None, upload: Upload, *, model: Mapping[str, Any], actor: str | None = None,

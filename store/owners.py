@@ -2,7 +2,7 @@
 
 A model belongs to the identity that first wrote it: OPERATOR for the command line (and every model stored before
 ownership was recorded), "uploader:<name>" for a per-uploader token, SHARED_TOKEN for the shared
-TANAW_UPLOAD_TOKEN, ANONYMOUS on a self-hosted app whose uploads are open. Only the owner may add runs to a model or
+TANAW_UPLOAD_TOKEN, QUEUE for queued requests, ANONYMOUS on a self-hosted app whose uploads are open. Only the owner may add runs to a model or
 change its card; services.upload.ingest_upload checks this before writing. Tokens are stored as sha256 only and are
 never exported (store.parquet.SKIP_TABLES).
 """
@@ -16,6 +16,9 @@ OPERATOR = "operator"
 """The command line's identity, and the owner of models stored before migration 16."""
 SHARED_TOKEN = "upload-token"
 """Everyone holding the shared TANAW_UPLOAD_TOKEN: one identity."""
+QUEUE = "queue"
+"""Queued evaluation requests (everyone holding TANAW_SUBMIT_TOKEN, or anyone when requests are open): the models
+the worker creates from them."""
 ANONYMOUS = "web:anonymous"
 """Visitors of a self-hosted app whose uploads are open (no token configured, not a public Space)."""
 UPLOADER = "uploader:"

@@ -233,3 +233,59 @@ def test_uploader_tokens_are_stored_hashed_and_revocable(store_copy):
         at = AppTest.from_file(str(REPO / "pages" / "upload.py"), default_timeout=90).run()
         next(t for t in at.text_input if t.label == "Upload token").set_value(token).run()
     assert any("Uploads need a valid upload token" in e.value for e in at.error) and not at.file_uploader
+
+
+def test_a_queued_request_cannot_take_over_or_imitate_a_model(store_copy, monkeypatch):
+    """`queue add` (the page's check) refuses another identity's model and a look-alike name; a request written
+    behind the page's back (a results-repo co-writer) fails at the worker's claim and runs nothing."""
+    import argparse
+
+    from services import worker
+
+    monkeypatch.delenv("TANAW_RESULTS_REPO", raising=False)
+    hub = ("--hub-model", "org/model", "--tasks", "sentiment", "--langs", "th", "--db", str(store_copy))
+    code, _, err = run_cli("queue", "add", "--model", "Gemma-2B", *hub)
+    assert code == 2 and "model_id: 'Gemma-2B' belongs to another uploader" in err
+    code, _, err = run_cli("queue", "add", "--model", "Gemma\u20112B", *hub)
+    assert code == 2 and "looks like the existing model 'Gemma-2B'" in err
+    assert run_cli("queue", "add", "--model", "Fresh-1B", *hub)[0] == 0
+    before = runs(store_copy), card(store_copy, "Closed-XL")
+    con = db.connect(store_copy)
+    try:
+        con.execute("DELETE FROM submissions")
+        con.execute("INSERT INTO submissions (request_id, model_id, backend, base_url, tasks, langs, prompt_langs, "
+                    "item_limit) VALUES ('r1', 'Closed-XL', 'openai', 'https://evil.example/v1', 'sentiment', "
+                    "'th', 'en', 1)")
+    finally:
+        con.close()
+    parser = argparse.ArgumentParser()
+    worker.add(parser.add_subparsers())
+    assert worker.cmd_worker(parser.parse_args(["worker", "--db", str(store_copy), "--exit-when-empty"])) == 0
+    con = db.connect(store_copy)
+    try:
+        assert con.execute("SELECT status, error FROM submissions").fetchall() == [(
+            "FAILED", "refused: model_id: 'Closed-XL' belongs to another uploader: only they can add runs to it or "
+                      "change its card; choose a name of your own")]
+    finally:
+        con.close()
+    assert (runs(store_copy), card(store_copy, "Closed-XL")) == before
+
+
+def test_a_live_run_refuses_another_identitys_model(store_copy):
+    """`evaluator run` writes as the operator (or the spec's owner: the worker's runs are the queue's)."""
+    from evaluator.runspec import RunSpec
+    from services.run import run_and_report
+
+    con = db.connect(store_copy)
+    try:
+        con.execute("INSERT INTO models (model_id, origin, owner) VALUES ('Eve-1B', 'uploaded', 'uploader:eve')")
+    finally:
+        con.close()
+    spec = RunSpec(model="Eve-1B", backend="openai", base_url="http://127.0.0.1:9/v1", tasks="sentiment", langs="th",
+                   db=str(store_copy))
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        assert run_and_report(spec) == 2
+    assert err.getvalue() == ("error: model: 'Eve-1B' belongs to another uploader: only they can add runs to it or "
+                              "change its card; choose a name of your own\n")
+    assert runs(store_copy, "Eve-1B") == []
