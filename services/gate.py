@@ -100,7 +100,8 @@ def _refused(db_path: str | os.PathLike | None, client: str, detail: str) -> Non
 def client_key(headers: Mapping[str, str] | None, fallback: str) -> str:
     """The client a request comes from: the first address in X-Forwarded-For (the Space's proxy sets it), else
     `fallback` (the browser session). Trimmed to 100 characters."""
-    forwarded = ((headers or {}).get("X-Forwarded-For") or "").split(",")[0].strip()
+    forwarded = next((str(v) for k, v in (headers or {}).items() if str(k).lower() == "x-forwarded-for"), "")
+    forwarded = forwarded.split(",")[0].strip()
     return (f"ip:{forwarded}" if forwarded else f"session:{fallback}")[:100]
 
 

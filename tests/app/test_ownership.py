@@ -228,10 +228,12 @@ def test_uploader_tokens_are_stored_hashed_and_revocable(store_copy):
         con.close()
     assert [r.split()[0] for r in run_cli("uploader", "list", "--db", str(store_copy))[1].splitlines()[2:]] == [
         "bob", "eve"]
-    assert run_cli("uploader", "revoke", "--name", "eve", "--db", str(store_copy))[0] == 0
     with pages_on(store_copy):
         at = AppTest.from_file(str(REPO / "pages" / "upload.py"), default_timeout=90).run()
         next(t for t in at.text_input if t.label == "Upload token").set_value(token).run()
+        assert not at.error and at.file_uploader
+        assert run_cli("uploader", "revoke", "--name", "eve", "--db", str(store_copy))[0] == 0
+        at.run()  # the same browser session, the same token: looked up again
     assert any("Uploads need a valid upload token" in e.value for e in at.error) and not at.file_uploader
 
 

@@ -163,6 +163,7 @@ def test_the_client_key_is_the_first_forwarded_address():
     from services import gate
 
     assert gate.client_key({"X-Forwarded-For": "203.0.113.7, 10.0.0.2"}, "s1") == "ip:203.0.113.7"
+    assert gate.client_key({"x-forwarded-for": "198.51.100.4"}, "s1") == "ip:198.51.100.4"
     assert gate.client_key({}, "s1") == "session:s1"
     assert gate.client_key(None, "x" * 500) == "session:" + "x" * 92
 
