@@ -251,6 +251,12 @@ def test_a_queued_request_cannot_take_over_or_imitate_a_model(store_copy, monkey
     code, _, err = run_cli("queue", "add", "--model", "Gemma\u20112B", *hub)
     assert code == 2 and "looks like the existing model 'Gemma-2B'" in err
     assert run_cli("queue", "add", "--model", "Fresh-1B", *hub)[0] == 0
+    con = db.connect(store_copy)
+    try:  # each refusal audited
+        assert con.execute("SELECT action, model_id FROM audit ORDER BY happened_at").fetchall() == [
+            ("reject", "Gemma-2B"), ("reject", "Gemma\u20112B")]
+    finally:
+        con.close()
     before = runs(store_copy), card(store_copy, "Closed-XL")
     con = db.connect(store_copy)
     try:
