@@ -134,7 +134,8 @@ def check_selection(spec: RunSpec, where: str = "") -> None:
 FIELDS = {f.name: f for f in dataclasses.fields(RunSpec)}
 MAPPINGS = ("generation", "extra_body", "model_info")
 GENERATION_KEYS = {"temperature", "top_p", "max_tokens"}
-MODEL_INFO_KEYS = {"family", "organisation", "params_b", "model_type", "weights", "licence", "url", "sea_tuned"}
+MODEL_INFO_KEYS = {"family", "organisation", "params_b", "model_type", "weights", "licence", "url", "sea_tuned",
+                   "owner"}
 OPTIONAL_KINDS = {"limit": int, "n_threads": int, "rpm": float, "thinking": bool}
 """Types of the settings whose default is None but which are not strings."""
 

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from evaluator.human.protocols import RATINGS_SCALE
 from evaluator.registry import task_langs
 from pages._entry import ensure_app
+from pages._gate import checked
 from pages._filters import filtered_models, model_filters
 from pages._ui import dashed, empty_state, lang_label, md_escape, table
 from services import ratings as ratings_flow
@@ -13,6 +15,7 @@ from store import access
 from store.cached import clear, q
 
 ensure_app()
+LOW, HIGH = RATINGS_SCALE
 
 st.title("Cultural probes")
 st.caption("Open questions on proverbs, customs and culture asked in the native language (BHASA cultural "
@@ -57,7 +60,7 @@ summary = q("cultural_rating_summary", lang=lang)
 if summary.empty:
     empty_state("No ratings uploaded yet for this language.",
                 "Upload a CSV with columns item, model, rater, one numeric column per criterion (e.g. accuracy, "
-                "fluency, sensitivity) and optionally lang.")
+                f"fluency, sensitivity; each rating {LOW:g}-{HIGH:g}) and optionally lang.")
 else:
     st.caption("Mean per model and criterion over all rated probes with its 95% interval (Student t), as stored "
                "when the ratings were written. Uploaded ratings are a campaign "
@@ -79,12 +82,15 @@ def _ratings_upload() -> None:
                 icon=":material/lock:")
         return
     token = st.text_input("Rater token", type="password", key="rater_token") if state == "token" else ""
-    upload = st.file_uploader("Ratings file", type=["csv"], key="ratings_upload")
+    upload = st.file_uploader("Ratings file", type=["csv"], key="ratings_upload",
+                              help=f"Columns item, model, rater, optional lang and task, one column per criterion; "
+                                   f"every rating {LOW:g}-{HIGH:g}.")
     if upload is None or not st.button("Add ratings", key="ratings_add"):
         return
-    grant = access.authorise("rate", token)
+    grant = checked("rate", token, remember=False)
     if grant is None:
-        st.error("Ratings need a valid rater token; ask the maintainers.", icon=":material/lock:")
+        if not token:
+            st.error("Ratings need a valid rater token; ask the maintainers.", icon=":material/lock:")
         return
     try:
         added = ratings_flow.save_ratings(None, upload.getvalue(), upload.name, actor=grant.actor,

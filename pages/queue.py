@@ -12,6 +12,7 @@ import streamlit as st
 
 from evaluator.registry import FAMILIES, TASKS
 from pages._entry import ensure_app
+from pages._gate import checked
 from pages._ui import frame, md_escape
 from services import queue
 from services.queue import EndpointRefused, submit_request
@@ -57,8 +58,9 @@ def _request_form(access_mode: str) -> None:
         submitter = st.text_input("Your name or contact", max_chars=200)
         token = st.text_input("Submission token", type="password") if access_mode == "token" else ""
         sent = st.form_submit_button("Queue the request", type="primary")
-    if sent and access.authorise("queue", token) is None:
-        st.error("Requests need a valid submission token; ask the maintainers.")
+    if sent and checked("queue", token, remember=False) is None:
+        if not token:
+            st.error("Requests need a valid submission token; ask the maintainers.")
     elif sent:
         request = queue.Submission(
             request_id="", model_id=model_id.strip(), backend=backend, base_url=base_url.strip() or None,

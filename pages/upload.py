@@ -10,12 +10,15 @@ from pathlib import Path
 import streamlit as st
 
 from evaluator import incidents
+from services import gate
 from services import upload as upload_flow
 from services.upload import DEFAULT_LIMITS, MB, read_upload
 from services.write import WriterBusy
 from pages._entry import ensure_app
+from pages._gate import checked
 from pages._ui import frame, md_escape
 from store import access, cached
+from store.cached import connection
 
 ensure_app()
 
@@ -38,7 +41,7 @@ def _admin() -> None:
     """Hide, show again or delete an upload, and read the audit trail (admin token only)."""
     with st.expander("Admin: queued imports, hide or delete an upload"):
         admin = st.text_input("Admin token", type="password", key="admin_token")
-        if not admin or access.authorise("admin", admin) is None:
+        if not admin or checked("admin", admin) is None:
             return
         _drain_inbox()
         if "admin_done" in st.session_state:
@@ -103,16 +106,21 @@ if access.mode("admin") == "token":  # admin is never open without TANAW_ADMIN_T
     _admin()
 
 token = ""
-upload_mode = access.mode("upload")  # SECURITY.md, "Roles and tokens": closed on a public Space without a token
+# SECURITY.md, "Roles and tokens": closed on a public Space without a token; an uploader's token names the identity
+# that owns the models it creates (services.upload.name_refusal)
+upload_mode = gate.mode("upload", connection().cursor())
 if upload_mode == "closed":
-    st.info("Uploads are closed on this public Space: the operator has not set an upload token "
-            "(TANAW_UPLOAD_TOKEN).", icon=":material/lock:")
+    st.info("Uploads are closed on this public Space: the operator has not issued upload tokens "
+            "(`python -m evaluator uploader add`, or TANAW_UPLOAD_TOKEN).", icon=":material/lock:")
     st.stop()
 if upload_mode == "token":
-    token = st.text_input("Upload token", type="password", help="Ask the maintainers for a token.")
-    if access.authorise("upload", token) is None:
+    token = st.text_input("Upload token", type="password", key="upload_token",
+                          help="Your personal uploader token; ask the maintainers for one.")
+grant = checked("upload", token, connection().cursor())
+if grant is None:
+    if not token:
         st.info("Uploads need a valid token.")
-        st.stop()
+    st.stop()
 
 if st.query_params.get("format") in FORMATS and "fmt" not in st.session_state:
     st.session_state["fmt"] = st.query_params["format"]
@@ -176,7 +184,8 @@ if submitted:
              "licence": licence, "url": url}
     try:
         outcome = upload_flow.ingest_upload(
-            None, upload, model=model, actor="web:" + (who.strip() or "anonymous") + (" (token)" if token else ""),
+            None, upload, model=model, owner=grant.owner or grant.actor,
+            actor=f"{grant.actor} ({who.strip()[:100] or 'anonymous'})",
             progress=lambda i, n: bar.progress(min(i / max(n, 1), 1.0), text=f"Scoring {i} of {n}…"))
     except Exception:  # the app keeps serving whatever happens; details go to the log, never to the visitor
         bar.empty()

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from evaluator.human import protocols
 from evaluator.human import spans as span_words
 from services import human_results
 from store import audit, campaigns, ratings
+from store.access import new_token, token_hash
 from store.campaigns import Campaign, JudgementRefused
 from store.writer_lock import writer
 
@@ -39,13 +39,6 @@ class Annotator:
     campaign_id: str
     annotator: str
 
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.strip().encode()).hexdigest()
-
-
-def new_token() -> str:
-    return secrets.token_urlsafe(24)
 
 
 def create_campaign(db_path: str | os.PathLike | None, *, campaign_id: str, task: str, lang: str,
@@ -254,7 +247,7 @@ def import_ratings(db_path: str | os.PathLike | None, data: str | bytes | Path, 
     with writer(db_path, timeout=timeout) as con:
         try:
             summary = ratings.ingest_ratings(con, data, file_name, rater=rater, actor=actor,
-                                             then=human_results.recompute_all)
+                                             scale=protocols.RATINGS_SCALE, then=human_results.recompute_all)
         except ratings.RatingsError as e:
             raw = data.read_bytes() if isinstance(data, Path) else data.encode() if isinstance(data, str) else data
             audit.record(con, actor, "reject", source_hash=hashlib.sha256(raw).hexdigest(), file_name=file_name,

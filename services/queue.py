@@ -16,7 +16,8 @@ def submit_request(db_path: str | os.PathLike | None, request, *, env: Mapping[s
 
     Raises store.queue.QueueError or evaluator.endpoints.EndpointRefused (messages safe to show anyone)."""
     from evaluator import endpoints, runspec
-    from store import queue
+    from services.ownership import name_refusal
+    from store import audit, owners, queue
     from store.writer_lock import writer
 
     queue.validate(request)
@@ -30,4 +31,9 @@ def submit_request(db_path: str | os.PathLike | None, request, *, env: Mapping[s
         raise endpoints.EndpointRefused("api_key_env: Hub models are served by the worker; no key is sent",
                                         "hub request names a key")
     with writer(db_path, timeout=timeout) as con:
+        refusal = name_refusal(con, request.model_id, owners.QUEUE)
+        if refusal is not None:  # an existing model of another identity, or a look-alike name: audited
+            audit.record(con, f"queue:{request.submitter or 'anonymous'}", "reject", model_id=request.model_id,
+                         detail=f"queue: model_id: {refusal}")
+            raise QueueError(f"model_id: {refusal}")
         return queue.submit(con, request)

@@ -29,11 +29,16 @@ async def _ask_all(spec: RunSpec, backend: Any, endpoint: dict, sink: StoreSink,
 
 def execute(spec: RunSpec, *, progress: bool = False) -> list[CellStatus]:
     """Run a spec into its store (`spec.db`); ConfigError or ImportError when its backend cannot be built."""
+    from services.ownership import name_refusal
     from store.db import connect
+    from store.owners import OPERATOR
 
     backend, endpoint = backends.for_spec(spec.checked())
     con = connect(spec.db)
     try:
+        refusal = name_refusal(con, spec.model, spec.model_info.get("owner") or OPERATOR)
+        if refusal is not None:  # another identity's model, or a name that looks like one
+            raise ConfigError(f"model: {refusal}")
         return asyncio.run(_ask_all(spec, backend, endpoint, StoreSink(con, spec.model, spec.model_info), progress))
     finally:
         con.close()

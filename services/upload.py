@@ -17,7 +17,8 @@ from evaluator.formats.base import FormatError
 from evaluator.formats.limits import DEFAULT_LIMITS, MB  # noqa: F401  (the Upload page's size caption)
 from evaluator.formats import read as _read
 from evaluator.formats.read import Upload
-from store import audit, writer
+from services.ownership import name_refusal
+from store import audit, owners, writer
 from store.db import transaction
 from store.writer_lock import Joined, WriterBusy
 from store.writer_lock import writer as store_writer
@@ -87,9 +88,11 @@ def _reject(db_path, upload: Upload, model_id: str, actor: str, errors: list[For
 
 
 def ingest_upload(db_path: str | Path | None, upload: Upload, *, model: Mapping[str, Any], actor: str | None = None,
-                  progress: Callable[[int, int], None] | None = None, timeout: float = 120.0,
-                  data_dir=None) -> Outcome:
-    """Write an upload (already read by `evaluator.formats.read.read_upload`) into the store at `db_path`."""
+                  owner: str = owners.OPERATOR, progress: Callable[[int, int], None] | None = None,
+                  timeout: float = 120.0, data_dir=None) -> Outcome:
+    """Write an upload (already read by `evaluator.formats.read.read_upload`) into the store at `db_path`, as
+    `owner` (the identity the caller's token names; the command line is the operator): refused, with only an audit
+    row, when `name_refusal` objects to the model name."""
     from services.ingest import IngestError, ingest_predictions
 
     actor = actor or default_actor()
@@ -100,6 +103,13 @@ def ingest_upload(db_path: str | Path | None, upload: Upload, *, model: Mapping[
                        [FormatError(upload.name, None, None, "nothing to import")], timeout)
     try:
         with store_writer(db_path, timeout=timeout) as con, paused_gc():
+            refusal = name_refusal(con, model_id, owner)
+            if refusal is not None:
+                error = FormatError(upload.name, None, "model", refusal)
+                audit.record(con, actor, "reject", source_hash=upload.sha256, model_id=model_id,
+                             file_name=upload.name, detail=f"1 problem(s); first: {error}")
+                return Outcome("rejected", model_id, upload.sha256, errors=[error], warnings=upload.warnings)
+            meta = {**meta, "owner": owner}
             if audit.is_ingested(con, upload.sha256):
                 audit.record(con, actor, "noop", source_hash=upload.sha256, model_id=model_id, file_name=upload.name)
                 return Outcome("noop", model_id, upload.sha256, warnings=upload.warnings)

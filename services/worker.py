@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import logging
 import os
 import shlex
@@ -127,8 +128,11 @@ def served(sub, args) -> Iterator[tuple[str, str | None]]:
 def run_spec(sub, url: str, served_model: str | None, args) -> RunSpec:
     """The run specification of a claimed request, served at `url`: the request's own settings (checked again) and
     this worker's store, data folder and concurrency; its key, if any, is read from KEY_VAR in the child."""
-    return runspec.from_request(sub, base_url=url, served_model=served_model, key_env=KEY_VAR,
+    from store.owners import QUEUE
+
+    spec = runspec.from_request(sub, base_url=url, served_model=served_model, key_env=KEY_VAR,
                                 concurrency=args.concurrency, data_dir=args.data_dir, db=args.db)
+    return dataclasses.replace(spec, model_info={**spec.model_info, "owner": QUEUE})  # the model is the queue's
 
 
 def run_child(spec: RunSpec, env: Mapping[str, str], timeout: float) -> subprocess.CompletedProcess:
@@ -206,13 +210,20 @@ def _stored(con, model_id: str) -> int:
 
 def work_one(args) -> bool:
     """Claim and run one request; False when the queue is empty."""
+    from services.ownership import name_refusal
     from store import queue
+    from store.owners import QUEUE
 
     with _open(args.db) as con:
         _sync(con, "pull")
         sub = queue.claim_next(con, args.name)
         if sub is None:
             return False
+        refusal = name_refusal(con, sub.model_id, QUEUE)  # a request may come from the results repo, not the page
+        if refusal is not None:
+            done = queue.fail(con, sub.request_id, f"refused: model_id: {refusal}")
+            _sync(con, "push", f"Queue: {sub.model_id} {done.status} ({sub.request_id})")
+            return True
         _sync(con, "push", f"Queue: {sub.model_id} RUNNING ({sub.request_id})")
     print(f"worker: running {sub.model_id} ({sub.request_id})", file=sys.stderr)
     ok, message = handle(sub, args)

@@ -3,7 +3,8 @@
 Actions and their tokens:
 
     queue   TANAW_SUBMIT_TOKEN    request an evaluation (the worker spends GPU hours on it)
-    upload  TANAW_UPLOAD_TOKEN    upload result files
+    upload  TANAW_UPLOAD_TOKEN    upload result files (a shared token: its holders are one identity; per-uploader
+                                  tokens issued by the operator live in the store, services.gate resolves them)
     rate    TANAW_RATER_TOKENS    upload human ratings; "alice:tok1,bob:tok2": each token names its rater
     admin   TANAW_ADMIN_TOKEN     hide, show again or delete uploads; read the audit trail
 
@@ -13,10 +14,14 @@ its token. Pages ask `mode(action)` what to show and `authorise(action, given)` 
 """
 from __future__ import annotations
 
+import hashlib
 import hmac
 import os
+import secrets
 from dataclasses import dataclass
 from typing import Mapping
+
+from store.owners import ANONYMOUS, SHARED_TOKEN
 
 TOKENS = {"queue": "TANAW_SUBMIT_TOKEN", "upload": "TANAW_UPLOAD_TOKEN", "rate": "TANAW_RATER_TOKENS",
           "admin": "TANAW_ADMIN_TOKEN"}
@@ -33,6 +38,18 @@ class Grant:
     """For the audit trail: "web:anonymous", "web:upload-token", "rater:alice", "admin"."""
     rater: str | None = None
     """The rater a rater token names (ratings rows must be theirs); None when the action is open."""
+    owner: str | None = None
+    """For uploads: the identity the models it creates belong to (store.owners); None for other actions."""
+
+
+def token_hash(token: str) -> str:
+    """What the store keeps of a personal token (annotator, uploader): its sha256, never the token."""
+    return hashlib.sha256(token.strip().encode()).hexdigest()
+
+
+def new_token() -> str:
+    """A personal token (shown once to whoever issues it)."""
+    return secrets.token_urlsafe(24)
 
 
 def public_space(env: Mapping[str, str] | None = None) -> bool:
@@ -66,7 +83,7 @@ def authorise(action: str, given: str | None, env: Mapping[str, str] | None = No
     env = os.environ if env is None else env
     state = mode(action, env)
     if state == "open":
-        return Grant("web:anonymous")
+        return Grant(ANONYMOUS, owner=ANONYMOUS if action == "upload" else None)
     if state == "closed" or not given:
         return None
     value = env[TOKENS[action]].strip()
@@ -77,5 +94,6 @@ def authorise(action: str, given: str | None, env: Mapping[str, str] | None = No
                 found = rater
         return Grant(f"rater:{found}", rater=found) if found else None
     if hmac.compare_digest(value.encode(), given.encode()):
-        return Grant("admin" if action == "admin" else f"web:{action}-token")
+        return Grant("admin" if action == "admin" else f"web:{action}-token",
+                     owner=SHARED_TOKEN if action == "upload" else None)
     return None

@@ -35,7 +35,7 @@ from store.schema_figures import ANSWERS_FROM_V7, ANSWERS_V14
 FORMAT = "tanaw-parquet"
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
-SKIP_TABLES = ("schema_version", "hub_sync", "campaign_tokens")
+SKIP_TABLES = ("schema_version", "hub_sync", "campaign_tokens", "uploader_tokens")
 """Tables never exported: migrations and the local log of Hub syncs belong to each store."""
 PARTITION_KEYS = ("model_id", "task")
 """The only partition keys an export uses (see `partitioning`)."""

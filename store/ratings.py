@@ -67,9 +67,11 @@ def _item_langs(con: duckdb.DuckDBPyConnection, task: str) -> dict[str, list[str
     return out
 
 
-def parse_ratings(con: duckdb.DuckDBPyConnection, text: str, file_name: str, rater: str | None = None) -> list[tuple]:
+def parse_ratings(con: duckdb.DuckDBPyConnection, text: str, file_name: str, rater: str | None = None,
+                  scale: tuple[float, float] | None = None) -> list[tuple]:
     """Validate the CSV text against the store; rows (task, lang, item_id, model_id, rater, criterion, value).
-    With `rater` (a signed-in rater), every row must be theirs."""
+    With `rater` (a signed-in rater), every row must be theirs; with `scale` (low, high), every score must lie in
+    it (the wiring passes evaluator.human.protocols.RATINGS_SCALE)."""
     reader = csv.DictReader(io.StringIO(text))
     header = [h.strip() for h in (reader.fieldnames or [])]
     for col in KEY_COLUMNS:
@@ -113,6 +115,8 @@ def parse_ratings(con: duckdb.DuckDBPyConnection, text: str, file_name: str, rat
                 raise _fail(file_name, line, crit, f"not a number: {cell!r}") from None
             if not math.isfinite(value):
                 raise _fail(file_name, line, crit, f"not a finite number: {cell!r}")
+            if scale is not None and not scale[0] <= value <= scale[1]:
+                raise _fail(file_name, line, crit, f"{cell!r} is outside the rating scale {scale[0]:g}-{scale[1]:g}")
             rows.append((task, lang, rec["item"], rec["model"], rec["rater"], crit, value))
             n_scores += 1
         if not n_scores:
@@ -142,14 +146,14 @@ def _summary(file_name: str, rows: list[tuple]) -> RatingsSummary:
 
 
 def ingest_ratings(con: duckdb.DuckDBPyConnection, data: str | bytes | Path, file_name: str | None = None, *,
-                   rater: str | None = None, actor: str | None = None,
+                   rater: str | None = None, actor: str | None = None, scale: tuple[float, float] | None = None,
                    then: Callable[[duckdb.DuckDBPyConnection, tuple[str, ...]], None] | None = None) -> RatingsSummary:
     """Validate and write a ratings CSV (path, bytes or text) in one transaction, as judgements of the task and
     language's 'ratings' campaign (store.campaigns.write_ratings); re-uploads replace scores. The caller holds the
     writer lock (services.campaigns.import_ratings); with `actor` an audit row commits with the scores, and
     `then(con, campaign ids)` runs in the same transaction (the wiring stores the figures computed from them)."""
     raw, text, file_name = _decode(data, file_name)
-    rows = parse_ratings(con, text, file_name, rater)
+    rows = parse_ratings(con, text, file_name, rater, scale)
     digest = hashlib.sha256(raw).hexdigest()
     summary = _summary(file_name, rows)
     with transaction(con):

@@ -266,9 +266,22 @@ V8 = (
 """Results of finished campaigns, computed once by evaluator.human.results when `campaign finish` runs and read by
 the leaderboard's human column and the Human evaluation page."""
 
+V16 = (
+    "ALTER TABLE models ADD COLUMN owner VARCHAR DEFAULT 'operator'",   # models stored before: the operator's
+    """CREATE TABLE IF NOT EXISTS uploader_tokens (
+        uploader VARCHAR PRIMARY KEY,          -- the identity a token names: its models are "uploader:<name>"'s
+        token_hash VARCHAR UNIQUE,             -- sha256 of the uploader's token (the token is never stored)
+        created_by VARCHAR, created_at TIMESTAMP DEFAULT current_timestamp)""",
+)
+"""Model ownership: every model belongs to the identity that first wrote it ("operator" for the command line and
+for models stored before V16, "uploader:<name>" for an uploader token, "upload-token" for the shared
+TANAW_UPLOAD_TOKEN), and only that identity adds runs to it or changes its card (services.upload.ingest_upload);
+the per-uploader tokens the operator issues (`python -m evaluator uploader add`), kept out of exports like
+campaign tokens."""
+
 MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6),
                                                        (7, V7), (8, V8), (9, V9), (10, V10), (11, V11),
-                                                       (12, V12), (13, V13), (14, V14), (15, V15))
+                                                       (12, V12), (13, V13), (14, V14), (15, V15), (16, V16))
 """(version, statements) in order; append a new version, never edit an applied one."""
 
 TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",
@@ -277,7 +290,7 @@ TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregat
           "campaign_results", "campaign_provisional", "campaign_quality", "language_alphas", "campaign_computed",
           "drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags", "model_usage", "drill_levels",
           "reported_normalized", "cell_field", "parse_failures", "control_ceilings", "run_self_reported",
-          "pair_tests")
+          "pair_tests", "uploader_tokens")
 """Tables whose row counts the integrity tests compare before and after a failed write (not `audit`, which records
 refusals too, nor the bookkeeping tables `schema_version` and `hub_sync`)."""
 

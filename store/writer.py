@@ -13,8 +13,13 @@ from typing import Any, Iterable, Mapping, Sequence
 import duckdb
 import pandas as pd
 
+from store.owners import OPERATOR
+
 MODEL_FIELDS = ("model_id", "family", "organisation", "params_b", "model_type", "origin", "weights", "licence",
-                "url", "sea_tuned")
+                "url", "sea_tuned", "owner")
+OWNER_FIELD = "owner"
+"""Set when the model is first written (OPERATOR unless given) and never changed by an upsert: only its owner
+may write to a model (services.upload.ingest_upload checks before writing)."""
 
 
 def _json(v: Any) -> str | None:
@@ -22,13 +27,14 @@ def _json(v: Any) -> str | None:
 
 
 def upsert_model(con: duckdb.DuckDBPyConnection, model: Mapping[str, Any]) -> None:
-    """Insert a model, or fill in the metadata fields given (non-null) for an existing one."""
+    """Insert a model, or fill in the metadata fields given (non-null) for an existing one (never its owner)."""
     if not model.get("model_id"):
         raise ValueError("model_id is required")
     vals = [model.get(f) for f in MODEL_FIELDS]
     vals[MODEL_FIELDS.index("origin")] = model.get("origin") or "uploaded"
     vals[MODEL_FIELDS.index("sea_tuned")] = bool(model.get("sea_tuned") or False)
-    updates = ", ".join(f"{f} = coalesce(excluded.{f}, models.{f})" for f in MODEL_FIELDS[1:])
+    vals[MODEL_FIELDS.index(OWNER_FIELD)] = model.get(OWNER_FIELD) or OPERATOR
+    updates = ", ".join(f"{f} = coalesce(excluded.{f}, models.{f})" for f in MODEL_FIELDS[1:] if f != OWNER_FIELD)
     con.execute(f"INSERT INTO models ({', '.join(MODEL_FIELDS)}) VALUES ({', '.join('?' * len(MODEL_FIELDS))}) "
                 f"ON CONFLICT (model_id) DO UPDATE SET {updates}", vals)
 

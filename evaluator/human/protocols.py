@@ -54,6 +54,10 @@ PROTOCOLS = {p.name: p for p in (MT, SUMMARISATION)}
 RATINGS = "ratings"
 """The protocol name of a campaign imported from a ratings CSV (Cultural page): one criterion per score column."""
 
+RATINGS_SCALE = (1.0, 5.0)
+"""The scale of every imported rating: the five-point scale of BHASA's human judgements (as SUMMARISATION's 1-5
+criteria); a rating outside it is refused (store.ratings.parse_ratings, given it by services.campaigns)."""
+
 NOTE_CRITERIA = ("comment", "spans")
 """Judgement rows that carry text in `note` (a comment; ESA error spans as JSON), never a score."""
 
@@ -65,7 +69,7 @@ def criteria_of(protocol: str, seen: tuple[str, ...] = ()) -> tuple[Criterion, .
     """The criteria of a protocol; for imported ratings, one interval criterion per score column seen."""
     if protocol in PROTOCOLS:
         return PROTOCOLS[protocol].criteria
-    return tuple(Criterion(c, c, float("-inf"), float("inf"), "interval") for c in seen if c not in NOTE_CRITERIA)
+    return tuple(Criterion(c, c, *RATINGS_SCALE, "interval") for c in seen if c not in NOTE_CRITERIA)
 
 
 def headline_of(protocol: str) -> str | None:

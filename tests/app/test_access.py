@@ -142,7 +142,9 @@ def test_rater_replacing_anothers_rating_refused_on_the_page(store_copy, clean_e
         at = _upload(at, b"item,model,rater,lang,accuracy\n0,Gemma-2B,alice,ta,1\n", "tokB")
         assert any("rows for" in e.value and "refused" in e.value for e in at.error)
     assert _ratings(store_copy) == [("0", "Gemma-2B", "alice", 2.0), ("1", "Closed-XL", "alice", 5.0)]
-    assert [a[:2] for a in _audit(store_copy)] == [("rater:alice", "ratings"), ("rater:bob", "reject")]
+    rows = _audit(store_copy)  # the wrong token is audited (never the token itself)
+    assert [a[1] for a in rows] == ["refuse", "ratings", "reject"] and rows[0][0].startswith("web:session:")
+    assert [a[:2] for a in rows[1:]] == [("rater:alice", "ratings"), ("rater:bob", "reject")]
 
 
 def test_upload_page_closed_on_a_space_without_a_token(store_copy, clean_env):

@@ -77,6 +77,6 @@ def test_upload_page_shows_payloads_as_text_and_scores(tmp_path):
                                          "WHERE r.model_id = 'xss-model <b>bold</b>'").fetchall()]
     assert len(outputs) == 6 and sum(SCRIPT in o for o in outputs) == 3  # stored verbatim, shown as text
     assert con.execute("SELECT action, actor FROM audit ORDER BY happened_at").fetchall()[-2:] == \
-        [("upload", "web:tester (token)"), ("hide", "admin")]
+        [("upload", "web:upload-token (tester)"), ("hide", "admin")]
     assert con.execute("SELECT hidden FROM models WHERE model_id = 'xss-model <b>bold</b>'").fetchone() == (True,)
     con.close()

@@ -1,11 +1,12 @@
 """More hostile uploads for the fuzz test (seeded): native files, odd line endings and BOMs, numbers outside a
 column's range, answers that conflict across the files of one zip, error floods, summaries, and every earlier
-hostile file again as a zip member. Also valid files re-encoded (CR, CRLF, BOM, U+2028 in strings) that must
-import in full."""
+hostile file again as a zip member; model names that only look like an existing one. Also valid files re-encoded
+(CR, CRLF, BOM, U+2028 in strings) that must import in full."""
 from __future__ import annotations
 
 import json
 import random
+import unicodedata
 from typing import Iterator
 
 from evaluator.datasets import load_items
@@ -186,3 +187,45 @@ def valid_variants(n: int = 100, seed: int = 5) -> Iterator[tuple[str, bytes, in
         if rng.random() < 0.3:
             data, name = _zip({f"run_1/{name}": data}), f"valid-{count}.zip"
         yield name, data, len(rows)
+
+
+LOOKALIKE_CHANGES = (
+    ("U+2011 for '-'", "-", "\u2011"), ("U+2010 for '-'", "-", "\u2010"), ("U+2212 for '-'", "-", "\u2212"),
+    ("U+2013 for '-'", "-", "\u2013"), ("Cyrillic a", "a", "\u0430"), ("Cyrillic e", "e", "\u0435"),
+    ("Cyrillic o", "o", "\u043e"), ("Cyrillic i", "i", "\u0456"), ("Greek omicron", "o", "\u03bf"),
+    ("'1' for 'l'", "l", "1"), ("'I' for 'l'", "l", "I"), ("fullwidth e", "e", "\uff45"),
+)
+"""(what, character, look-alike): one-character swaps that keep a name looking the same."""
+INVISIBLE = ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u200e", "\u202a")
+"""Format characters (Unicode category Cf) that show nothing."""
+
+
+def lookalike_names(name: str, n: int = 60, seed: int = 3) -> Iterator[tuple[str, str]]:
+    """Yield (how, spelling) `n` times: `name` with one or two look-alike swaps, invisible characters inserted, its
+    case changed, or fullwidth forms (NFKC folds them), each different from `name` and each meant to be refused."""
+    rng = random.Random(seed)
+    swaps = [c for c in LOOKALIKE_CHANGES if c[1] in name]
+    assert swaps and all(unicodedata.category(ch) == "Cf" for ch in INVISIBLE)
+    count = 0
+    while count < n:
+        kind = rng.choice(("swap", "two_swaps", "invisible", "case", "fullwidth"))
+        if kind in ("swap", "two_swaps"):
+            spelled, how = name, []
+            for what, ch, look in rng.sample(swaps, 1 if kind == "swap" else min(2, len(swaps))):
+                at = rng.choice([i for i, c in enumerate(spelled) if c == ch] or [0])
+                spelled = spelled[:at] + look + spelled[at + 1:] if spelled[at:at + 1] == ch else spelled
+                how.append(what)
+            how = " and ".join(how)
+        elif kind == "invisible":
+            at = rng.randrange(len(name) + 1)
+            mark = rng.choice(INVISIBLE)
+            spelled, how = name[:at] + mark + name[at:], f"U+{ord(mark):04X} at {at}"
+        elif kind == "case":
+            spelled = "".join(c.upper() if rng.random() < 0.5 else c.lower() for c in name)
+            how = "case changed"
+        else:
+            spelled = "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" and rng.random() < 0.5 else c for c in name)
+            how = "fullwidth forms"
+        if spelled != name:
+            count += 1
+            yield how, spelled

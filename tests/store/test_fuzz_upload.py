@@ -1,7 +1,8 @@
 """Fuzz (SECURITY.md, "Uploads and rendering"): 1,040 malformed or hostile uploads in every format (native,
 pacute-bench, SEA-HELM, lm-eval, their summaries; many as zip members) are each refused with a message naming the
 upload, none raises or hits an internal error, and the store is unchanged but for one audit row per refusal
-ingested; re-encoded valid files (CR, CRLF, BOM, U+2028 in strings, zipped) import every row."""
+ingested; a valid file under 60 spellings that only look like an existing model's name is refused, naming it;
+re-encoded valid files (CR, CRLF, BOM, U+2028 in strings, zipped) import every row."""
 from __future__ import annotations
 
 import itertools
@@ -16,7 +17,7 @@ from services.upload import ingest_upload
 from store.db import connect
 from tests.helpers import upload_files as U
 from tests.helpers.fuzz_files import hostile_files
-from tests.helpers.fuzz_uploads import KINDS, more_hostile, valid_variants
+from tests.helpers.fuzz_uploads import KINDS, lookalike_names, more_hostile, valid_variants
 
 pytestmark = pytest.mark.needs_samples
 
@@ -37,7 +38,7 @@ def test_hostile_uploads_are_refused_and_every_table_unchanged(tmp_path):
     db = tmp_path / "fuzz.duckdb"
     index = ItemIndex(U.DATA)
     seed = read_upload(U.jsonl(U.seahelm_sentiment_rows(5)), "m_sentiment_id.jsonl", index=index)
-    assert ingest_upload(db, seed, model={"model_id": "baseline"}).status == "imported"
+    assert ingest_upload(db, seed, model={"model_id": "baseline-model-e1"}).status == "imported"
     app = connect(db)  # held open as the app's cached connection is: writers share its database instance
     before = _all_counts(app.cursor())
     kinds: Counter = Counter()
@@ -55,6 +56,13 @@ def test_hostile_uploads_are_refused_and_every_table_unchanged(tmp_path):
             ingested += 1
         kinds[kind] += 1
     assert sum(kinds.values()) == 1040 and len(kinds) == 20 + len(KINDS)
+    valid = read_upload(U.jsonl(U.seahelm_sentiment_rows(6)), "m_sentiment_id.jsonl", index=index)
+    for how, name in lookalike_names("baseline-model-e1", 60):
+        out = ingest_upload(db, valid, model={"model_id": name}, actor="fuzz")
+        assert out.status == "rejected" and [str(e) for e in out.errors] == [
+            f"m_sentiment_id.jsonl: model: {name.strip()!r} looks like the existing model 'baseline-model-e1'; "
+            "choose a name that cannot be mistaken for it"], (how, name, out.message)
+        ingested += 1
     after = _all_counts(app.cursor())
     app.close()
     assert after.pop("audit") == before.pop("audit") + ingested  # one "reject" audit row per refusal written
