@@ -133,11 +133,12 @@ class Endpoint:
         self._headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json",
                          "Accept": "application/json", "User-Agent": "tanaw"}
         self._session: aiohttp.ClientSession | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def _open(self) -> aiohttp.ClientSession:
         """The session of the running event loop (a new loop, a new `asyncio.run`, starts afresh)."""
         loop = asyncio.get_running_loop()
-        if self._session is None or self._session.closed or self._session._loop is not loop:
+        if self._session is None or self._session.closed or self._loop is not loop:
             checked = self.addresses is not None
             connector = aiohttp.TCPConnector(
                 limit=max(1, self.connections), limit_per_host=0, ssl=ssl.create_default_context(),
@@ -148,6 +149,7 @@ class Endpoint:
                 auto_decompress=False, trust_env=False, cookie_jar=aiohttp.DummyCookieJar(),
                 timeout=aiohttp.ClientTimeout(total=self.timeout), max_line_size=MAX_LINE_BYTES,
                 max_field_size=MAX_LINE_BYTES, max_headers=MAX_HEADERS)
+            self._loop = loop
         return self._session
 
     async def post(self, path: str, payload: Mapping[str, Any]) -> dict:
@@ -177,7 +179,7 @@ class Endpoint:
 
     async def close(self) -> None:
         """Close the session and its connections."""
-        if self._session is not None and self._session._loop is asyncio.get_running_loop():
+        if self._session is not None and self._loop is asyncio.get_running_loop():
             await self._session.close()
         self._session = None
 

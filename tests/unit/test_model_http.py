@@ -205,13 +205,13 @@ def test_tls_is_verified_against_the_trusted_certificates(tmp_path, monkeypatch)
     server_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     server_ctx.load_cert_chain(cert, key)
 
-    async def ask(trusted: bool, host: str = "localhost"):
+    async def ask(trusted: bool, host: str = "localhost", addresses=None):
         if trusted:
             monkeypatch.setenv("SSL_CERT_FILE", str(cert))
         else:
             monkeypatch.delenv("SSL_CERT_FILE", raising=False)
         async with Scripted([ok(b'{"tls": true}')], ssl_context=server_ctx) as srv:
-            ep = Endpoint(f"https://{host}:{srv.port}/v1", "k", 5, 1)
+            ep = Endpoint(f"https://{host}:{srv.port}/v1", "k", 5, 1, addresses)
             try:
                 return await ep.post("/x", {})
             finally:
@@ -221,3 +221,9 @@ def test_tls_is_verified_against_the_trusted_certificates(tmp_path, monkeypatch)
     with pytest.raises(TransportError, match="connection error"):
         run(ask(trusted=True, host="127.0.0.1"))  # trusted, but not for this name
     assert run(ask(trusted=True)) == {"tls": True}
+    resolved = []
+
+    def addresses(host, port):  # the policy's seam: the connection goes to this address, TLS still checks the name
+        resolved.append((host, port))
+        return ["127.0.0.1"]
+    assert run(ask(trusted=True, addresses=addresses)) == {"tls": True} and resolved[0][0] == "localhost"
