@@ -387,17 +387,32 @@ class ModelClient:
 
     async def _call(self, what: str, path: str, payload: Mapping[str, Any],
                     classify: Callable[[Exception], None] | None = None) -> tuple[dict, float, int]:
-        """POST with rate limiting and retries (tenacity); returns (answer, latency of the good try, attempts)."""
-        retrying = AsyncRetrying(stop=stop_after_attempt(self.retry.max_retries + 1), wait=self.retry.wait,
-                                 retry=retry_if_exception(_retryable), reraise=True)
+        """POST with rate limiting and retries; returns (answer, latency of the good try, attempts).
+
+        The first attempt is sent directly; only after a retryable failure does tenacity take over, its loop
+        starting from that failure (its attempt 1, so waits and the attempt count are as if it had sent it): its
+        machinery costs about as much CPU as the request itself (0.13-0.17 ms against aiohttp's 0.19-0.21 ms at
+        C = 128), which the requests that succeed at once, nearly all of them, do not pay."""
+        retrying: AsyncRetrying | None = None
         try:
+            try:
+                answer, latency, _ = await self._try(path, payload, classify)
+                return answer, latency, 1
+            except (StatusError, TransportError) as exc:
+                if not _retryable(exc) or self.retry.max_retries < 1:
+                    raise
+                failed = [exc]
+            retrying = AsyncRetrying(stop=stop_after_attempt(self.retry.max_retries + 1), wait=self.retry.wait,
+                                     retry=retry_if_exception(_retryable), reraise=True)
             async for attempt in retrying:
                 with attempt:
+                    if failed:  # attempt 1: the failure of the request sent above
+                        raise failed.pop()
                     answer, latency, _ = await self._try(path, payload, classify)
         except EndpointRefused as exc:
             raise ClientError(f"{what}: endpoint refused by the endpoint policy") from exc
         except (StatusError, TransportError) as exc:
-            n = retrying.statistics.get("attempt_number", 1)
+            n = retrying.statistics.get("attempt_number", 1) if retrying is not None else 1
             where = getattr(exc, "server", self.base_url)
             if not _retryable(exc):
                 raise ClientError(f"{what} at {where}: {_describe(exc)}") from exc
