@@ -205,19 +205,21 @@ def test_tls_is_verified_against_the_trusted_certificates(tmp_path, monkeypatch)
     server_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     server_ctx.load_cert_chain(cert, key)
 
-    async def ask(trusted: bool, host: str = "localhost", addresses=None):
+    async def ask(trusted: bool, host: str = "localhost", addresses=None, scheme: str = "https"):
         if trusted:
             monkeypatch.setenv("SSL_CERT_FILE", str(cert))
         else:
             monkeypatch.delenv("SSL_CERT_FILE", raising=False)
         async with Scripted([ok(b'{"tls": true}')], ssl_context=server_ctx) as srv:
-            ep = Endpoint(f"https://{host}:{srv.port}/v1", "k", 5, 1, addresses)
+            ep = Endpoint(f"{scheme}://{host}:{srv.port}/v1", "k", 5, 1, addresses)
             try:
                 return await ep.post("/x", {})
             finally:
                 await ep.close()
     with pytest.raises(TransportError, match="connection error"):
         run(ask(trusted=False))  # a certificate nobody vouches for
+    with pytest.raises(TransportError, match="connection error"):
+        run(ask(trusted=False, scheme="HTTPS"))  # however the scheme is spelled
     with pytest.raises(TransportError, match="connection error"):
         run(ask(trusted=True, host="127.0.0.1"))  # trusted, but not for this name
     assert run(ask(trusted=True)) == {"tls": True}
