@@ -13,10 +13,10 @@ each C, in ONE run against ONE stand-in (tests/helpers/standin_server.py in its 
                      `tanaw run` does (its warm-up, on another client, loads only the code): what a run would reach
                      if it did nothing but ask (at C = 128 the stand-in accepts the C connections before it reads the
                      first request, a cost the warmed `tanaw client` row does not pay);
-  * `openai SDK`     (--sdk) the same loop on the openai SDK's AsyncOpenAI (httpx pool of C connections, no retries):
-                     the client's first transport;
-  * `aiohttp`        (--aiohttp) the same loop on one aiohttp ClientSession (TCPConnector(limit=C), orjson bodies,
-                     no retries): the client's second transport, before `evaluator/http1.py`;
+  * `openai SDK`     (--sdk) the same loop on the openai SDK's AsyncOpenAI (httpx pool of C connections, no retries);
+  * `aiohttp`        (--aiohttp) the same loop on one bare aiohttp ClientSession (TCPConnector(limit=C), orjson
+                     bodies, no retries, no rate limiter, no replica choice): the library `ModelClient` sends through
+                     (`evaluator.clients.Endpoint`), so `tanaw client` minus this is what the client adds to it;
   * `lm-eval loop`   lm-evaluation-harness's `local-chat-completions` (`lmeval_chat_driver.py`, run by the Python of
                      a separate venv given as --lmeval-venv): num_concurrent=C, max_retries=3, no tokenizer, one
                      chat completion per request; `generate_until` ONLY, on Instances built before the clock: its
@@ -153,8 +153,8 @@ async def sdk_loop(url: str, concurrency: int, n: int) -> tuple[int, float, floa
 
 
 async def aiohttp_loop(url: str, concurrency: int, n: int) -> tuple[int, float, float]:
-    """(answers, seconds, CPU seconds) for n chat requests through the bounded loop on aiohttp, as the client's
-    transport sent them before `evaluator.http1` (one session, a connector of C connections, orjson bodies)."""
+    """(answers, seconds, CPU seconds) for n chat requests through the bounded loop on one bare aiohttp session (a
+    connector of C connections, orjson bodies): the library under `ModelClient`, without the client around it."""
     import aiohttp
     import orjson
 

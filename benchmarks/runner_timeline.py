@@ -76,13 +76,13 @@ def main() -> int:
         return 0
 
     import bench_throughput as bt
-    from evaluator import run_pace, run_writer
+    from evaluator import run_writer
     from services import live
     from store import live as store_live
 
     sent: dict[tuple[int, int], list[float]] = {}
     work: list[tuple[str, float, float]] = []
-    pace_sent, pace_answered = run_pace.Pace.sent, run_pace.Pace.answered
+    pace_sent, pace_answered = run_writer.Pace.sent, run_writer.Pace.answered
 
     def on_sent(self):
         token = pace_sent(self)
@@ -123,7 +123,7 @@ def main() -> int:
         parts.append(("COMMIT", committing, time.perf_counter()))
 
     store_live.append, live.transaction = timed_append, timed_transaction
-    run_pace.Pace.sent, run_pace.Pace.answered = on_sent, on_answered
+    run_writer.Pace.sent, run_writer.Pace.answered = on_sent, on_answered
     run_writer.AnswerWriter._commit = timed("score" if args.no_store else "commit", run_writer.AnswerWriter._commit)
     run_writer.AnswerWriter._commit_refresh = timed("commit+refresh", run_writer.AnswerWriter._commit_refresh)
     live.StoreSink.refresh = timed("refresh", live.StoreSink.refresh)

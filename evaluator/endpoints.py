@@ -1,8 +1,9 @@
 """Endpoint policy for queued evaluations: which URLs a request may name and which key it may have sent there.
 
 One function, `check`, is the policy. The queue page, `python -m evaluator queue add` and the worker call it before a
-request is stored or run, and the HTTP client calls `check_url` before every request it sends for a queued run (so a
-host name that resolves differently later is caught too). See SECURITY.md, "Endpoints" and "Secrets".
+request is stored or run, and for a queued run the HTTP client resolves every new connection's host through
+`connect_addresses` and connects only to the addresses it checked (so a host name that resolves differently later,
+DNS rebinding, is caught too: `evaluator.clients.CheckedResolver`). See SECURITY.md, "Endpoints" and "Secrets".
 
 - Every comma-separated URL is checked: http(s) only, no user info, a host name that resolves.
 - The host is resolved (IP literals in any spelling: decimal `2130706433`, short `127.1`, hex `0x7f000001`, octal
@@ -26,8 +27,6 @@ import socket
 from dataclasses import dataclass
 from typing import Callable, Mapping
 from urllib.parse import unquote, urlsplit
-
-from evaluator.http1 import Origin
 
 log = logging.getLogger("tanaw.endpoints")
 
@@ -111,7 +110,22 @@ def _system_resolve(host: str, port: int) -> list[str]:
 
 
 RESOLVE: Resolver = _system_resolve
-"""How host names are resolved (tests replace it; the HTTP client resolves the same way through the system)."""
+"""How host names are resolved, by the checks here and by the HTTP client of a queued run (`connect_addresses`)."""
+
+
+def check_syntax(url: str) -> str:
+    """An http(s) base URL with a host and no user info, query, fragment, spaces, control or non-ASCII characters
+    (nothing that could break out of a request line or header); returns it without a trailing slash, ValueError
+    otherwise. The HTTP client refuses such URLs when it is built, the policy at submission."""
+    if any(ord(ch) < 33 or ord(ch) > 126 for ch in url):
+        raise ValueError(f"URL {url!r}: spaces, control or non-ASCII characters are not allowed")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"URL {url!r}: expected http://host[:port]/path or https://...")
+    if parts.username is not None or parts.password is not None or parts.query or parts.fragment:
+        raise ValueError(f"URL {url!r}: user info, query and fragment are not allowed")
+    _ = parts.port  # ValueError for a port out of range
+    return url.rstrip("/")
 
 
 def literal_address(host: str) -> IPAddress | None:
@@ -170,6 +184,19 @@ def _host_addresses(host: str, port: int, resolve: Resolver) -> list[IPAddress]:
     return addresses
 
 
+def connect_addresses(host: str, port: int, *, allow_private: bool, resolve: Resolver | None = None) -> list[str]:
+    """The addresses a connection to `host` may use: `host` resolved once (IP literals in any spelling read as
+    such), every address public unless `allow_private`; EndpointRefused (generic message) otherwise. The HTTP client
+    of a queued run connects only to what this returns, so what was checked is what is reached."""
+    addresses = _host_addresses(host.rstrip("."), port, resolve or RESOLVE)
+    if not allow_private:
+        bad = [str(a) for a in addresses if not is_public_address(a)]
+        if bad:
+            raise _refuse("base_url: this endpoint is not accepted (local, private and reserved addresses are "
+                          "refused)", f"{host!r} resolves to non-public {', '.join(bad)}")
+    return [str(a) for a in addresses]
+
+
 def check_url(url: str, *, allow_private: bool | None = None, resolve: Resolver | None = None) -> str:
     """Check one endpoint URL (scheme, no user info, every resolved address public); returns it normalised."""
     try:
@@ -183,7 +210,7 @@ def check_url(url: str, *, allow_private: bool | None = None, resolve: Resolver 
     if parts.username is not None or parts.password is not None:
         raise _refuse("base_url: user names and passwords in the URL are not accepted", f"{url!r}: user info")
     try:
-        Origin.parse(url.strip().rstrip("/"))  # what the transport would refuse at run time, refused now
+        check_syntax(url.strip())  # what the HTTP client would refuse at run time, refused now
     except ValueError as e:
         raise _refuse("base_url: query strings, fragments, spaces and control characters are not accepted",
                       f"{url!r}: {e}") from None
@@ -191,11 +218,7 @@ def check_url(url: str, *, allow_private: bool | None = None, resolve: Resolver 
         allow_private = private_allowed()
     if allow_private:
         return normalise_url(url)
-    addresses = _host_addresses(host, port, resolve or RESOLVE)
-    bad = [str(a) for a in addresses if not is_public_address(a)]
-    if bad:
-        raise _refuse("base_url: this endpoint is not accepted (local, private and reserved addresses are refused)",
-                      f"{url!r} resolves to non-public {', '.join(bad)}")
+    connect_addresses(host, port, allow_private=False, resolve=resolve)
     return normalise_url(url)
 
 

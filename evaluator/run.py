@@ -4,7 +4,7 @@ Cells come from `registry.select`, items from `datasets.load_items`, prompts fro
 `concurrency` (C) requests are in flight; a request's slot is released as soon as its answer arrives and is handed
 to one writer (`AnswerWriter`), which scores the answers and stores them in groups: a commit when a group holds
 `group_size(C)` = max(8, 4C) answers, 200 ms after its first answer, or earlier in the gap between two bursts of
-answers (`run_pace.Pace`), with at most one group's worth of answers waiting uncommitted (back-pressure beyond
+answers (`run_writer.Pace`), with at most one group's worth of answers waiting uncommitted (back-pressure beyond
 that). A killed run therefore loses at most C + max(8, 4C) answers (C in
 flight, one group handed over), and a restart asks only for those. The sink is duck-typed (see `Sink`);
 `services/run.py` builds one on `services.live`. What to run is a
@@ -27,8 +27,7 @@ from evaluator.datasets import load_items
 from evaluator.logprob_choice import ask_by_logprob, continuation  # noqa: F401 - continuation: re-exported
 from evaluator.registry import select
 from evaluator.run_feed import JobFeed, drain_feed, plan_rest
-from evaluator.run_pace import SWITCH_INTERVAL_S, Pace, responsive_loop  # noqa: F401 - re-exported
-from evaluator.run_writer import AnswerWriter, Ledger, group_size  # noqa: F401 - group_size: re-exported
+from evaluator.run_writer import AnswerWriter, Ledger, Pace, group_size  # noqa: F401 - group_size: re-exported
 from evaluator.runspec import RunSpec
 from evaluator.spec import Item, ItemResult, Prediction, TaskSpec
 
@@ -318,35 +317,34 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
             early[job.cell.task.name] = early.get(job.cell.task.name, 0) + 1
 
     try:
-        with responsive_loop():
-            parts = plan_parts(opts, count_tokens)
-            # what is already stored: one query, before the first part is planned (nothing else runs yet)
-            stored = sink.stored_many(cells_of(opts))
-            first = parts[0]() if parts else ([], {})
-            stored = {} if opts.rerun else stored  # a rerun asks everything again
-            counted = tokenizer if count_tokens else APPROX_TOKENIZER
-            planned = _Planned(ledger, stored, settings,
-                               lambda cell: settings_for(cell, opts, counted, endpoint))
-            statuses = planned.statuses
+        parts = plan_parts(opts, count_tokens)
+        # what is already stored: one query, before the first part is planned (nothing else runs yet)
+        stored = sink.stored_many(cells_of(opts))
+        first = parts[0]() if parts else ([], {})
+        stored = {} if opts.rerun else stored  # a rerun asks everything again
+        counted = tokenizer if count_tokens else APPROX_TOKENIZER
+        planned = _Planned(ledger, stored, settings,
+                           lambda cell: settings_for(cell, opts, counted, endpoint))
+        statuses = planned.statuses
 
-            def progress_bars() -> list:
-                bars.update(_progress(statuses, progress, early))
-                return []
+        def progress_bars() -> list:
+            bars.update(_progress(statuses, progress, early))
+            return []
 
-            feed = JobFeed(writer.last_round)
-            writer.start(preparer(sink, planned))
-            feed.add(planned.add(first))
-            rest = [functools.partial(lambda p: planned.add(p()), p) for p in parts[1:]] + [progress_bars]
-            planner = asyncio.ensure_future(plan_rest(feed, lambda: bool(pace.in_flight) and pace.lull() >= PLAN_LULL_S,
-                                                      rest))
-            try:
-                await drain_feed(feed, one, opts.concurrency)
-            finally:
-                if not planner.done():
-                    planner.cancel()
-            await planner
-            await writer.drain()
-            await writer.refreshed()
+        feed = JobFeed(writer.last_round)
+        writer.start(preparer(sink, planned))
+        feed.add(planned.add(first))
+        rest = [functools.partial(lambda p: planned.add(p()), p) for p in parts[1:]] + [progress_bars]
+        planner = asyncio.ensure_future(plan_rest(feed, lambda: bool(pace.in_flight) and pace.lull() >= PLAN_LULL_S,
+                                                  rest))
+        try:
+            await drain_feed(feed, one, opts.concurrency)
+        finally:
+            if not planner.done():
+                planner.cancel()
+        await planner
+        await writer.drain()
+        await writer.refreshed()
     finally:
         for bar in bars.values():
             bar.close()

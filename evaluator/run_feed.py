@@ -69,7 +69,7 @@ async def drain_feed(feed: JobFeed, fn: Callable[[Any], Awaitable[None]], concur
 async def plan_rest(feed: JobFeed, quiet: Callable[[], bool], rest: Iterable[Callable[[], Iterable[Any]]],
                     poll_s: float = 0.002) -> None:
     """Plan the rest of a run in the first quiet stretch: once `quiet()` says no answer is expected for a while (the
-    first requests are out and their answers not due: `run_pace.Pace.lull`), or as soon as a worker waits for a
+    first requests are out and their answers not due: `run_writer.Pace.lull`), or as soon as a worker waits for a
     job, build each remaining part (`rest`: callables returning jobs) and queue its jobs; close the feed at the end.
     (Building it while the first requests open their connections would delay them by as much: their callbacks
     wait for the interpreter.)"""

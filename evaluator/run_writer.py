@@ -2,6 +2,11 @@
 
 See `AnswerWriter` for the bound on what a kill can lose; `evaluator.run` hands it every answer, and `Ledger`
 tells it when a cell is finished.
+
+The run's rhythm (`Pace`): C requests sent together come back together, about one latency later, and the next C go
+out as those answers are handled, so answers arrive in bursts with idle gaps between them. Work on the writer's
+threads (group commits, aggregate refreshes) takes the interpreter from the event loop while it runs Python code;
+during a burst that delays every request sent in it, in a gap it costs the requests nothing. `Pace` predicts the gap.
 """
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ import collections
 import concurrent.futures
 import dataclasses
 import itertools
+import math
 from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping, Sequence
 
 from evaluator.scoring import score_prediction
@@ -17,7 +23,6 @@ from evaluator.spec import Prediction
 
 if TYPE_CHECKING:
     from evaluator.run import CellStatus, Job, Sink
-    from evaluator.run_pace import Pace
 
 GROUP_WAIT_S = 0.2
 """A group of answers is committed at the latest this long after its first answer arrived."""
@@ -25,7 +30,7 @@ GROUP_WAIT_S = 0.2
 GROUP_QUIET_S = 0.002
 """Once no answer has come for this long, the writer asks the run's `Pace` whether the next answer is further away
 than a commit takes: then the group is committed at once, in the gap between two bursts of answers (see
-`evaluator.run_pace`), if it holds at least `AnswerWriter.lull_group` answers."""
+`Pace`), if it holds at least `AnswerWriter.lull_group` answers."""
 
 GAP_MIN_S = 0.02
 """The shortest gap a commit is started in, whatever the last one took (the first has no measure)."""
@@ -36,6 +41,50 @@ own duration ago: then the cells finished meanwhile wait and share the next call
 roll-ups and ranks once). So refreshing takes at most half the time however many small cells finish, the run's
 last cell is refreshed in its last commit's transaction (with any cell still waiting), and a run's tail is that
 one commit: its last answers, that cell and the roll-ups."""
+
+
+class Pace:
+    """Requests in flight and the shortest recent latency: how long, from now, no answer is expected (`lull`).
+
+    The oldest request in flight was sent at t; no answer among the last `window` came back sooner than `shortest`
+    after its request; so the next answer is not expected before t + shortest. While answers of a burst are still
+    coming, the oldest request in flight is one of the burst's (sent a latency ago): no lull. Once the burst is
+    handled, every request in flight was sent during it: the lull is about one latency minus the burst's length.
+    With no latency seen yet there is no lull; with nothing in flight it is endless. Varied latencies only shorten
+    the prediction (the shortest one counts), so the writer falls back on its size and clock rules.
+    """
+
+    def __init__(self, clock: Callable[[], float], window: int = 64):
+        self.clock = clock
+        self._sent: dict[int, float] = {}  # request token -> when it was sent; insertion order is sending order
+        self._latencies: collections.deque[float] = collections.deque(maxlen=max(1, window))
+        self._tokens = 0
+
+    def sent(self) -> int:
+        """A request goes out now; returns its token for `answered`."""
+        self._tokens += 1
+        self._sent[self._tokens] = self.clock()
+        return self._tokens
+
+    def answered(self, token: int, ok: bool = True) -> None:
+        """The request is done; an answer (`ok`) teaches its latency, a failure only ends it."""
+        began = self._sent.pop(token, None)
+        if ok and began is not None:
+            self._latencies.append(self.clock() - began)
+
+    @property
+    def in_flight(self) -> int:
+        """Requests sent and not yet answered."""
+        return len(self._sent)
+
+    def lull(self) -> float:
+        """Seconds from now before the next answer is expected (0 when one may come at any moment)."""
+        if not self._sent:
+            return math.inf
+        if not self._latencies:
+            return 0.0
+        oldest = next(iter(self._sent.values()))
+        return max(0.0, oldest + min(self._latencies) - self.clock())
 
 
 def group_size(concurrency: int) -> int:
@@ -52,7 +101,7 @@ class AnswerWriter:
     Each commit first runs the run's `prepare` (the sink's preparation of what was planned since). A request's slot
     is freed as soon as its answer is handed over (`put`); the writer commits a group when it holds `size` answers,
     `GROUP_WAIT_S` after the group's first answer arrived, or earlier in a gap between bursts of answers
-    (`GROUP_QUIET_S`, `evaluator.run_pace`). At most `size` answers wait uncommitted (queued or in the commit under
+    (`GROUP_QUIET_S`, `Pace`). At most `size` answers wait uncommitted (queued or in the commit under
     way): `put` blocks when that many do (back-pressure on the requests), so a killed run loses at most C answers in
     flight plus `size` handed over, and a restart asks only for those.
 

@@ -245,7 +245,7 @@ def from_request(request: Any, *, base_url: str, served_model: str | None = None
                  concurrency: int = 8, data_dir: str | None = None, db: str | None = None) -> RunSpec:
     """The spec of a queued request run by a worker that serves it at `base_url` and passes its key, if any, in
     the variable `key_env`. The request's own values are checked like a file's; endpoint requests get the endpoint
-    policy on every request (`public_endpoint`)."""
+    policy on every connection (`public_endpoint`)."""
     where = f"request {request.request_id}" if getattr(request, "request_id", "") else "request"
     spec = from_mapping({
         **_request_values(request), "served_model": served_model, "base_url": base_url,

@@ -9,7 +9,7 @@ stops it. With TANAW_RESULTS_REPO set, the worker pulls the results repo before 
 status change, so the Space's queue view follows along.
 
 Every request is hostile until checked (SECURITY.md, "The worker"): its fields are validated again, its endpoint and
-key go through `evaluator.endpoints.check` (and the run applies the policy to every request it sends), the child
+key go through `evaluator.endpoints.check` (and the run connects only to addresses the policy checked), the child
 process gets a scrubbed environment holding only the one allow-listed key, and the error stored on a FAILED request
 is generic: connection errors and status codes from the endpoint go to this worker's log only.
 """
@@ -26,7 +26,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from typing import Iterator, Mapping
+from typing import Iterable, Iterator, Mapping
 
 from evaluator import runspec
 from evaluator.runspec import ConfigError, RunSpec
@@ -37,9 +37,12 @@ KEY_VAR = "ENDPOINT_API_KEY"
 """The only variable holding a key in the run's environment (the allow-listed key, copied under this name)."""
 CHILD_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "PYTHONPATH", "PYTHONHASHSEED",
              "VIRTUAL_ENV", "TANAW_DB", "TANAW_HOME", "TANAW_DATA_DIR", "TANAW_COMET_PATH",
-             "TANAW_ALLOW_PRIVATE_ENDPOINTS", "TANAW_UPLOAD_MAX_MB", "HF_HOME", "HF_HUB_CACHE", "HF_HUB_OFFLINE",
-             "HF_ENDPOINT", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE")
-"""Variables a run inherits from the worker; everything else (HF_TOKEN, OPENAI_*, other keys) stays behind."""
+             "TANAW_ALLOW_PRIVATE_ENDPOINTS", "SPACE_ID", "TANAW_UPLOAD_MAX_MB", "HF_HOME", "HF_HUB_CACHE",
+             "HF_HUB_OFFLINE", "HF_ENDPOINT", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE",
+             "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH")
+"""Variables a run, and a model server started by --serve-cmd, inherit from the worker (`scrubbed_env`);
+everything else (HF_TOKEN, TANAW_* tokens, OPENAI_*, other keys) stays behind. SPACE_ID goes along so that the run's
+endpoint policy is the Space's (TANAW_ALLOW_PRIVATE_ENDPOINTS ignored there, `endpoints.private_allowed`)."""
 RUN_FAILED = "the run failed; the operator can read why in the worker's log"
 
 EXAMPLE = """examples:
@@ -52,14 +55,18 @@ def add(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("worker", help="evaluate PENDING requests from the submission queue",
                        description=__doc__, epilog=EXAMPLE, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--db", help="DuckDB file (default: $TANAW_DB, else ~/.tanaw/tanaw.duckdb)")
-    p.add_argument("--name", default=f"{socket.gethostname()}-{os.getpid()}", help="worker name recorded on claims")
+    p.add_argument("--name", default=f"{socket.gethostname()}-{os.getpid()}",
+                   help="worker name recorded on claims (default HOST-PID; a restarted worker puts requests left "
+                        "RUNNING by its own name, and by default-named workers of this host whose process is gone, "
+                        "back to PENDING)")
     p.add_argument("--once", action="store_true", help="handle at most one request, then exit")
     p.add_argument("--max-jobs", type=int, default=0, help="stop after N requests (0 = no limit)")
     p.add_argument("--poll", type=float, default=30.0, help="seconds between queue checks when idle (default 30)")
     p.add_argument("--exit-when-empty", action="store_true", help="exit instead of waiting when the queue is empty")
     p.add_argument("-c", "--concurrency", type=int, default=8, help="requests in flight per run (default 8)")
     p.add_argument("--data-dir", help="data folder of every run (as `evaluator run --data-dir`)")
-    p.add_argument("--serve-cmd", help="command serving a Hub model; {model}, {revision} and {port} are filled in")
+    p.add_argument("--serve-cmd", help="command serving a Hub model; {model}, {revision} and {port} are filled in; "
+                                       "it runs with the run's scrubbed environment (CHILD_ENV: no HF_TOKEN, no keys)")
     p.add_argument("--serve-url", default="http://127.0.0.1:{port}/v1", help="base URL of --serve-cmd's server")
     p.add_argument("--serve-timeout", type=float, default=900.0, help="seconds to wait for the server to answer")
     p.add_argument("--job-timeout", type=float, default=24 * 3600.0, help="seconds before a run is stopped")
@@ -112,7 +119,7 @@ def served(sub, args) -> Iterator[tuple[str, str | None]]:
     port = _free_port()
     fill = {"model": sub.hub_model, "revision": sub.revision or "main", "port": port}
     cmd = [part.format(**fill) for part in shlex.split(args.serve_cmd)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=scrubbed_env())
     try:
         url = args.serve_url.format(**fill)
         _wait_ready(url, proc, args.serve_timeout)
@@ -141,11 +148,18 @@ def run_child(spec: RunSpec, env: Mapping[str, str], timeout: float) -> subproce
                           capture_output=True, text=True, timeout=timeout, env=dict(env))
 
 
+def scrubbed_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The worker's environment cut to CHILD_ENV: what a model server started by --serve-cmd gets, and what a run
+    gets before its own additions (`run_env`)."""
+    environ = os.environ if environ is None else environ
+    return {k: v for k, v in environ.items() if k in CHILD_ENV}
+
+
 def run_env(sub, args, environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The run's environment: CHILD_ENV only, plus the request's allow-listed key as KEY_VAR, plus HF_TOKEN only
     when the operator's --data-dir reads a Hub dataset (it is never sent to an endpoint: no key variable names it)."""
     environ = os.environ if environ is None else environ
-    env = {k: v for k, v in environ.items() if k in CHILD_ENV}
+    env = scrubbed_env(environ)
     if sub.api_key_env and environ.get(sub.api_key_env):
         env[KEY_VAR] = environ[sub.api_key_env]
     if str(args.data_dir or "").startswith("hf:") and environ.get("HF_TOKEN"):
@@ -240,16 +254,47 @@ def work_one(args) -> bool:
     return True
 
 
-def cmd_worker(args: argparse.Namespace) -> int:
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    return True
+
+
+def orphaned(workers: Iterable[str], host: str | None = None) -> list[str]:
+    """The default-named workers (`HOST-PID`, see --name) of this host among `workers` whose process is gone: a
+    worker restarted without --name gets a new PID, so it could never release those by its own name."""
+    host = socket.gethostname() if host is None else host
+    out = []
+    for name in sorted(set(workers)):
+        prefix, _, pid = name.rpartition("-")
+        if prefix == host and pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            out.append(name)
+    return out
+
+
+def release_claims(con, name: str) -> tuple[int, list[str]]:
+    """Put back to PENDING the requests left RUNNING by `name` (this worker, restarted) or by a default-named worker
+    of this host whose process is gone; (how many, the names they were claimed by)."""
     from store import queue
 
+    names = [name] + orphaned(s.worker for s in queue.listing(con, "RUNNING") if s.worker and s.worker != name)
+    counts = {n: queue.release_stale(con, n) for n in names}
+    return sum(counts.values()), [n for n, k in counts.items() if k]
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
     with _open(args.db) as con:
         _sync(con, "pull")
-        released = queue.release_stale(con, args.name)
+        released, names = release_claims(con, args.name)
         if released:
-            _sync(con, "push", f"Queue: {released} request(s) of {args.name} back to PENDING")
+            _sync(con, "push", f"Queue: {released} request(s) of {', '.join(names)} back to PENDING")
     if released:
-        print(f"worker: {released} request(s) left RUNNING by {args.name} put back to PENDING", file=sys.stderr)
+        print(f"worker: {released} request(s) left RUNNING by {', '.join(names)} put back to PENDING",
+              file=sys.stderr)
     done = 0
     while True:
         if work_one(args):

@@ -9,9 +9,9 @@ from evaluator.runspec import ConfigError, RunSpec
 
 def for_spec(spec: RunSpec) -> tuple[Any, dict]:
     """The model backend a spec names and the endpoint description recorded in each run's settings. With
-    `spec.public_endpoint` every request's URL is checked by the endpoint policy before it is sent (queued runs,
-    see SECURITY.md). ConfigError for a missing key variable, a refused endpoint, a base URL or key the transport refuses or an
-    unusable GGUF."""
+    `spec.public_endpoint` (queued runs, see SECURITY.md) the URLs are checked by the endpoint policy and every new
+    connection goes only to addresses the policy resolved and checked (`endpoints.connect_addresses`). ConfigError
+    for a missing key variable, a refused endpoint, a base URL or key the transport refuses or an unusable GGUF."""
     if spec.backend == "llamacpp":
         from evaluator.backends.llamacpp import ChatFormatError, LlamaCppBackend
 
@@ -29,19 +29,21 @@ def for_spec(spec: RunSpec) -> tuple[Any, dict]:
         key = os.environ.get(spec.api_key_env)
         if not key:
             raise ConfigError(f"--api-key-env: environment variable {spec.api_key_env} is not set")
-    guard = None
+    addresses = None
     if spec.public_endpoint:
+        import functools
+
         from evaluator import endpoints
 
         try:
             endpoints.check(spec.base_url)
         except endpoints.EndpointRefused as e:
             raise ConfigError(str(e)) from None
-        guard = endpoints.check_url
+        addresses = functools.partial(endpoints.connect_addresses, allow_private=endpoints.private_allowed())
     try:
         client = ModelClient(spec.base_url, spec.served_model or spec.model, api_key=key, timeout=spec.timeout,
-                             concurrency=spec.concurrency, guard=guard,
+                             concurrency=spec.concurrency, addresses=addresses,
                              retry=RetryPolicy(max_retries=spec.max_retries), rpm=spec.rpm)
-    except ValueError as exc:  # a URL or key that cannot go into a request as it is (evaluator.http1.Origin)
+    except ValueError as exc:  # a URL or key that cannot go into a request as it is (endpoints.check_syntax)
         raise ConfigError(str(exc)) from None
     return client, {"backend": "http", "endpoint": spec.base_url, "served_model": spec.served_model or spec.model}

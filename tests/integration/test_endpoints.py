@@ -229,18 +229,29 @@ def test_queue_add_exits_2_with_one_line(tmp_path, argv, message):
 
 # ---- the client: policy before every request, no redirects ---------------------------------------------------------
 
-def test_client_applies_the_guard_before_every_request_and_never_retries_a_refusal():
+def test_client_connects_only_to_addresses_the_policy_checked_and_never_retries_a_refusal():
+    """With the policy (`addresses`), every new connection's host is resolved and checked by it: the stand-in on
+    loopback, by name or by literal, is refused before anything is sent, and a refusal is never retried."""
+    import functools
+
     from tests.helpers.standin_server import StandinServer
 
-    async def ask(url: str, guard) -> str:
-        async with ModelClient(url, "m", guard=guard, retry=RetryPolicy(max_retries=3, base_delay=0.01)) as c:
+    policy = functools.partial(endpoints.connect_addresses, allow_private=False)
+
+    async def ask(url: str, addresses) -> str:
+        async with ModelClient(url, "m", addresses=addresses,
+                               retry=RetryPolicy(max_retries=3, base_delay=0.01)) as c:
             return (await c.chat([{"role": "user", "content": "hi"}])).text
 
     with StandinServer() as server:
         assert asyncio.run(ask(server.base_url, None)) in ("A", "B")  # operator's own run: no policy
+        by_name = server.base_url.replace("127.0.0.1", "localhost")
+        assert asyncio.run(ask(by_name, functools.partial(endpoints.connect_addresses, allow_private=True))) in "AB"
         before = server.requests
         with pytest.raises(ClientError, match="refused by the endpoint policy"):
-            asyncio.run(ask(server.base_url, lambda u: endpoints.check_url(u, allow_private=False)))
+            asyncio.run(ask(by_name, policy))
+        with pytest.raises(EndpointRefused):  # a literal needs no resolving: refused when the client is built
+            asyncio.run(ask(server.base_url, policy))
         assert server.requests == before  # nothing sent, and no retries
 
 

@@ -40,11 +40,25 @@ def test_gives_up_after_max_retries_with_a_clear_message():
     assert server.counts["hello"] == 3
 
 
+def _state(attempt: int, exc: Exception | None = None):
+    from tenacity import RetryCallState
+
+    state = RetryCallState(None, None, (), {})
+    state.attempt_number = attempt
+    if exc is not None:
+        state.set_exception((type(exc), exc, None))
+    return state
+
+
 def test_backoff_is_exponential_with_full_jitter_and_honours_retry_after():
+    from evaluator.clients import StatusError
+
     policy = RetryPolicy(base_delay=0.5, max_delay=4.0)
     for attempt, cap in ((1, 0.5), (2, 1.0), (3, 2.0), (4, 4.0), (8, 4.0)):
-        assert all(0 <= policy.delay(attempt) <= cap for _ in range(200))
-    assert policy.delay(1, retry_after=3.0) == 3.0
+        waits = [policy.wait(_state(attempt)) for _ in range(400)]
+        assert all(0 <= w <= cap for w in waits) and max(waits) > cap * 0.8  # the whole range, not a fixed step
+    assert policy.wait(_state(1, StatusError(429, "slow down", "3"))) == 3.0
+    assert policy.wait(_state(1, StatusError(429, "slow down", "60"))) == 4.0  # never beyond max_delay
 
 
 def test_option_logprob_sums_the_tokens_of_the_option():
@@ -130,7 +144,7 @@ def test_several_servers_share_the_load_and_a_failing_replica_is_retried_elsewhe
 def test_bodies_read_and_written_with_orjson_as_the_stdlib_would():
     import json
 
-    from evaluator.openai_http import _decode, _encode
+    from evaluator.clients import _decode, _encode
 
     payload = {"model": "m", "messages": [{"role": "user", "content": "ภาษาไทย தமிழ் \u2028 \"q\""}], "top_p": 1.0,
                "max_tokens": 8, "extra": {"seed": 7, "stop": ["\n"]}}

@@ -169,18 +169,6 @@ def test_each_cell_is_refreshed_once_its_runs_are_stored_while_later_cells_are_s
     assert sink.at_refresh["id"] < sink.at_refresh["vi"] < sink.at_refresh["th"] == sink.commits
 
 
-def test_a_run_freezes_the_garbage_collector_and_shortens_the_switch_interval_only_while_it_runs():
-    import gc
-    import sys
-
-    from evaluator.run import SWITCH_INTERVAL_S, responsive_loop
-
-    before = sys.getswitchinterval()
-    with responsive_loop():
-        assert sys.getswitchinterval() == min(before, SWITCH_INTERVAL_S) and gc.get_freeze_count() > 0
-    assert sys.getswitchinterval() == before and gc.get_freeze_count() == 0
-
-
 def test_bursts_of_429_and_500_and_random_faults_are_retried_to_completion():
     sink = ListSink()
     faults = Faults(burst_429=6, burst_500=6, p_429=0.1, p_500=0.1, p_drop=0.05, seed=7)

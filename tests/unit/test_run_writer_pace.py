@@ -7,8 +7,7 @@ import math
 import pytest
 
 from evaluator import run_writer
-from evaluator.run_pace import Pace
-from evaluator.run_writer import AnswerWriter
+from evaluator.run_writer import AnswerWriter, Pace
 
 
 class Clock:
