@@ -6,7 +6,8 @@ a time-out to one request, not the worker, and holds only a scrubbed environment
 `--serve-cmd`, a command that serves
 the model behind an OpenAI-compatible API (vLLM, SGLang); the worker starts it, waits for `/v1/models`, runs, and
 stops it. With TANAW_RESULTS_REPO set, the worker pulls the results repo before claiming and pushes after each
-status change, so the Space's queue view follows along.
+status change; a push carries only the public tables (store.schema.PUBLIC_TABLES), so the results it stored reach
+the repo while the queue itself (submitters, endpoints, key variables) stays in the worker's own store.
 
 Every request is hostile until checked (SECURITY.md, "The worker"): its fields are validated again, its endpoint and
 key go through `evaluator.endpoints.check` (and the run connects only to addresses the policy checked), the child

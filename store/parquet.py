@@ -1,11 +1,12 @@
-"""Export the whole store as Parquet partitioned by model and task, and import it back, checked by checksums.
+"""Export the store's public tables as Parquet partitioned by model and task, and import them back, checked by
+checksums.
 
 Layout of an export folder (also the layout of the results dataset repo on the Hub):
 
     manifest.json                          format, schema version, per table: rows, checksum, partition keys
     <table>/model_id=<m>/task=<t>/data_0.parquet   per-item tables (predictions, scores, self_reported): model
                                            and task come from the row's run and are not written into the files
-    <table>/model_id=<m>/data_0.parquet    tables with a model column (models, runs, aggregates, submissions, ...)
+    <table>/model_id=<m>/data_0.parquet    tables with a model column (models, runs, aggregates, rollups, ...)
     <table>/task=<t>/data_0.parquet        tables with a task but no model column (items, tasks, reported)
     <table>/data_0.parquet                 everything else
 
@@ -15,10 +16,17 @@ sum of DuckDB's `hash()` of every row, so an import that reproduces the same row
 A manifest is data from whoever can push to the results repo (SECURITY.md, "No SQL from data"): every table, column
 and partition key it names is checked against this store's own schema (`checked_manifest`) and only the schema's
 names, quoted, reach SQL; row counts and uncompressed sizes are read from the Parquet footers and checked against the
-manifest and TANAW_IMPORT_MAX_GB before any row is read.
+manifest and TANAW_IMPORT_MAX_GB before any row is read. The manifest lists each table's files with their sha256,
+checked before a file is decoded, and an import's decoded size is counted while streaming its files before any row
+is materialised (`check_decoded_size`).
+
+Only public tables (store.schema.PUBLIC_TABLES) are exported, pushed or imported; private ones (the audit trail,
+the submission queue, the human evaluation's blind key and judgements, ...) never leave their store, and an export
+or results repo that holds them has them skipped unread.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -29,18 +37,21 @@ from typing import Sequence
 
 import duckdb
 
-from store.schema import current_version
+from store.schema import PUBLIC_TABLES, current_version
 from store.schema_figures import ANSWERS_FROM_V7, ANSWERS_V14
 
 FORMAT = "tanaw-parquet"
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
-SKIP_TABLES = ("schema_version", "hub_sync", "campaign_tokens", "uploader_tokens")
-"""Tables never exported: migrations and the local log of Hub syncs belong to each store."""
 PARTITION_KEYS = ("model_id", "task")
 """The only partition keys an export uses (see `partitioning`)."""
 MAX_IMPORT_GB_ENV = "TANAW_IMPORT_MAX_GB"
 """Ceiling on the uncompressed size of one import, from the Parquet footers (default 20 GB)."""
+MAX_DECODE_RATIO = 200
+"""Ceiling on an import's decoded bytes per byte of its Parquet files (exports of real stores decode to at most
+~20 times their size); a file that decodes to far more (2,000,000 copies of one dictionary value) is a bomb."""
+DECODE_FLOOR_BYTES = 64 * 1024 ** 2
+"""Decoded bytes an import may always reach, whatever its files' size (small stores)."""
 
 
 class ParquetStoreError(ValueError):
@@ -68,12 +79,18 @@ def quote_ident(name: str) -> str:
     return '"' + str(name).replace('"', '""') + '"'
 
 
-def tables(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Every base table of the main schema except schema_version, sorted."""
+def schema_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Every base table of the main schema, public or private, sorted."""
     rows = con.execute(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' "
         "AND table_type = 'BASE TABLE' ORDER BY table_name").fetchall()
-    return [r[0] for r in rows if r[0] not in SKIP_TABLES]
+    return [r[0] for r in rows]
+
+
+def tables(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The store's public tables (store.schema.PUBLIC_TABLES present in it), sorted: the only tables an export or a
+    Hub push writes and an import or a pull reads; every other table is private and stays in its store."""
+    return [t for t in schema_tables(con) if t in PUBLIC_TABLES]
 
 
 def columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
@@ -140,7 +157,8 @@ def _export_table(con: duckdb.DuckDBPyConnection, table: str, dest: Path) -> Tab
 
 
 def export_store(con: duckdb.DuckDBPyConnection, dest: str | os.PathLike) -> dict[str, TableExport]:
-    """Write every table under `dest` (replaced as a whole) plus manifest.json; returns what was written per table.
+    """Write every public table (`tables`) under `dest` (replaced as a whole) plus manifest.json; returns what was
+    written per table. Private tables (store.schema.PRIVATE_TABLES) are never written.
 
     The export is built in a sibling temporary folder and renamed into place, so `dest` is never half-written.
     Rows are written in a fixed order with one thread, so unchanged data gives byte-identical files (the Hub then
@@ -156,7 +174,9 @@ def export_store(con: duckdb.DuckDBPyConnection, dest: str | os.PathLike) -> dic
         manifest = {
             "format": FORMAT, "format_version": FORMAT_VERSION, "schema_version": current_version(con),
             "tables": {t: {"rows": e.rows, "checksum": e.checksum, "partition_by": list(e.partition_by),
-                           "derived_partitions": e.derived, "columns": columns(con, t)} for t, e in done.items()},
+                           "derived_partitions": e.derived, "columns": columns(con, t),
+                           "files": {f.relative_to(tmp / t).as_posix(): file_sha256(f)
+                                     for f in _files(tmp, t)}} for t, e in done.items()},
         }
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         if dest.exists():
@@ -173,6 +193,17 @@ def export_store(con: duckdb.DuckDBPyConnection, dest: str | os.PathLike) -> dic
     finally:
         con.execute(f"SET threads = {int(threads)}")
     return done
+
+
+def file_sha256(path: Path) -> str:
+    """Hex sha256 of a file's bytes, read in chunks."""
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def _files(root: Path, table: str) -> list[Path]:
+    """The Parquet files of one table of an export folder, sorted."""
+    return sorted((root / table).rglob("*.parquet")) if (root / table).is_dir() else []
 
 
 def read_manifest(src: str | os.PathLike) -> dict:
@@ -194,16 +225,19 @@ def _fail(where: str, message: str) -> ParquetStoreError:
 
 
 def checked_manifest(con: duckdb.DuckDBPyConnection, manifest: dict, where: str) -> dict[str, dict]:
-    """The manifest's tables with every name checked against this store's schema: tables must exist here, columns
-    must be columns of that table, partition keys one of PARTITION_KEYS, rows a count and checksum a number.
+    """The manifest's public tables with every name checked against this store's schema: tables must exist here
+    (private ones, store.schema.PRIVATE_TABLES, are left out unread), columns must be columns of that table,
+    partition keys one of PARTITION_KEYS, rows a count and checksum a number.
     Raises ParquetStoreError naming the manifest field; nothing from the manifest is ever formatted into SQL."""
-    known = set(tables(con))
+    known, public = set(schema_tables(con)), set(tables(con))
     out: dict[str, dict] = {}
     for table, meta in manifest["tables"].items():
         field = f"{where}: tables.{table!r}"
         if table not in known:
             raise _fail(where, f"tables {sorted(set(manifest['tables']) - known)} do not exist in this store "
                                f"(export schema v{manifest.get('schema_version')}, store v{current_version(con)})")
+        if table not in public:  # a private table in the repo (an older export, or planted): never read
+            continue
         if not isinstance(meta, dict):
             raise _fail(field, "must be an object")
         rows, digest = meta.get("rows"), meta.get("checksum")
@@ -219,6 +253,10 @@ def checked_manifest(con: duckdb.DuckDBPyConnection, manifest: dict, where: str)
         keys = meta.get("partition_by") or []
         if not isinstance(keys, list) or any(k not in PARTITION_KEYS for k in keys):
             raise _fail(f"{field}.partition_by", f"{keys!r}: partition keys are among {PARTITION_KEYS}")
+        files = meta.get("files")
+        if files is not None and (not isinstance(files, dict) or any(
+                not isinstance(k, str) or not isinstance(v, str) or len(v) != 64 for k, v in files.items())):
+            raise _fail(f"{field}.files", "must map each file's path to its sha256 (64 hex digits)")
         out[table] = {**meta, "columns": [c for c in own if c in set(cols)], "partition_by": list(keys)}
     return out
 
@@ -250,6 +288,74 @@ def check_footers(con: duckdb.DuckDBPyConnection, files: list[Path] | str, rows:
                            f"({MAX_IMPORT_GB_ENV}={_max_import_bytes() / 1024 ** 3:g})")
 
 
+def check_files(src: Path, table: str, files: list[Path], meta: dict) -> None:
+    """Refuse before decoding anything: when the manifest lists the table's files with their sha256 (exports
+    since the list was added), the files on disk must be exactly those, byte for byte."""
+    listed = meta.get("files")
+    if listed is None:
+        return
+    where = src / table
+    found = {f.relative_to(where).as_posix(): f for f in files}
+    extra, missing = sorted(set(found) - set(listed)), sorted(set(listed) - set(found))
+    if extra or missing:
+        raise _fail(str(where), f"files {extra or missing} are {'not in' if extra else 'missing from'} the "
+                                "manifest's list; nothing was read")
+    for name, path in found.items():
+        if file_sha256(path) != listed[name]:
+            raise _fail(str(path), "sha256 differs from the manifest's; nothing was read")
+
+
+def _byte_leaves(pf) -> list[str]:
+    return [c.path for c in pf.schema if c.physical_type == "BYTE_ARRAY"]
+
+
+def decoded_bytes(array) -> int:
+    """Bytes an Arrow array holds once its values are decoded, counted without decoding dictionary values: a
+    dictionary array counts each index as its value's length (plus a 4-byte offset)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind = array.type
+    if pa.types.is_dictionary(kind):
+        if pa.types.is_string(kind.value_type) or pa.types.is_binary(kind.value_type):
+            lengths = pc.binary_length(array.dictionary).take(array.indices)
+            return int(pc.sum(lengths).as_py() or 0) + 4 * len(array)
+        return array.nbytes
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        return decoded_bytes(array.flatten()) + 4 * len(array)
+    if pa.types.is_struct(kind):
+        return sum(decoded_bytes(array.field(i)) for i in range(kind.num_fields)) + len(array) // 8
+    return array.nbytes
+
+
+def check_decoded_size(files: list[Path]) -> int:
+    """Refuse an import whose files decode to more than MAX_DECODE_RATIO times their bytes (at least
+    DECODE_FLOOR_BYTES) or TANAW_IMPORT_MAX_GB, before any row is materialised: the files are streamed in batches
+    with every string column kept dictionary-encoded (pyarrow), and the decoded size is counted, not built, so
+    peak memory stays at one batch's indices and dictionaries. Returns the decoded size."""
+    import pyarrow.parquet as pq
+
+    size = sum(f.stat().st_size for f in files)
+    budget = min(max(DECODE_FLOOR_BYTES, MAX_DECODE_RATIO * size), _max_import_bytes())
+    total = 0
+    for path in files:
+        try:
+            plain = pq.ParquetFile(path)
+            reader = pq.ParquetFile(path, read_dictionary=_byte_leaves(plain), pre_buffer=False)
+            for batch in reader.iter_batches(batch_size=8192):
+                total += sum(decoded_bytes(column) for column in batch.columns)
+                if total > budget:
+                    raise _fail(str(path), f"the import's files decode to more than {budget / 1024 ** 2:,.0f} MB "
+                                           f"by this one (at most {MAX_DECODE_RATIO} times their "
+                                           f"{size / 1024 ** 2:,.2f} MB, at least {DECODE_FLOOR_BYTES // 1024 ** 2} "
+                                           f"MB, at most {MAX_IMPORT_GB_ENV}); nothing was imported")
+        except (OSError, ValueError) as e:  # pyarrow's errors derive from these; ParquetStoreError is a ValueError
+            if isinstance(e, ParquetStoreError):
+                raise
+            raise _fail(str(path), f"unreadable Parquet file ({str(e).splitlines()[0] if str(e) else e})") from None
+    return total
+
+
 DERIVED_TABLES = ("drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags",
                   "campaign_provisional", "campaign_quality", "language_alphas", "campaign_computed",
                   "model_usage", "drill_levels", "pair_tests", "reported_normalized", "cell_field",
@@ -263,11 +369,6 @@ numbering, or keep figures of rows that the merge changed); emptied by a replace
 (`services.hub_sync.rollup_all`: roll-ups with usage, levels and page figures, `backfill_drilldowns`,
 `refresh_stale`, `backfill_page_figures`, `backfill_pair_tests`) recomputes what is left without them."""
 
-MERGE_PREFER = {"submissions": "CASE {t}.status WHEN 'PENDING' THEN 0 WHEN 'RUNNING' THEN 1 ELSE 2 END"}
-"""Merge rule for rows present on both sides: the incoming row replaces the local one when this rank is higher
-(a request the worker finished must not go back to PENDING). Other tables keep the local row."""
-
-
 def primary_key(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
     """Primary-key columns of `table` (empty when it has none)."""
     row = con.execute("SELECT constraint_column_names FROM duckdb_constraints() WHERE schema_name = 'main' "
@@ -279,8 +380,7 @@ def _stage(con: duckdb.DuckDBPyConnection, src: Path, table: str, meta: dict) ->
     """Load one table's files into a temp table shaped like `table`, checked against the (checked) manifest."""
     staged = f"_import_{table}"
     con.execute(f"CREATE OR REPLACE TEMP TABLE {quote_ident(staged)} AS SELECT * FROM {quote_ident(table)} LIMIT 0")
-    files = sorted((src / table).rglob("*.parquet")) if (src / table).is_dir() else []
-    check_footers(con, files, meta["rows"], str(src / table), table)
+    files = _files(src, table)
     before_v14 = table == "item_outcomes" and bool(files) and legacy_answers(con, [str(f) for f in files])
     if before_v14:  # staged as exported, so the checksum is the export's; converted below
         con.execute(f"ALTER TABLE {quote_ident(staged)} ALTER answers SET DATA TYPE {ANSWERS_V7}")
@@ -317,11 +417,6 @@ def _merge(con: duckdb.DuckDBPyConnection, table: str, staged: str) -> None:
     if not key:
         con.execute(f"INSERT INTO {t} SELECT * FROM {x} EXCEPT SELECT * FROM {t}")
         return
-    rank = MERGE_PREFER.get(table)
-    if rank:
-        on = " AND ".join(f"l.{quote_ident(k)} = x.{quote_ident(k)}" for k in key)
-        con.execute(f"DELETE FROM {t} AS l USING {x} AS x WHERE {on} "
-                    f'AND ({rank.format(t="x")}) > ({rank.format(t="l")})')
     con.execute(f"INSERT OR IGNORE INTO {t} SELECT * FROM {x}")
 
 
@@ -329,9 +424,12 @@ def import_store(con: duckdb.DuckDBPyConnection, src: str | os.PathLike, *, mode
                  only: Sequence[str] | None = None) -> dict[str, TableExport]:
     """Load an export into the store in one transaction; returns what the export held per table.
 
-    Every table's files are first staged and checked against the manifest's row count and checksum. Then
+    Before anything is decoded, every table's files are checked against the manifest's list of files and their
+    sha256 (`check_files`), their footers against its row counts (`check_footers`), and their decoded size against
+    MAX_DECODE_RATIO (`check_decoded_size`). Then every table's files are staged and checked against the
+    manifest's row count and row checksum. Private tables named by the manifest are never read. Then
     mode "replace" makes each table named in the manifest identical to the export, and mode "merge" adds the
-    rows whose primary key the store lacks (keeping local rows, except by MERGE_PREFER). Any mismatch, unknown
+    rows whose primary key the store lacks (keeping local rows). Any mismatch, unknown
     table or unreadable file rolls everything back and raises ParquetStoreError naming the table. `only` limits
     the import to some tables (e.g. a Space that pulls the small tables and reads per-item rows from hf://).
     """
@@ -346,6 +444,13 @@ def import_store(con: duckdb.DuckDBPyConnection, src: str | os.PathLike, *, mode
         manifest["tables"] = {t: m for t, m in manifest["tables"].items() if t not in DERIVED_TABLES}
     stale = [t for t in DERIVED_TABLES if mode == "replace" and "runs" in manifest["tables"]
              and t not in manifest["tables"] and t in tables(con)]
+    every: list[Path] = []
+    for table, meta in sorted(manifest["tables"].items()):  # before anything is decoded: bytes, footers, size
+        files = _files(src, table)
+        check_files(src, table, files, meta)
+        check_footers(con, files, meta["rows"], str(src / table), table)
+        every += files
+    check_decoded_size(every)
     done: dict[str, TableExport] = {}
     staged: list[str] = []
     con.execute("BEGIN TRANSACTION")

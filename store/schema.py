@@ -295,6 +295,25 @@ TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregat
 refusals too, nor the bookkeeping tables `schema_version` and `hub_sync`)."""
 
 
+PUBLIC_TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",
+                 "self_reported", "self_reported_cells", "uploads", "rollups", "metrics", "campaigns",
+                 "campaign_results", "drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags",
+                 "model_usage", "drill_levels", "reported_normalized", "cell_field", "parse_failures",
+                 "control_ceilings", "run_self_reported", "pair_tests")
+"""The only tables an export, a Hub push or a pull carries (store.parquet.public_tables): what the public board
+shows (results, items, models, visible uploads, finished campaigns' figures) and the figures derived from them.
+Every other table is private; a table added to the schema must be listed here or in PRIVATE_TABLES
+(tests/store/test_private_tables.py)."""
+PRIVATE_TABLES = ("schema_version", "hub_sync", "audit", "ingests", "submissions", "ratings", "campaign_candidates",
+                  "campaign_assignments", "judgements", "campaign_tokens", "campaign_provisional",
+                  "campaign_quality", "language_alphas", "campaign_computed", "uploader_tokens")
+"""Tables that never leave the store and that an import never reads or changes: migrations and the Hub sync log,
+the audit trail and ingest log (who did what), the submission queue (submitters, endpoint URLs, key variables),
+the human evaluation's blind key and annotators (candidates with the system that wrote each text, assignments,
+judgements, ratings, token hashes), the uploaders' token hashes, and the figures computed from those judgements (per-annotator quality, an open
+campaign's provisional results, alphas), which each store computes from its own judgements."""
+
+
 def current_version(con: duckdb.DuckDBPyConnection) -> int:
     """Highest applied migration, 0 for an empty database."""
     exists = con.execute(

@@ -7,7 +7,7 @@ import pytest
 
 from store import db, hub
 from store.parquet import checksum, tables
-from store.schema import row_counts
+from store.schema import PUBLIC_TABLES, row_counts
 from tests.helpers.hub_standin import HubStandin
 from tests.helpers.store_fixture import filled_store
 
@@ -40,7 +40,8 @@ def test_push_then_pull_into_a_fresh_store(standin, tmp_path):
     dst = db.connect(tmp_path / "space.duckdb")
     pulled = hub.pull(dst, _config(standin, tmp_path / "other"))
     assert pulled.ok and pulled.revision == standin.repos[REPO].refs["main"]
-    assert pulled.message.startswith(f"Pulled {sum(row_counts(src).values()):,} rows from {REPO}@")
+    public = sum(n for t, n in row_counts(src).items() if t in PUBLIC_TABLES)
+    assert pulled.message.startswith(f"Pulled {public:,} rows from {REPO}@")
     assert _sums(dst) == _sums(src)
     again = hub.pull(dst, _config(standin, tmp_path / "other"))  # same head: no download, no re-import
     assert again.ok and "current" in again.message
@@ -124,6 +125,7 @@ def test_two_writers_merge_instead_of_overwriting(standin, tmp_path, monkeypatch
     assert hub.pull(worker, _config(standin, tmp_path / "w")).ok
     app.execute("INSERT INTO submissions (request_id, model_id, backend, status) VALUES ('r1', 'new', 'openai', "
                 "'PENDING')")
+    app.execute("INSERT INTO models (model_id, origin) VALUES ('requested', 'evaluated')")
     assert hub.push(app, "request r1", _config(standin, tmp_path / "app")).ok
     worker.execute("INSERT INTO models (model_id, origin) VALUES ('from-worker', 'evaluated')")
 
@@ -144,8 +146,9 @@ def test_two_writers_merge_instead_of_overwriting(standin, tmp_path, monkeypatch
     final = db.connect(":memory:")
     assert hub.pull(final, _config(standin, tmp_path / "f")).ok
     models = {r[0] for r in final.execute("SELECT model_id FROM models").fetchall()}
-    assert {"from-app", "from-worker", "sea-lion"} <= models
-    assert final.execute("SELECT status FROM submissions").fetchall() == [("PENDING",)]
+    assert {"from-app", "from-worker", "requested", "sea-lion"} <= models
+    assert final.execute("SELECT count(*) FROM submissions").fetchone()[0] == 0  # the queue stays in its store
+    assert app.execute("SELECT status FROM submissions").fetchall() == [("PENDING",)]
 
 
 def test_partial_pull_for_a_large_store(standin, tmp_path):

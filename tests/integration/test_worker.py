@@ -80,7 +80,7 @@ def test_worker_runs_an_endpoint_request_and_pushes_its_statuses(tmp_path, monke
         summaries = [c[1] for c in hub_server.commit_log]
         assert summaries == [f"Queue: synced-model RUNNING ({rid})", f"Queue: synced-model FINISHED ({rid})"]
         manifest = json.loads(hub_server.files("tanaw/results")["manifest.json"])
-        assert manifest["tables"]["submissions"]["rows"] == 1 and manifest["tables"]["predictions"]["rows"] == 2
+        assert "submissions" not in manifest["tables"] and manifest["tables"]["predictions"]["rows"] == 2
 
 
 def test_restarted_worker_requeues_its_interrupted_request(tmp_path, monkeypatch):
@@ -96,5 +96,5 @@ def test_restarted_worker_requeues_its_interrupted_request(tmp_path, monkeypatch
         assert worker.cmd_worker(_args(path)) == 0  # same --name: back to PENDING, then run
         assert _status(path, rid).status == "FINISHED"
         summaries = [c[1] for c in hub_server.commit_log]
-        assert summaries[1] == "Queue: 1 request(s) of test-worker back to PENDING"
+        assert "Queue: 1 request(s) of test-worker back to PENDING" not in summaries  # the queue is private
         assert summaries[-1] == f"Queue: crashed-model FINISHED ({rid})"

@@ -8,8 +8,12 @@ import pytest
 
 from store import db
 from store.parquet import ParquetStoreError, checksum, export_store, import_store, tables
-from store.schema import row_counts
+from store.schema import PUBLIC_TABLES, row_counts
 from tests.helpers.store_fixture import filled_store
+
+
+def _public_counts(con) -> dict[str, int]:
+    return {t: n for t, n in row_counts(con).items() if t in PUBLIC_TABLES}
 
 
 def _snapshot(con) -> dict[str, tuple[int, str]]:
@@ -23,7 +27,8 @@ def test_round_trip_every_table_identical(tmp_path):
     imported = import_store(dst, tmp_path / "export")
 
     assert set(written) == set(tables(src)) == set(imported)
-    assert row_counts(dst) == row_counts(src)
+    assert _public_counts(dst) == _public_counts(src)
+    assert row_counts(src)["ingests"] == 1 and row_counts(dst)["ingests"] == 0  # private: never exported
     assert row_counts(src)["predictions"] == 3 * (4 + 3) == row_counts(src)["scores"]
     assert _snapshot(dst) == _snapshot(src)
     for t in tables(src):  # the checksum is not the only witness: the rows match as multisets
@@ -48,8 +53,8 @@ def test_partitioned_by_model_and_task(tmp_path):
     cols = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM read_parquet('{files[0]}', hive_partitioning = false)").fetchall()]
     assert "model_id" not in cols and cols[:3] == ["run_id", "item_id", "ord"]  # derived keys are not stored
     assert con.execute(f"SELECT count(*) FROM read_parquet('{files[0]}')").fetchone()[0] == 3
-    assert (root / "ingests" / "model_id=org%2Fm%3D2").is_dir()
-    assert (root / "notes" / "data_0.parquet").is_file()
+    assert (root / "aggregates" / "model_id=org%2Fm%3D2").is_dir()
+    assert not (root / "ingests").exists() and not (root / "notes").exists()  # private, or listed nowhere
     manifest = json.loads((root / "manifest.json").read_text())
     assert manifest["tables"]["predictions"]["rows"] == 21
     assert manifest["tables"]["predictions"]["partition_by"] == ["model_id", "task"]
@@ -103,7 +108,8 @@ def test_empty_store_round_trip(tmp_path):
     export_store(db.connect(":memory:"), tmp_path / "e")
     dst = filled_store()
     import_store(dst, tmp_path / "e")
-    assert set(row_counts(dst).values()) == {0}
+    assert set(_public_counts(dst).values()) == {0}
+    assert row_counts(dst)["ingests"] == 1  # an import never touches a private table
 
 
 def test_merge_adds_missing_rows_and_keeps_local_ones(tmp_path):
@@ -120,7 +126,7 @@ def test_merge_adds_missing_rows_and_keeps_local_ones(tmp_path):
     assert local.execute("SELECT family FROM models WHERE model_id = 'sea-lion'").fetchone() == ("local family",)
     assert local.execute("SELECT count(*) FROM models").fetchone()[0] == 3
     assert local.execute("SELECT request_id, status FROM submissions ORDER BY 1").fetchall() == [
-        ("r1", "FINISHED"), ("r2", "RUNNING"), ("r3", "PENDING")]  # a finished request never goes back
+        ("r1", "RUNNING"), ("r2", "RUNNING"), ("r3", "PENDING")]  # the queue is private: never exported or merged
     assert row_counts(local)["predictions"] == 21
     assert row_counts(local)["reported"] == 3  # rows without a key: added unless already present
 

@@ -1,0 +1,77 @@
+"""A Parquet decode bomb in an export or the results repo (a 0.05 MB file of 2,000,000 copies of one 1,000-character
+value, 2 GB decoded) is refused before anything is materialised: `python -m evaluator import` in a child process
+stays under 400 MB peak RSS and says why; a file whose bytes differ from the manifest's sha256 is refused before it
+is decoded."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+
+from store.parquet import export_store, file_sha256
+from tests.helpers.store_fixture import filled_store
+
+ROWS = 2_000_000
+PEAK_MB = 400
+
+
+def _bomb_export(root: Path) -> Path:
+    """An export whose `reported` table is the bomb, listed in the manifest with its true row count and sha256."""
+    export_store(filled_store(), root)
+    shutil.rmtree(root / "reported")
+    (root / "reported").mkdir()
+    target = root / "reported" / "data_0.parquet"
+    duckdb.connect().execute(
+        f"COPY (SELECT 'src' AS source, NULL::VARCHAR AS citation, 'qa' AS task, 'th' AS lang, 'f1' AS metric, "
+        f"NULL::VARCHAR AS paper_metric, 'x' AS system, 'en' AS prompt_lang, 1.0::DOUBLE AS value, "
+        f"repeat('x', 1000) AS note FROM range({ROWS})) TO '{target}' (FORMAT parquet, COMPRESSION zstd)")
+    manifest = json.loads((root / "manifest.json").read_text())
+    manifest["tables"]["reported"].update(rows=ROWS, partition_by=[], files={"data_0.parquet": file_sha256(target)})
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    return target
+
+
+def _import(src: Path, db_path: Path, tmp_path: Path) -> tuple[int, str, float]:
+    """(exit code, stderr, peak RSS in MB) of `python -m evaluator import SRC` in a child process."""
+    err = tmp_path / "stderr.txt"
+    with open(err, "wb") as f:
+        proc = subprocess.Popen([sys.executable, "-m", "evaluator", "import", str(src), "--db", str(db_path)],
+                                stdout=subprocess.DEVNULL, stderr=f, cwd=Path(__file__).resolve().parents[2])
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, err.read_text(), usage.ru_maxrss / 1024
+
+
+def test_a_decode_bomb_is_refused_before_it_is_materialised(tmp_path):
+    target = _bomb_export(tmp_path / "x")
+    assert target.stat().st_size < 1024 ** 2
+    code, err, peak = _import(tmp_path / "x", tmp_path / "dst.duckdb", tmp_path)
+    assert code == 1, err
+    assert "decode to more than 64 MB by this one" in err and "nothing was imported" in err and "Traceback" not in err
+    assert peak < PEAK_MB, f"peak RSS {peak:.0f} MB"
+    con = duckdb.connect(str(tmp_path / "dst.duckdb"))
+    assert con.execute("SELECT count(*) FROM reported").fetchone()[0] == 0
+    assert con.execute("SELECT count(*) FROM predictions").fetchone()[0] == 0
+
+
+def test_a_file_that_differs_from_the_manifest_sha256_is_not_decoded(tmp_path):
+    target = _bomb_export(tmp_path / "x")
+    manifest = json.loads((tmp_path / "x" / "manifest.json").read_text())
+    manifest["tables"]["reported"]["files"]["data_0.parquet"] = "0" * 64
+    (tmp_path / "x" / "manifest.json").write_text(json.dumps(manifest))
+    code, err, peak = _import(tmp_path / "x", tmp_path / "dst.duckdb", tmp_path)
+    assert code == 1 and f"{target}: sha256 differs from the manifest's; nothing was read" in err, err
+    assert peak < PEAK_MB
+
+
+def test_a_file_missing_from_the_manifest_list_is_refused(tmp_path):
+    export_store(filled_store(), tmp_path / "x")
+    runs = tmp_path / "x" / "runs" / "model_id=sea-lion"
+    (runs / "data_1.parquet").write_bytes((runs / "data_0.parquet").read_bytes())
+    code, err, _ = _import(tmp_path / "x", tmp_path / "dst.duckdb", tmp_path)
+    assert code == 1 and "['model_id=sea-lion/data_1.parquet'] are not in the manifest's list" in err, err
