@@ -3,8 +3,9 @@ one place untrusted text (model names, task ids, outputs, rater names, Hub messa
 is shown: everything Streamlit reads as Markdown (`md_escape`, `md_code`: st.markdown, captions, alerts, toasts,
 and the labels of buttons, download buttons, widgets, metrics, expanders and tabs, radio and segmented-control
 options through `format_func`), Plotly labels and hover text (`plot_text`, `plot_frame`) and spreadsheet cells
-(`sheet_safe`, used by `table` and `frame`). Selectbox and multiselect options, `st.text`, `st.code` and dataframe
-cells are shown as plain text by Streamlit and take the raw value. See SECURITY.md, "Uploads and rendering"."""
+(`store.sheets.sheet_safe`, used by `table` and `frame`). Selectbox and multiselect options, `st.text`, `st.code`
+and dataframe cells are shown as plain text by Streamlit and take the raw value. See SECURITY.md, "Uploads and
+rendering"."""
 from __future__ import annotations
 
 import difflib
@@ -16,6 +17,7 @@ import streamlit as st
 from pandas.io.formats.style import Styler
 
 from evaluator.registry import LANG_NAMES, LANGUAGES
+from store.sheets import csv_bytes, sheet_safe  # the one neutraliser, shared with the CLI's CSV exports
 
 
 def lang_label(code: str) -> str:
@@ -36,30 +38,6 @@ SCORE_COLUMNS = {
     "below_chance": st.column_config.CheckboxColumn("below chance"),
 }
 """Column formats for score tables: every score is shown with its interval and n."""
-
-
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-"""First characters that make a spreadsheet read a cell as a formula (OWASP CSV injection)."""
-
-
-def sheet_cell(value: object) -> object:
-    """A text cell a spreadsheet would run as a formula, prefixed with `'`; anything else unchanged."""
-    return "'" + value if isinstance(value, str) and value.startswith(_FORMULA_START) else value
-
-
-def sheet_safe(df: pd.DataFrame) -> pd.DataFrame:
-    """A copy of `df` whose text cells and column names are neutralised with `sheet_cell` (numbers untouched)."""
-    out = df.copy()
-    for col in out.columns:
-        if out[col].dtype == object or pd.api.types.is_string_dtype(out[col].dtype):
-            out[col] = out[col].map(sheet_cell)
-    out.columns = [sheet_cell(c) for c in out.columns]
-    return out
-
-
-def csv_bytes(df: pd.DataFrame) -> bytes:
-    """CSV of `df` for a download button, formula cells neutralised."""
-    return sheet_safe(df).to_csv(index=False).encode()
 
 
 def frame(df, **kwargs) -> None:

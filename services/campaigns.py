@@ -22,6 +22,7 @@ from services import human_results
 from store import audit, campaigns, ratings
 from store.access import new_token, token_hash
 from store.campaigns import Campaign, JudgementRefused
+from store.sheets import write_csv
 from store.writer_lock import writer
 
 MAX_COMMENT = 2000
@@ -184,8 +185,8 @@ def export(con, campaign_id: str | None, path: Path, fmt: str) -> int:
     if fmt not in EXPORT_FORMATS:
         raise CampaignRefused(f"format: {fmt!r} (choose {', '.join(EXPORT_FORMATS)})")
     frame = campaigns.judgements(con, campaign_id)
-    if fmt == "csv":
-        frame.to_csv(path, index=False)
+    if fmt == "csv":  # annotator comments are untrusted: formula cells neutralised as in the pages' downloads
+        write_csv(frame, path)
     elif fmt == "jsonl":
         frame.to_json(path, orient="records", lines=True, force_ascii=False, date_format="iso")
     else:

