@@ -8,13 +8,15 @@ Re-uploading the same bytes is a no-op; refused uploads leave only an audit row.
 from __future__ import annotations
 
 import getpass
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from evaluator import incidents
 from evaluator.bulk import paused_gc
 from evaluator.formats.base import FormatError
-from evaluator.formats.limits import DEFAULT_LIMITS, MB  # noqa: F401  (the Upload page's size caption)
+from evaluator.formats.limits import DEFAULT_LIMITS, MB, shown_name  # noqa: F401  (MB: the Upload page's caption)
 from evaluator.formats import read as _read
 from evaluator.formats.read import Upload
 from services.ownership import name_refusal
@@ -23,6 +25,7 @@ from store.db import transaction
 from store.writer_lock import Joined, WriterBusy
 from store.writer_lock import writer as store_writer
 
+log = logging.getLogger("tanaw.inbox")
 MODEL_FIELDS = ("model_id", "organisation", "params_b", "model_type", "weights", "licence", "url", "family")
 
 
@@ -74,6 +77,9 @@ def clean_model(model: Mapping[str, Any]) -> dict:
         raise ValueError("a model name is required")
     if len(out["model_id"]) > 200:
         raise ValueError("model name is longer than 200 characters")
+    for k, v in out.items():
+        if isinstance(v, str) and shown_name(v) != v:
+            raise ValueError(f"{k}: not valid UTF-8 text (a lone surrogate)")
     return out
 
 
@@ -166,16 +172,34 @@ def admin_action(db_path: str | Path | None, source_hash: str, action: str, *, a
 
 
 def drain_inbox(db_path: str | Path | None, *, timeout: float = 30.0) -> list[Outcome]:
-    """Import the uploads the CLI queued while this process held the store (`ingest --inbox`), oldest first."""
+    """Import the uploads the CLI queued while this process held the store (`ingest --inbox`), oldest first.
+
+    An entry that is refused, or that fails for any other reason, is moved to the inbox's `rejected/` folder with
+    its reason (logged on logger `tanaw.inbox`; an unexpected failure under an incident id), so the next start
+    does not try it again and the app serves its pages either way."""
     from store import inbox
 
     outcomes = []
     for body, meta in inbox.pending(db_path):
-        upload = read_upload(body, str(meta.get("name") or body.name), fmt=str(meta.get("format") or
-                                                                                            "auto"))
-        outcomes.append(ingest_upload(db_path, upload, model=meta.get("model") or {"model_id": "unnamed"},
-                                      actor=f"{meta.get('actor') or 'cli'} (inbox)", timeout=timeout))
-        inbox.finish(body)
+        try:
+            upload = read_upload(body, str(meta.get("name") or body.name), fmt=str(meta.get("format") or "auto"))
+            model = meta.get("model") if isinstance(meta.get("model"), dict) else {"model_id": "unnamed"}
+            out = ingest_upload(db_path, upload, model=model, actor=f"{meta.get('actor') or 'cli'} (inbox)",
+                                timeout=timeout)
+        except WriterBusy:
+            raise
+        except Exception:  # an entry that cannot be imported must not stop the app's start, now or next time
+            error_id = incidents.record(f"importing the queued file {body.name}")
+            inbox.set_aside(body, f"could not be imported (internal error {error_id})")
+            log.warning("inbox: %s set aside in rejected/ (internal error %s)", body.name, error_id)
+            continue
+        if out.status == "rejected":
+            reason = "; ".join(str(e) for e in out.errors[:5]) or out.message
+            inbox.set_aside(body, reason)
+            log.warning("inbox: %s refused and set aside in rejected/: %s", body.name, reason)
+        else:
+            inbox.finish(body)
+        outcomes.append(out)
     return outcomes
 
 

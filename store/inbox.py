@@ -3,7 +3,9 @@
 DuckDB allows one read-write process per file, and the app keeps its connection open, so a CLI `ingest --inbox`
 that cannot get the file drops the bytes and a small JSON description into `<db>.inbox/`; the app imports them
 through the same upload flow (see `services.upload.drain_inbox`). Files are written to a temporary
-name and renamed, so the app never reads half a file; imported entries move to `<db>.inbox/done/`.
+name and renamed, so the app never reads half a file; imported entries move to `<db>.inbox/done/`, entries that
+were refused or could not be imported to `<db>.inbox/rejected/` with the reason beside them, so a bad entry is
+never tried again at the next start.
 """
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ def drop(path: str | os.PathLike | None, data: bytes, meta: dict[str, Any]) -> P
     os.replace(tmp, body)
     desc = box / f"{key}.json"
     tmp = box / f".{key}.json.tmp"
-    tmp.write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+    tmp.write_text(json.dumps(meta), encoding="utf-8")  # ASCII: any str can be written (escaped)
     os.replace(tmp, desc)  # the description last: an entry is complete once its .json exists
     return body
 
@@ -60,3 +62,15 @@ def finish(body: Path) -> None:
     for p in (body, body.with_suffix(".json")):
         if p.exists():
             os.replace(p, done / p.name)
+
+
+def set_aside(body: Path, reason: str) -> Path:
+    """Move a refused (or unimportable) entry into `rejected/`, with `<key>.reason.txt` saying why; returns the
+    moved bytes file."""
+    rejected = body.parent / "rejected"
+    rejected.mkdir(exist_ok=True)
+    (rejected / f"{body.stem}.reason.txt").write_text(reason + "\n", encoding="utf-8", errors="backslashreplace")
+    for p in (body, body.with_suffix(".json")):
+        if p.exists():
+            os.replace(p, rejected / p.name)
+    return rejected / body.name

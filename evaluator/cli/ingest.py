@@ -31,13 +31,18 @@ def add(sub) -> None:
 
 
 def run(args) -> int:
-    from services.upload import ingest_upload, queue_upload
+    from services.upload import clean_model, ingest_upload, queue_upload
     from evaluator.formats.read import read_upload
     from store.writer_lock import WriterBusy
 
     upload = read_upload(args.path, fmt=args.format, data_dir=args.data_dir)
     model = {"model_id": args.model, "organisation": args.organisation, "params_b": args.params_b,
              "model_type": args.model_type, "weights": args.weights}
+    try:
+        clean_model(model)
+    except ValueError as e:  # an empty, over-long or undecodable name
+        print(f"error: --model: {e}", file=sys.stderr)
+        return 2
     try:
         out = ingest_upload(args.db, upload, model=model, data_dir=args.data_dir, timeout=args.wait)
     except WriterBusy as e:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import time
 from dataclasses import dataclass
 from typing import Any, Iterator
@@ -195,6 +196,60 @@ def json_lines(data: "bytes | Source", file: str, limits: Limits = DEFAULT_LIMIT
         yield 0, None, FormatError(file, None, None, f"refused: {e}")
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+"""A UTF-16 surrogate code point: `json` reads a lone `\\udfff` escape as one (a pair becomes one character), and
+no UTF-8 text, no store and no page can hold it."""
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+"""A `\\ud800`-`\\udfff` escape in JSON text: only then can `json` return a surrogate (orjson refuses them)."""
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def shown_name(name: str) -> str:
+    """A file name as text: a name the OS could not decode as UTF-8 (lone surrogates from `surrogateescape`) gets
+    its undecodable bytes as `\\udcXX` escapes, so it can be printed and stored."""
+    return name if not _SURROGATE.search(name) else name.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def surrogate_field(value: Any) -> tuple[str, str] | None:
+    """(field path, the code point as `\\uXXXX`) of the first string or key of a parsed JSON value holding a UTF-16
+    surrogate, or None. Paths read like `prediction`, `doc.premise`, `resps[0][0]` (keys that are not plain
+    names show as `?`)."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        cur, path = stack.pop()
+        if isinstance(cur, str):
+            found = _SURROGATE.search(cur)
+            if found:
+                return path or "(value)", f"\\u{ord(found.group()):04x}"
+        elif isinstance(cur, dict):
+            items = []
+            for key, v in cur.items():
+                name = key if _PLAIN_KEY.fullmatch(key) else "?"
+                where = f"{path}.{name}" if path else name
+                found = _SURROGATE.search(key)
+                if found:
+                    return f"{where} (a key)", f"\\u{ord(found.group()):04x}"
+                items.append((v, where))
+            stack.extend(reversed(items))
+        elif isinstance(cur, list):
+            stack.extend(reversed([(v, f"{path}[{i}]") for i, v in enumerate(cur)]))
+    return None
+
+
+def _surrogate_error(text: str, obj: Any, file: str, line_no: int | None) -> FormatError | None:
+    """The error for a lone surrogate anywhere in `obj` (parsed from `text`), naming its line and field."""
+    if not _SURROGATE_ESCAPE.search(text):
+        return None
+    found = surrogate_field(obj)
+    if found is None:
+        return None
+    if line_no is None:  # a whole document: the line of the first surrogate escape
+        at = _SURROGATE_ESCAPE.search(text)
+        line_no = text.count("\n", 0, at.start()) + 1 if at else None
+    return FormatError(file, line_no, found[0], f"lone UTF-16 surrogate {found[1]} is not a Unicode character "
+                                                "(the text must be valid UTF-8)")
+
+
 def _json_object(raw: bytes, file: str, line_no: int, limits: Limits) -> tuple[Any, FormatError | None]:
     """(the line's JSON object, None) or (None, the error naming its line): `_json_text_object`'s answer, the usual
     line read from its bytes by orjson at once (orjson refuses every byte string that is not UTF-8, so a line it
@@ -217,7 +272,8 @@ def _json_text_object(raw: bytes, file: str, line_no: int, limits: Limits) -> tu
         return None, FormatError(file, line_no, None, f"not valid JSON: {_short(e)}")
     if not isinstance(obj, dict):
         return None, FormatError(file, line_no, None, f"expected a JSON object, got {_kind(obj)}")
-    return obj, None
+    err = _surrogate_error(text, obj, file, line_no)
+    return (None, err) if err else (obj, None)
 
 
 def count_rows(data: "bytes | Source", limits: Limits = DEFAULT_LIMITS) -> int:
@@ -253,7 +309,8 @@ def json_document(data: "bytes | Source", file: str, limits: Limits = DEFAULT_LI
         return None, FormatError(file, None, None, f"not valid JSON: {_short(e)}")
     if not isinstance(obj, dict):
         return None, FormatError(file, 1, None, f"expected a JSON object, got {_kind(obj)}")
-    return obj, None
+    err = _surrogate_error(text, obj, file, None)
+    return (None, err) if err else (obj, None)
 
 
 def _short(e: Exception) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 import re
 import time
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from pathlib import Path
 from evaluator import incidents
 from evaluator.bulk import paused_gc
 from evaluator.formats import archive, detect, lm_eval, pacute_bench, seahelm
-from evaluator.formats.limits import DEFAULT_LIMITS, MB, FormatError, Limits, check_size, cpu_error, over_budget
+from evaluator.formats.limits import DEFAULT_LIMITS, MB, FormatError, Limits, check_size, cpu_error, over_budget, shown_name
 from evaluator.formats.mapping import ItemIndex, map_rows
 from evaluator.formats.parsed import ParsedRows, Row, SummaryScore
 from evaluator.formats.source import BOM, Source
@@ -129,7 +130,7 @@ def _open(source, name: str | None, fmt: str, limits: Limits) -> tuple[Upload, l
         members, errors = archive.read_folder(root, limits)
         digest = hashlib.sha256()
         for m in members:
-            digest.update(m.path.encode() + b"\0" + bytes.fromhex(m.data.sha256()))
+            digest.update(os.fsencode(m.path) + b"\0" + bytes.fromhex(m.data.sha256()))
         return Upload(name or root.name, digest.hexdigest(), errors=list(errors)), members
     if isinstance(source, (str, Path)):
         path = Path(source)
@@ -168,6 +169,10 @@ def _read_upload(source: bytes | memoryview | str | Path, name: str | None, *, f
         limits = dataclasses.replace(limits, deadline=time.process_time() + limits.max_cpu_seconds)
     up, members = _open(source, name, fmt, limits)
     up.items = index
+    odd = [n for n in (up.name, *(m.name for m in members)) if shown_name(n) != n]
+    if odd:  # names the OS could not decode as UTF-8: no store or page can hold them
+        up.name, members = shown_name(up.name), []
+        up.errors += [FormatError(shown_name(n), None, None, "file name is not valid UTF-8; rename it") for n in odd]
     if not members and not up.errors:
         up.errors.append(FormatError(up.name, None, None, "no result files (.jsonl or .json) found"))
     first_seen: dict[tuple, tuple[str, int, Prediction]] = {}

@@ -31,6 +31,28 @@ _LIST_FIELDS = {"responses", "token_usages", "finish_reasons", "resps", "filtere
 _SCALAR_FIELDS = {"id", "doc_id", "question", "response", "thinking_trace", "doc"}
 
 
+SURROGATES = ("\ud800", "\udfff", "\udbff", "\udc00", "\udfff\ud800")
+"""Lone UTF-16 surrogates (and a reversed pair): JSON may escape them (`\\udfff`), UTF-8 cannot hold them."""
+
+
+def with_surrogates(value, rng: random.Random, *, keys: bool = True):
+    """`value` (parsed JSON) with a lone surrogate put into every string in it, and into every key unless `keys` is
+    False (a summary file's task and metric names are keys; a file's first row's keys tell its format)."""
+    if isinstance(value, str):
+        cut = rng.randrange(len(value) + 1)
+        return value[:cut] + rng.choice(SURROGATES) + value[cut:]
+    if isinstance(value, dict):
+        return {(with_surrogates(k, rng) if keys else k): with_surrogates(v, rng, keys=keys) for k, v in value.items()}
+    if isinstance(value, list):
+        return [with_surrogates(v, rng, keys=keys) for v in value]
+    return value
+
+
+def escaped_jsonl(rows: list[dict]) -> bytes:
+    """JSONL with every non-ASCII character escaped (`json.dumps`' default), so lone surrogates can be written."""
+    return "".join(json.dumps(r) + "\n" for r in rows).encode("ascii")
+
+
 def _wrong_type(rng: random.Random, row: dict) -> dict:
     """The row with one typed field set to a value of the wrong type."""
     key = rng.choice(sorted((_LIST_FIELDS | _SCALAR_FIELDS) & set(row)))
@@ -61,7 +83,7 @@ def hostile_files(n: int = 520, seed: int = 7) -> Iterator[tuple[str, str, bytes
              for size in (40 * 1024 * 1024, 900 * 1024)]  # over the size limit / over the compression ratio
     kinds = ["truncated", "wrong_type", "huge_line", "bad_utf8", "nan", "unknown_task", "conflicting_dup",
              "deep", "zip_bomb", "traversal", "payload_bad_row", "garbage", "empty", "not_object", "oversize",
-             "payload_unknown_id", "zip_many", "bad_zip", "nested_zip", "missing_field"]
+             "payload_unknown_id", "zip_many", "bad_zip", "nested_zip", "missing_field", "lone_surrogate"]
     count = 0
     while count < n:
         kind = kinds[count % len(kinds)]
@@ -146,5 +168,9 @@ def hostile_files(n: int = 520, seed: int = 7) -> Iterator[tuple[str, str, bytes
                 rows[i].pop(k, None)
             rows[i]["resps"] = None
             data = U.jsonl(rows)
+        elif kind == "lone_surrogate":  # in every string field and key of one row after the first
+            i = rng.randrange(1, len(rows))
+            rows[i] = with_surrogates(rows[i], rng)
+            data = escaped_jsonl(rows)
         yield kind, name, data
         count += 1

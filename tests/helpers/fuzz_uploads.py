@@ -11,7 +11,7 @@ from typing import Iterator
 
 from evaluator.datasets import load_items
 from tests.helpers import upload_files as U
-from tests.helpers.fuzz_files import PAYLOADS, hostile_files
+from tests.helpers.fuzz_files import PAYLOADS, escaped_jsonl, hostile_files, with_surrogates
 
 SEAHELM = "inferences/id/sentiment/m_sentiment_id.jsonl"
 LM_EVAL = "samples_xcopa_id_2026-03-01T10-00-00.jsonl"
@@ -114,7 +114,9 @@ def _zip(entries: dict[str, bytes]) -> bytes:
 
 
 KINDS = ("line_ends_conflict", "cross_file_conflict", "huge_number", "u2028_outside_string", "error_flood",
-         "native_bad", "wrapped_hostile", "summary_bad", "nul_byte", "cr_truncated")
+         "native_bad", "wrapped_hostile", "summary_bad", "nul_byte", "cr_truncated", "surrogates_everywhere")
+SURROGATE_KINDS = ("lone_surrogate", "surrogates_everywhere")
+"""Kinds whose every refusal names a lone surrogate (hostile_files' and ours)."""
 
 
 def more_hostile(n: int = 520, seed: int = 11) -> Iterator[tuple[str, str, bytes]]:
@@ -159,10 +161,17 @@ def more_hostile(n: int = 520, seed: int = 11) -> Iterator[tuple[str, str, bytes
         elif kind == "nul_byte":
             pos = rng.randrange(1, len(base[name]) - 1)
             data = base[name][:pos] + rng.choice([b"\x00", b"\x01", b"\x1b"]) + base[name][pos:]
+        elif kind == "surrogates_everywhere":  # every string of every row, or of a summary document
+            if rng.random() < 0.3:
+                name = rng.choice(sorted(summaries))
+                data = json.dumps(with_surrogates(json.loads(summaries[name]), rng)).encode("ascii")
+            else:
+                data = reencode(escaped_jsonl([with_surrogates(r, rng, keys=False) for r in rows]), rng)
         else:  # cr_truncated: CR line ends, last row cut mid-way
             text = base[name].replace(b"\n", b"\r").rstrip(b"\r")
             data = text[: text.rfind(b"\r") + 1 + rng.randrange(1, 20)]
-        if kind in ("huge_number", "native_bad", "nul_byte", "line_ends_conflict") and rng.random() < 0.4:
+        if kind in ("huge_number", "native_bad", "nul_byte", "line_ends_conflict", "surrogates_everywhere") and \
+                rng.random() < 0.4:
             data = _zip({f"run_1/{name}": data})  # the same, as a zip member
             name = f"{kind}-{count}.zip"
         yield kind, name, data

@@ -1,8 +1,9 @@
 """Fuzz (SECURITY.md, "Uploads and rendering"): 1,040 malformed or hostile uploads in every format (native,
-pacute-bench, SEA-HELM, lm-eval, their summaries; many as zip members) are each refused with a message naming the
-upload, none raises or hits an internal error, and the store is unchanged but for one audit row per refusal
-ingested; a valid file under 60 spellings that only look like an existing model's name is refused, naming it;
-re-encoded valid files (CR, CRLF, BOM, U+2028 in strings, zipped) import every row."""
+pacute-bench, SEA-HELM, lm-eval, their summaries; many as zip members; lone UTF-16 surrogates in every string field)
+are each refused with a message naming the upload (the surrogates with their line and field), none raises or hits an
+internal error, and the store is unchanged but for one audit row per refusal ingested; a valid file under 60
+spellings that only look like an existing model's name is refused, naming it; re-encoded valid files (CR, CRLF, BOM,
+U+2028 in strings, zipped) import every row."""
 from __future__ import annotations
 
 import itertools
@@ -17,7 +18,7 @@ from services.upload import ingest_upload
 from store.db import connect
 from tests.helpers import upload_files as U
 from tests.helpers.fuzz_files import hostile_files
-from tests.helpers.fuzz_uploads import KINDS, lookalike_names, more_hostile, valid_variants
+from tests.helpers.fuzz_uploads import KINDS, SURROGATE_KINDS, lookalike_names, more_hostile, valid_variants
 
 pytestmark = pytest.mark.needs_samples
 
@@ -50,12 +51,15 @@ def test_hostile_uploads_are_refused_and_every_table_unchanged(tmp_path):
         assert first.problem and first.file.split("!")[0] == name.split("!")[0], (kind, name, str(first))
         assert not any("internal error" in e.problem for e in up.errors), (kind, name, [str(e) for e in up.errors])
         assert len(up.errors) <= LIMITS.max_errors + 2, (kind, name, len(up.errors))
+        if kind in SURROGATE_KINDS:  # refused at read time, naming the line and field
+            assert any("lone UTF-16 surrogate" in e.problem and e.line and e.field for e in up.errors), \
+                (kind, name, [str(e) for e in up.errors][:3])
         if i % INGEST_EVERY == 0:
             out = ingest_upload(db, up, model={"model_id": "fuzz"}, actor="fuzz")
             assert out.status == "rejected", (kind, name, out.message)
             ingested += 1
         kinds[kind] += 1
-    assert sum(kinds.values()) == 1040 and len(kinds) == 20 + len(KINDS)
+    assert sum(kinds.values()) == 1040 and len(kinds) == 21 + len(KINDS)
     valid = read_upload(U.jsonl(U.seahelm_sentiment_rows(6)), "m_sentiment_id.jsonl", index=index)
     for how, name in lookalike_names("baseline-model-e1", 60):
         out = ingest_upload(db, valid, model={"model_id": name}, actor="fuzz")
