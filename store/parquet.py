@@ -176,7 +176,7 @@ def export_store(con: duckdb.DuckDBPyConnection, dest: str | os.PathLike) -> dic
             "tables": {t: {"rows": e.rows, "checksum": e.checksum, "partition_by": list(e.partition_by),
                            "derived_partitions": e.derived, "columns": columns(con, t),
                            "files": {f.relative_to(tmp / t).as_posix(): file_sha256(f)
-                                     for f in _files(tmp, t)}} for t, e in done.items()},
+                                     for f in table_files(tmp, t)}} for t, e in done.items()},
         }
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         if dest.exists():
@@ -201,7 +201,7 @@ def file_sha256(path: Path) -> str:
         return hashlib.file_digest(f, "sha256").hexdigest()
 
 
-def _files(root: Path, table: str) -> list[Path]:
+def table_files(root: Path, table: str) -> list[Path]:
     """The Parquet files of one table of an export folder, sorted."""
     return sorted((root / table).rglob("*.parquet")) if (root / table).is_dir() else []
 
@@ -380,7 +380,7 @@ def _stage(con: duckdb.DuckDBPyConnection, src: Path, table: str, meta: dict) ->
     """Load one table's files into a temp table shaped like `table`, checked against the (checked) manifest."""
     staged = f"_import_{table}"
     con.execute(f"CREATE OR REPLACE TEMP TABLE {quote_ident(staged)} AS SELECT * FROM {quote_ident(table)} LIMIT 0")
-    files = _files(src, table)
+    files = table_files(src, table)
     before_v14 = table == "item_outcomes" and bool(files) and legacy_answers(con, [str(f) for f in files])
     if before_v14:  # staged as exported, so the checksum is the export's; converted below
         con.execute(f"ALTER TABLE {quote_ident(staged)} ALTER answers SET DATA TYPE {ANSWERS_V7}")
@@ -446,7 +446,7 @@ def import_store(con: duckdb.DuckDBPyConnection, src: str | os.PathLike, *, mode
              and t not in manifest["tables"] and t in tables(con)]
     every: list[Path] = []
     for table, meta in sorted(manifest["tables"].items()):  # before anything is decoded: bytes, footers, size
-        files = _files(src, table)
+        files = table_files(src, table)
         check_files(src, table, files, meta)
         check_footers(con, files, meta["rows"], str(src / table), table)
         every += files

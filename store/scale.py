@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import duckdb
 
@@ -127,6 +128,10 @@ def attach_parquet(con: duckdb.DuckDBPyConnection, root: str | os.PathLike, *, t
         if table in present and views is not None and table not in views:
             glob = table_glob(root, table, meta.get("partition_by") or ())
             parquet.check_footers(con, glob, meta["rows"], glob, table)  # counts and size before reading a row
+            if not is_remote(root):  # the files' bytes against the manifest, then their decoded size, before loading
+                files = parquet.table_files(Path(root), table)
+                parquet.check_files(Path(root), table, files, meta)
+                parquet.check_decoded_size(files)
             # the columns the export has: an older one lacks the later ones (run counts' sums before V15), NULL here
             cols = ", ".join(parquet.quote_ident(c) for c in meta["columns"])
             source = create.split(" AS ", 1)[1]

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from store.parquet import export_store, file_sha256
 from tests.helpers.store_fixture import filled_store
@@ -75,3 +76,18 @@ def test_a_file_missing_from_the_manifest_list_is_refused(tmp_path):
     (runs / "data_1.parquet").write_bytes((runs / "data_0.parquet").read_bytes())
     code, err, _ = _import(tmp_path / "x", tmp_path / "dst.duckdb", tmp_path)
     assert code == 1 and "['model_id=sea-lion/data_1.parquet'] are not in the manifest's list" in err, err
+
+
+def test_a_parquet_store_refuses_the_bomb_before_loading_it(tmp_path):
+    """TANAW_PARQUET (store.scale) loads the small tables into memory: the same checks run first."""
+    from store.parquet import ParquetStoreError
+    from store.scale import connect_parquet
+
+    target = _bomb_export(tmp_path / "x")
+    with pytest.raises(ParquetStoreError, match=f"{target}: the import's files decode to more than 64 MB"):
+        connect_parquet(tmp_path / "x")
+    manifest = json.loads((tmp_path / "x" / "manifest.json").read_text())
+    manifest["tables"]["reported"]["files"]["data_0.parquet"] = "0" * 64
+    (tmp_path / "x" / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ParquetStoreError, match="sha256 differs from the manifest's; nothing was read"):
+        connect_parquet(tmp_path / "x")
