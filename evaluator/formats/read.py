@@ -169,9 +169,10 @@ def _read_upload(source: bytes | memoryview | str | Path, name: str | None, *, f
         limits = dataclasses.replace(limits, deadline=time.process_time() + limits.max_cpu_seconds)
     up, members = _open(source, name, fmt, limits)
     up.items = index
-    odd = [n for n in (up.name, *(m.name for m in members)) if shown_name(n) != n]
+    odd = [n for n in (up.name, *(m.name for m in members), *(e.file for e in up.errors)) if shown_name(n) != n]
     if odd:  # names the OS could not decode as UTF-8: no store or page can hold them
         up.name, members = shown_name(up.name), []
+        up.errors = [dataclasses.replace(e, file=shown_name(e.file)) for e in up.errors]
         up.errors += [FormatError(shown_name(n), None, None, "file name is not valid UTF-8; rename it") for n in odd]
     if not members and not up.errors:
         up.errors.append(FormatError(up.name, None, None, "no result files (.jsonl or .json) found"))

@@ -71,9 +71,11 @@ def test_cli_refuses_an_undecodable_model_name_and_file_name(tmp_path):
     folder = tmp_path / "upload"
     folder.mkdir()
     Path(os.fsdecode(bytes(folder) + b"/native-\xff.jsonl")).write_bytes(U.jsonl(rows))  # not UTF-8
+    Path(os.fsdecode(bytes(folder) + b"/nested-\xfe.zip")).write_bytes(b"PK")  # refused before it is read
     done = _ingest(folder, tmp_path)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert "native-\\udcff.jsonl: file name is not valid UTF-8; rename it" in done.stderr
+    assert "nested-\\udcfe.zip: file name is not valid UTF-8; rename it" in done.stderr
     path = tmp_path / "native-preds.jsonl"
     path.write_bytes(U.jsonl(rows))
     done = subprocess.run([sys.executable, "-m", "evaluator", "ingest", str(path), "--model", "m" + "\udcff",
