@@ -311,20 +311,23 @@ def _byte_leaves(pf) -> list[str]:
 
 def decoded_bytes(array) -> int:
     """Bytes an Arrow array holds once its values are decoded, counted without decoding dictionary values: a
-    dictionary array counts each index as its value's length (plus a 4-byte offset)."""
+    dictionary array counts each index as its value's length (plus a 4-byte offset), nested arrays their children
+    (a file's own Arrow schema may declare any type)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    kind = array.type
-    if pa.types.is_dictionary(kind):
-        if pa.types.is_string(kind.value_type) or pa.types.is_binary(kind.value_type):
-            lengths = pc.binary_length(array.dictionary).take(array.indices)
-            return int(pc.sum(lengths).as_py() or 0) + 4 * len(array)
-        return array.nbytes
-    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+    if isinstance(array, pa.DictionaryArray):
+        try:
+            lengths = pc.binary_length(pc.cast(array.dictionary, pa.large_binary()))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):  # not text: values of one width each
+            return len(array) * -(-decoded_bytes(array.dictionary) // max(len(array.dictionary), 1))
+        return int(pc.sum(lengths.take(array.indices)).as_py() or 0) + 4 * len(array)
+    if isinstance(array, pa.MapArray):
+        return decoded_bytes(array.keys) + decoded_bytes(array.items) + 4 * len(array)
+    if isinstance(array, (pa.ListArray, pa.LargeListArray, pa.FixedSizeListArray)):
         return decoded_bytes(array.flatten()) + 4 * len(array)
-    if pa.types.is_struct(kind):
-        return sum(decoded_bytes(array.field(i)) for i in range(kind.num_fields)) + len(array) // 8
+    if isinstance(array, pa.StructArray):
+        return sum(decoded_bytes(array.field(i)) for i in range(array.type.num_fields)) + len(array) // 8
     return array.nbytes
 
 

@@ -21,16 +21,31 @@ ROWS = 2_000_000
 PEAK_MB = 400
 
 
-def _bomb_export(root: Path) -> Path:
+def _arrow_bomb(target: Path) -> None:
+    """The same bomb written by pyarrow with its own Arrow schema declaring the text `large_string` (64-bit
+    offsets) and already dictionary-encoded."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    one = pa.DictionaryArray.from_arrays(pa.array([0] * ROWS, pa.int32()), pa.array(["x" * 1000], pa.large_string()))
+    text = {c: pa.array([v] * ROWS) for c, v in (("source", "src"), ("task", "qa"), ("lang", "th"),
+                                                  ("metric", "f1"), ("system", "x"), ("prompt_lang", "en"))}
+    pq.write_table(pa.table({**text, "value": pa.array([1.0] * ROWS), "note": one}), target, compression="zstd")
+
+
+def _bomb_export(root: Path, writer: str = "duckdb") -> Path:
     """An export whose `reported` table is the bomb, listed in the manifest with its true row count and sha256."""
     export_store(filled_store(), root)
     shutil.rmtree(root / "reported")
     (root / "reported").mkdir()
     target = root / "reported" / "data_0.parquet"
-    duckdb.connect().execute(
-        f"COPY (SELECT 'src' AS source, NULL::VARCHAR AS citation, 'qa' AS task, 'th' AS lang, 'f1' AS metric, "
-        f"NULL::VARCHAR AS paper_metric, 'x' AS system, 'en' AS prompt_lang, 1.0::DOUBLE AS value, "
-        f"repeat('x', 1000) AS note FROM range({ROWS})) TO '{target}' (FORMAT parquet, COMPRESSION zstd)")
+    if writer == "pyarrow":
+        _arrow_bomb(target)
+    else:
+        duckdb.connect().execute(
+            f"COPY (SELECT 'src' AS source, NULL::VARCHAR AS citation, 'qa' AS task, 'th' AS lang, 'f1' AS metric, "
+            f"NULL::VARCHAR AS paper_metric, 'x' AS system, 'en' AS prompt_lang, 1.0::DOUBLE AS value, "
+            f"repeat('x', 1000) AS note FROM range({ROWS})) TO '{target}' (FORMAT parquet, COMPRESSION zstd)")
     manifest = json.loads((root / "manifest.json").read_text())
     manifest["tables"]["reported"].update(rows=ROWS, partition_by=[], files={"data_0.parquet": file_sha256(target)})
     (root / "manifest.json").write_text(json.dumps(manifest))
@@ -48,8 +63,9 @@ def _import(src: Path, db_path: Path, tmp_path: Path) -> tuple[int, str, float]:
     return proc.returncode, err.read_text(), usage.ru_maxrss / 1024
 
 
-def test_a_decode_bomb_is_refused_before_it_is_materialised(tmp_path):
-    target = _bomb_export(tmp_path / "x")
+@pytest.mark.parametrize("writer", ["duckdb", "pyarrow"])
+def test_a_decode_bomb_is_refused_before_it_is_materialised(tmp_path, writer):
+    target = _bomb_export(tmp_path / "x", writer)
     assert target.stat().st_size < 1024 ** 2
     code, err, peak = _import(tmp_path / "x", tmp_path / "dst.duckdb", tmp_path)
     assert code == 1, err
