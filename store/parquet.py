@@ -344,7 +344,8 @@ def check_decoded_size(files: list[Path]) -> int:
     for path in files:
         try:
             plain = pq.ParquetFile(path)
-            reader = pq.ParquetFile(path, read_dictionary=_byte_leaves(plain), pre_buffer=False)
+            reader = pq.ParquetFile(path, metadata=plain.metadata, read_dictionary=_byte_leaves(plain),
+                                    pre_buffer=False)
             for batch in reader.iter_batches(batch_size=8192):
                 total += sum(decoded_bytes(column) for column in batch.columns)
                 if total > budget:
