@@ -21,7 +21,8 @@ from pathlib import Path
 from evaluator import incidents
 from evaluator.bulk import paused_gc
 from evaluator.formats import archive, detect, lm_eval, pacute_bench, seahelm
-from evaluator.formats.limits import DEFAULT_LIMITS, MB, FormatError, Limits, check_size, cpu_error, over_budget, shown_name
+from evaluator.formats.limits import (DEFAULT_LIMITS, MB, FormatError, Limits, check_size, cpu_error, over_budget,
+                                      shown_name)
 from evaluator.formats.mapping import ItemIndex, map_rows
 from evaluator.formats.parsed import ParsedRows, Row, SummaryScore
 from evaluator.formats.source import BOM, Source

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.needs_samples
 REPO = Path(__file__).resolve().parents[2]
 LONE = "\udfff\ud800"
 
-ROW_FIELDS = {  # a file of each per-item format, the field of its second row given the surrogates, as the error names it
+ROW_FIELDS = {  # a file of each per-item format: the field of its second row given the surrogates, as errors name it
     "inferences/id/sentiment/m_sentiment_id.jsonl": (("responses", 0), "responses[0]"),
     "samples_xcopa_id_2026-03-01T10-00-00.jsonl": (("doc", "premise"), "doc.premise"),
     "pacute-affixation-gen.jsonl": (("response",), "response"),
