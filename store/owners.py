@@ -4,7 +4,7 @@ A model belongs to the identity that first wrote it: OPERATOR for the command li
 ownership was recorded), "uploader:<name>" for a per-uploader token, SHARED_TOKEN for the shared
 TANAW_UPLOAD_TOKEN, QUEUE for queued requests, ANONYMOUS on a self-hosted app whose uploads are open. Only the owner may add runs to a model or
 change its card; services.upload.ingest_upload checks this before writing. Tokens are stored as sha256 only and are
-never exported (store.parquet.SKIP_TABLES).
+never exported (store.schema.PRIVATE_TABLES).
 """
 from __future__ import annotations
 
