@@ -333,26 +333,31 @@ def decoded_bytes(array) -> int:
 
 def check_decoded_size(files: list[Path]) -> int:
     """Refuse an import whose files decode to more than MAX_DECODE_RATIO times their bytes (at least
-    DECODE_FLOOR_BYTES) or TANAW_IMPORT_MAX_GB, before any row is materialised: the files are streamed in batches
-    with every string column kept dictionary-encoded (pyarrow), and the decoded size is counted, not built, so
+    DECODE_FLOOR_BYTES) or TANAW_IMPORT_MAX_GB, before any row is materialised: first by the pages' uncompressed
+    size the footers declare (a file is not read past a declared excess), then by streaming the files in batches
+    with every string column kept dictionary-encoded (pyarrow) and counting the decoded size, not building it, so
     peak memory stays at one batch's indices and dictionaries. Returns the decoded size."""
     import pyarrow.parquet as pq
 
     size = sum(f.stat().st_size for f in files)
     budget = min(max(DECODE_FLOOR_BYTES, MAX_DECODE_RATIO * size), _max_import_bytes())
-    total = 0
+    total = declared = 0
     for path in files:
         try:
             plain = pq.ParquetFile(path)
-            reader = pq.ParquetFile(path, metadata=plain.metadata, read_dictionary=_byte_leaves(plain),
-                                    pre_buffer=False)
-            for batch in reader.iter_batches(batch_size=8192):
+            meta = plain.metadata
+            declared += sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+            reader = pq.ParquetFile(path, metadata=meta, read_dictionary=_byte_leaves(plain), pre_buffer=False)
+            batches = reader.iter_batches(batch_size=8192) if declared <= budget else ()  # pages as they say
+            for batch in batches:
                 total += sum(decoded_bytes(column) for column in batch.columns)
                 if total > budget:
-                    raise _fail(str(path), f"the import's files decode to more than {budget / 1024 ** 2:,.0f} MB "
-                                           f"by this one (at most {MAX_DECODE_RATIO} times their "
-                                           f"{size / 1024 ** 2:,.2f} MB, at least {DECODE_FLOOR_BYTES // 1024 ** 2} "
-                                           f"MB, at most {MAX_IMPORT_GB_ENV}); nothing was imported")
+                    break
+            if max(total, declared) > budget:
+                raise _fail(str(path), f"the import's files decode to more than {budget / 1024 ** 2:,.0f} MB "
+                                       f"by this one (at most {MAX_DECODE_RATIO} times their "
+                                       f"{size / 1024 ** 2:,.2f} MB, at least {DECODE_FLOOR_BYTES // 1024 ** 2} "
+                                       f"MB, at most {MAX_IMPORT_GB_ENV}); nothing was imported")
         except (OSError, ValueError) as e:  # pyarrow's errors derive from these; ParquetStoreError is a ValueError
             if isinstance(e, ParquetStoreError):
                 raise
