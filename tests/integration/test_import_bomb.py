@@ -134,3 +134,23 @@ def test_a_parquet_store_refuses_the_bomb_before_loading_it(tmp_path):
     (tmp_path / "x" / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(ParquetStoreError, match="sha256 differs from the manifest's; nothing was read"):
         connect_parquet(tmp_path / "x")
+
+
+def test_a_hub_pull_of_the_bomb_keeps_the_last_good_data(tmp_path):
+    """The results repo holding the bomb (pushed by a co-writer): the pull fails closed, the store unchanged."""
+    from store import db, hub
+    from tests.helpers.hub_standin import HubStandin
+
+    _bomb_export(tmp_path / "x")
+    files = {p.relative_to(tmp_path / "x").as_posix(): p.read_bytes() for p in (tmp_path / "x").rglob("*")
+             if p.is_file()}
+    con = db.connect(":memory:")
+    con.execute("INSERT INTO models (model_id, origin) VALUES ('last-good', 'demo')")
+    with HubStandin() as standin:
+        standin.create_repo("tanaw/results", files)
+        status = hub.pull(con, hub.HubConfig("tanaw/results", "read-token", standin.url, work_dir=tmp_path / "hub"))
+    assert not status.ok and "serving the last good data" in status.message
+    assert con.execute("SELECT model_id FROM models").fetchall() == [("last-good",)]
+    assert con.execute("SELECT count(*) FROM reported").fetchone()[0] == 0
+    last = con.execute("SELECT message FROM hub_sync ORDER BY rowid DESC LIMIT 1").fetchone()[0]
+    assert "decode to more than 64 MB" in last, last
