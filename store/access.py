@@ -3,8 +3,10 @@
 Actions and their tokens:
 
     queue   TANAW_SUBMIT_TOKEN    request an evaluation (the worker spends GPU hours on it)
-    upload  TANAW_UPLOAD_TOKEN    upload result files (a shared token: its holders are one identity; per-uploader
-                                  tokens issued by the operator live in the store, services.gate resolves them)
+    upload  TANAW_UPLOAD_TOKEN    upload result files (a shared token: its holders are one identity); personal
+                                  tokens come from TANAW_UPLOADER_TOKENS ("alice:tok1,bob:tok2", a Space secret:
+                                  each token names its uploader) or are issued by the operator into the store
+                                  (services.gate resolves those)
     rate    TANAW_RATER_TOKENS    upload human ratings; "alice:tok1,bob:tok2": each token names its rater
     admin   TANAW_ADMIN_TOKEN     hide, show again or delete uploads; read the audit trail
 
@@ -21,11 +23,14 @@ import secrets
 from dataclasses import dataclass
 from typing import Mapping
 
-from store.owners import ANONYMOUS, SHARED_TOKEN
+from store.owners import ANONYMOUS, SHARED_TOKEN, uploader_identity
 
 TOKENS = {"queue": "TANAW_SUBMIT_TOKEN", "upload": "TANAW_UPLOAD_TOKEN", "rate": "TANAW_RATER_TOKENS",
           "admin": "TANAW_ADMIN_TOKEN"}
 """The environment variable holding each action's token(s)."""
+UPLOADERS_ENV = "TANAW_UPLOADER_TOKENS"
+"""Personal upload tokens as a secret, "name:token,name:token": each token names its uploader (survives a Space's
+restart, unlike tokens issued into a store that is not persisted)."""
 SPACE_ENV = "SPACE_ID"
 """Set by Hugging Face on every Space: the app is public."""
 
@@ -57,8 +62,8 @@ def public_space(env: Mapping[str, str] | None = None) -> bool:
     return bool((os.environ if env is None else env).get(SPACE_ENV))
 
 
-def _rater_tokens(value: str) -> dict[str, str]:
-    """token -> rater name from "name:token,name:token" (entries without both parts are ignored)."""
+def _named_tokens(value: str) -> dict[str, str]:
+    """token -> name from "name:token,name:token" (entries without both parts are ignored)."""
     out = {}
     for entry in value.split(","):
         name, _, token = entry.strip().partition(":")
@@ -67,13 +72,22 @@ def _rater_tokens(value: str) -> dict[str, str]:
     return out
 
 
+def _named(value: str, given: str) -> str | None:
+    """The name whose token in "name:token,..." is `given`, comparing every entry in constant time."""
+    found = None
+    for token, name in _named_tokens(value).items():
+        if hmac.compare_digest(token.encode(), given.encode()):
+            found = name
+    return found
+
+
 def mode(action: str, env: Mapping[str, str] | None = None) -> str:
     """"token" (a token is configured and needed), "open" (self-hosted, none configured) or "closed"."""
     env = os.environ if env is None else env
     value = (env.get(TOKENS[action]) or "").strip()
-    if action == "rate" and value and not _rater_tokens(value):
+    if action == "rate" and value and not _named_tokens(value):
         return "closed"
-    if value:
+    if value or (action == "upload" and _named_tokens(env.get(UPLOADERS_ENV) or "")):
         return "token"
     return "closed" if action == "admin" or public_space(env) else "open"
 
@@ -86,14 +100,15 @@ def authorise(action: str, given: str | None, env: Mapping[str, str] | None = No
         return Grant(ANONYMOUS, owner=ANONYMOUS if action == "upload" else None)
     if state == "closed" or not given:
         return None
-    value = env[TOKENS[action]].strip()
+    value = (env.get(TOKENS[action]) or "").strip()
     if action == "rate":
-        found = None
-        for token, rater in _rater_tokens(value).items():
-            if hmac.compare_digest(token.encode(), given.encode()):
-                found = rater
+        found = _named(value, given)
         return Grant(f"rater:{found}", rater=found) if found else None
-    if hmac.compare_digest(value.encode(), given.encode()):
+    if action == "upload":
+        found = _named(env.get(UPLOADERS_ENV) or "", given)
+        if found:
+            return Grant(uploader_identity(found), owner=uploader_identity(found))
+    if value and hmac.compare_digest(value.encode(), given.encode()):
         return Grant("admin" if action == "admin" else f"web:{action}-token",
                      owner=SHARED_TOKEN if action == "upload" else None)
     return None

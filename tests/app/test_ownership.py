@@ -153,6 +153,21 @@ def test_a_model_belongs_to_the_uploader_who_created_it(store_copy):
     assert runs(store_copy, "Eve-7B") == mine[1]
 
 
+def test_uploader_tokens_from_the_space_secret_name_their_uploader(store_copy, monkeypatch):
+    """TANAW_UPLOADER_TOKENS ("name:token,..."; a Space secret, so it survives a restart) gives each uploader an
+    identity of their own: Ann's model is hers and Bob's token cannot add to it or change its card."""
+    monkeypatch.setenv("SPACE_ID", "tanaw/board")
+    monkeypatch.setenv("TANAW_UPLOADER_TOKENS", "ann:ann-secret-token, bob:bob-secret-token")
+    with pages_on(store_copy):
+        at = submit(upload_page("ann-secret-token", native(4)), "Ann-3B", "Ann Lab", "https://ann.example/")
+        assert any("imported 4 predictions" in s.value for s in at.success)
+        mine = card(store_copy, "Ann-3B"), runs(store_copy, "Ann-3B")
+        at = submit(upload_page("bob-secret-token", native(6)), "Ann-3B", "Bob Inc", "https://bob.example/")
+        assert any("'Ann-3B' belongs to another uploader" in p for p in problems(at)), problems(at)
+    assert owner(store_copy, "Ann-3B") == "uploader:ann"
+    assert (card(store_copy, "Ann-3B"), runs(store_copy, "Ann-3B")) == mine
+
+
 def test_lookalike_names_are_refused_naming_the_existing_model(store_copy, monkeypatch):
     """`GPT-5.5` exists (the operator's); the four spellings that only look like it are refused on the page (the
     shared upload token here), each naming `GPT-5.5`, and so is a look-alike of a paper-reported system."""
