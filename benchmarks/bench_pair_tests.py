@@ -9,8 +9,8 @@ per-item outcome for every item on two metrics, one 0/1 and one fractional (mean
   `refresh_aggregates` now also does when that cell is re-aggregated (the live runner: after every cell): the
   k - 1 pairs of that system, both metrics, read, computed (10,000 resamples each) and written in both orders;
 - "backfill": every pair of the cell (k(k-1)/2 per metric), as a store upgrade or a Hub pull computes them;
-- the peer, in the same run: `evaluator.aggregate.paired_test` called pair by pair on the same scores (what the
-  page did per view for one pair; here for the refresh's k - 1 pairs, both metrics).
+- the peer, in the same run: `evaluator.pair_tests.paired_test` called pair by pair on the same scores (each pair
+  drawn and resampled on its own; here for the refresh's k - 1 pairs, both metrics).
 Conditions (machine, cores, load average before and after, versions) are printed with the figures.
 """
 from __future__ import annotations
@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from evaluator.aggregate import paired_test  # noqa: E402
+from evaluator.pair_tests import paired_test  # noqa: E402
 from services.pair_tests import refresh_pair_tests, refresh_systems  # noqa: E402
 from store import db  # noqa: E402
 

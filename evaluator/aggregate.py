@@ -10,7 +10,6 @@ stay clustered), seeded.
 """
 from __future__ import annotations
 
-import functools
 import math
 from collections import defaultdict
 from dataclasses import dataclass
@@ -18,20 +17,17 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from evaluator import cell_columns as columns
-from evaluator import cell_counts
-from evaluator.cell_columns import CellColumns, Layout
 from evaluator.chance import metric_chance, normalized_score
 from evaluator.metrics import METRICS
 from evaluator.metrics.base import MetricSpec, item_score
 from evaluator.rollup import SUBTASKS, rollup  # noqa: F401  (roll-ups live there; re-exported)
 from evaluator.scoring import gold_for
 from evaluator.spec import Item, ItemResult, TaskSpec
+from evaluator.stats import bootstrap_draws, percentile_interval, wilson  # noqa: F401  (wilson re-exported)
 
 BOOTSTRAP_SEED = 4156
 """Seed for every bootstrap (the value the BHASA paper uses for ROUGE), so intervals are reproducible."""
 N_BOOTSTRAP = 1000
-Z95 = 1.959963984540054
 
 
 @dataclass(frozen=True)
@@ -63,16 +59,6 @@ class CellScore:
     or checkpoint)."""
     note: str = ""
     """Why a value is missing, how the interval was made, runs and below-chance remarks."""
-
-
-def wilson(p: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval for a proportion p (0-1) over n trials; stays inside [0, 1] and non-degenerate."""
-    if n <= 0:
-        return (float("nan"), float("nan"))
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 @dataclass(frozen=True)
@@ -129,22 +115,13 @@ def _value(spec: MetricSpec, rows: Sequence[_Row]) -> float:
     return float(np.mean(vals)) if vals else float("nan")
 
 
-@functools.lru_cache(maxsize=8)
-def _draws(seed: int, n_boot: int, n: int) -> np.ndarray:
-    """The (n_boot × n) item indices of a seeded bootstrap; one read-only array per cell size, shared by its
-    metrics and runs (so `metrics.base.multiplicity` builds its matrix once)."""
-    draws = np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
-    draws.flags.writeable = False
-    return draws
-
-
 def _bootstrap(spec: MetricSpec, rows: Sequence[_Row], n_boot: int, seed: int) -> tuple[float, float]:
     """Percentile 95% interval (0-1) from resampling items with all their rows."""
     by_item: dict[str, list[_Row]] = defaultdict(list)
     for r in rows:
         by_item[r.item.item_id].append(r)
     ids = sorted(by_item)  # the interval is a function of the items, not of the order rows arrive in
-    draws = _draws(seed, n_boot, len(ids))
+    draws = bootstrap_draws(seed, n_boot, len(ids))
     if spec.corpus is None:
         # Item metrics: the run-mean of run-means equals the mean of per-item means when runs cover the same items.
         means = np.array([np.mean([_item_score(spec, r) for r in by_item[i]]) for i in ids])
@@ -173,10 +150,7 @@ def _bootstrap(spec: MetricSpec, rows: Sequence[_Row], n_boot: int, seed: int) -
             vals = [v for v in (spec.corpus(ts) for ts in runs.values()) if not math.isnan(v)]
             stats.append(float(np.mean(vals)) if vals else float("nan"))
         stats = np.array([s for s in stats if not math.isnan(s)])
-    if len(stats) == 0:
-        return (float("nan"), float("nan"))
-    lo, hi = np.percentile(stats, [2.5, 97.5])
-    return (float(lo), float(hi))
+    return percentile_interval(stats)
 
 
 def _clustered_se(spec: MetricSpec, rows: Sequence[_Row]) -> float | None:
@@ -196,17 +170,14 @@ def _empty(metric: str, task: TaskSpec, lang: str, n: int, n_runs: int, fail: fl
                      metric == task.headline_metric(lang), status, note)
 
 
-def aggregate_cell(task: TaskSpec, lang: str, pairs: Sequence[tuple[Item, ItemResult]] | None = None, *,
-                   n_boot: int = N_BOOTSTRAP, seed: int = BOOTSTRAP_SEED,
-                   columns: CellColumns | None = None) -> list[CellScore]:
-    """One CellScore per metric of the task, from the (item, result) pairs of one cell (or the same rows as
-    `columns`, in store order: run, item id, order)."""
-    cols = columns if columns is not None else CellColumns.from_pairs(list(pairs or ()))
-    lay = Layout.of(cols)
-    items = [cols.items[i] for i in lay.first]
-    n, n_runs = len(items), len(lay.runs)
-    fail = float(np.mean(~cols.parsed)) if cols.n_rows else 0.0
-    rows: list[list[_Row]] = []  # built only when a metric has no columnar form
+def aggregate_cell(task: TaskSpec, lang: str, pairs: Sequence[tuple[Item, ItemResult]], *,
+                   n_boot: int = N_BOOTSTRAP, seed: int = BOOTSTRAP_SEED) -> list[CellScore]:
+    """One CellScore per metric of the task, from the (item, result) pairs of one cell."""
+    pairs = list(pairs)
+    rows = _rows(task, pairs)
+    items = list({r.item.item_id: r.item for r in rows}.values())
+    n, n_runs = len(items), len({r.result.prediction.run for r in rows})
+    fail = float(np.mean([not r.result.parsed for r in rows])) if rows else 0.0
     out = []
     for name in task.metrics:
         spec = METRICS.get(name)
@@ -219,47 +190,11 @@ def aggregate_cell(task: TaskSpec, lang: str, pairs: Sequence[tuple[Item, ItemRe
         if reason:
             out.append(_empty(name, task, lang, n, n_runs, fail, "unavailable", f"{spec.display} unavailable: {reason}"))
             continue
-        if not cols.n_rows:
+        if not rows:
             out.append(_empty(name, task, lang, 0, 0, 0.0, "not_scored", "no predictions"))
             continue
-        score = _columnar(spec, task, lang, cols, lay, items, fail, n_boot, seed)
-        if score is None:
-            rows = rows or [_rows(task, cols.pairs())]
-            score = _score(spec, task, lang, rows[0], items, n_runs, fail, n_boot, seed)
-        out.append(score)
+        out.append(_score(spec, task, lang, rows, items, n_runs, fail, n_boot, seed))
     return out
-
-
-def _columnar(spec: MetricSpec, task: TaskSpec, lang: str, cols: CellColumns, lay: Layout, items: list[Item],
-              fail: float, n_boot: int, seed: int) -> CellScore | None:
-    """`_score` from the columns (`evaluator.cell_columns`), or None when the metric has no columnar form."""
-    if spec.detail is not None or spec.interval is not None:
-        return None
-    n, n_runs = len(items), len(lay.runs)
-    draws = _draws(seed, n_boot, len(lay.ids))
-    values = columns.item_scores(spec, cols)
-    se = None
-    if values is not None:
-        value = columns.item_value(values, lay)
-        stats = None if spec.binary else columns.item_bootstrap(values, lay, draws)
-        se = columns.clustered_se(values, lay) if n_runs > 1 else None
-    else:
-        got = cell_counts.counted_metric(spec, task, lang, cols, lay, draws)
-        if got is None:
-            return None
-        value, stats = got
-    if math.isnan(value):
-        return _empty(spec.name, task, lang, n, n_runs, fail, "not_scored", spec.empty_reason)
-    if stats is None:
-        lo, hi = wilson(value, n)
-        notes = [f"95% CI: Wilson over {n} items"]
-    else:
-        lo, hi = (float(x) for x in np.percentile(stats, [2.5, 97.5])) if len(stats) else (math.nan, math.nan)
-        notes = [f"95% CI: bootstrap over items (B={n_boot}, seed {seed})"]
-        if lo == hi and value in (0.0, 1.0):
-            lo, hi = wilson(value, n)
-            notes.append("degenerate at the boundary: Wilson used")
-    return _close(spec, task, lang, items, n_runs, fail, value, lo, hi, notes, se)
 
 
 def _score(spec: MetricSpec, task: TaskSpec, lang: str, rows: list[_Row], items: list[Item], n_runs: int,
@@ -308,73 +243,6 @@ def _close(spec: MetricSpec, task: TaskSpec, lang: str, items: list[Item], n_run
         notes.append("below chance")
     return CellScore(spec.name, 100 * value, 100 * lo, 100 * hi, len(items), n_runs, fail, chance, normalized,
                      spec.name == task.headline_metric(lang), "ok", "; ".join(notes))
-
-
-# ------------------------------------------------------------------------------------ model comparison
-
-
-@dataclass(frozen=True)
-class PairedTest:
-    """Difference between two models on the same items, with its uncertainty."""
-
-    diff: float
-    """Mean score of A minus mean score of B, on 0-100."""
-    ci_low: float
-    """Lower end of the 95% paired-bootstrap interval of the difference (0-100 scale)."""
-    ci_high: float
-    p_value: float
-    """Two-sided: exact McNemar for 0/1 scores, paired bootstrap otherwise."""
-    method: str
-    """"mcnemar-exact" or "paired-bootstrap"."""
-    n: int
-    """Items both models were scored on."""
-    a_only: int = 0
-    """Items only A got right (0/1 scores)."""
-    b_only: int = 0
-    """Items only B got right (0/1 scores)."""
-
-
-def _aligned(a: Sequence[float] | dict, b: Sequence[float] | dict) -> tuple[np.ndarray, np.ndarray]:
-    if isinstance(a, dict) and isinstance(b, dict):
-        keys = sorted(set(a) & set(b), key=str)
-        return np.array([a[k] for k in keys], dtype=float), np.array([b[k] for k in keys], dtype=float)
-    if len(a) != len(b):
-        raise ValueError(f"paired scores need the same items: {len(a)} vs {len(b)} scores")
-    return np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-
-
-def mcnemar_exact(a_only: int, b_only: int) -> float:
-    """Two-sided exact McNemar p-value: binomial(n = a_only + b_only, 1/2) tail, doubled, capped at 1."""
-    n = a_only + b_only
-    if n == 0:
-        return 1.0
-    k = min(a_only, b_only)
-    return min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n)
-
-
-def paired_test(a_scores: Sequence[float] | dict, b_scores: Sequence[float] | dict, *,
-                n_boot: int = 10_000, seed: int = BOOTSTRAP_SEED) -> PairedTest:
-    """Compare models A and B on the same items (per-item scores 0-1, as sequences in item order or dicts by id).
-
-    0/1 scores get an exact McNemar test; others a paired bootstrap p-value (share of resampled differences on
-    the other side of zero, doubled). The interval is always the paired bootstrap percentile interval.
-    """
-    a, b = _aligned(a_scores, b_scores)
-    if len(a) == 0:
-        raise ValueError("paired_test needs at least one common item")
-    d = a - b
-    rng = np.random.default_rng(seed)
-    boots = d[rng.integers(0, len(d), size=(n_boot, len(d)))].mean(axis=1)
-    lo, hi = np.percentile(boots, [2.5, 97.5])
-    binary = bool(np.isin(a, (0.0, 1.0)).all() and np.isin(b, (0.0, 1.0)).all())
-    a_only, b_only = int(((a == 1) & (b == 0)).sum()), int(((a == 0) & (b == 1)).sum())
-    if binary:
-        p, method = mcnemar_exact(a_only, b_only), "mcnemar-exact"
-    else:
-        p = min(1.0, 2 * min(float((boots <= 0).mean()), float((boots >= 0).mean())))
-        method = "paired-bootstrap"
-    return PairedTest(100 * float(d.mean()), 100 * float(lo), 100 * float(hi), p, method, len(d),
-                      a_only if binary else 0, b_only if binary else 0)
 
 
 # --------------------------------------------------------------------------------------- breakdowns

@@ -1,38 +1,60 @@
-"""Whole-cell paired tests between systems (model × prompt language), vectorised across the pairs of a cell.
+"""Paired tests between systems (model × prompt language) on the items both scored: the one implementation.
 
-`pair_tests` gives, for every requested pair of systems, exactly what `evaluator.aggregate.paired_test` gives on
-the items both systems have a score for (dicts by item id: common items sorted by id): the difference, its 95%
-paired-bootstrap interval, the p-value (exact McNemar for 0/1 scores, bootstrap otherwise) and the discordant
-counts. Instead of one 10,000 × n resampling per pair, the pairs that share the same common items share one
-seeded index matrix (the same seed and n give the same draws): per chunk of resamples the draws become a
-multiplicity-count matrix, one matrix product gives every system's resampled sum, and a pair's resampled
-difference is the difference of two columns. With 0/1 scores the sums are exact integers in float64, so the
-resampled differences equal `paired_test`'s bit for bit (so do halves and quarters); with other fractional scores
-they agree to rounding (~1e-15), and the resamples whose difference is within rounding of zero are recomputed the
-way `paired_test` does, so its bootstrap p-value (a count of differences <= 0 and >= 0) is reproduced exactly.
+`paired_test(a, b)` compares two systems; `pair_tests` every requested pair of a cell at once. For each pair: the
+mean difference, its 95% paired-bootstrap percentile interval (10,000 resamples of the common items, sorted by
+id, seeded), and the p-value: exact McNemar (`evaluator.stats.mcnemar_exact`) for 0/1 scores, else the share of
+resampled differences on the other side of zero, doubled. The pairs that share the same common items share one
+seeded index matrix: per chunk of resamples the draws become a multiplicity-count matrix, one matrix product gives
+every system's resampled sum, and a pair's resampled difference is the difference of two columns. Scores that are
+multiples of 1/1024 (0/1, halves, quarters) sum exactly in any order; for other scores a resampled difference
+within rounding of zero is recomputed as the mean of the drawn items' differences, so its sign (which the p-value
+counts) is not an artefact of the order the sums were added in.
 """
 from __future__ import annotations
 
 import functools
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Hashable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from evaluator.aggregate import BOOTSTRAP_SEED, PairedTest, mcnemar_exact
+from evaluator.aggregate import BOOTSTRAP_SEED
 from evaluator.bulk import one_blas_thread
+from evaluator.stats import bootstrap_draws, mcnemar_exact, percentile_interval
 
 N_PAIR_BOOTSTRAP = 10_000
-"""Resamples per pair (`paired_test`'s default)."""
+"""Resamples per pair."""
 _CHUNK_CELLS = 1_000_000
 """Resamples are drawn in chunks of about this many indices (~12 MB of draws and counts whatever the cell size)."""
 _PAIR_BATCH = 256
 """Pairs whose resampled differences are held at once (n_boot × 256 floats, 20 MB)."""
 _DYADIC = 1024.0
 """Scores that are multiples of 1/1024 (0/1, halves of two option orders, quarters) sum exactly in float64 in any
-order, so their resampled differences are paired_test's bit for bit and need no recomputation near zero."""
+order, so their resampled differences need no recomputation near zero."""
 _NEAR_ZERO = 1e-9
-"""A resampled mean difference this close to zero is recomputed as `paired_test` computes it (its sign counts)."""
+"""A resampled mean difference this close to zero is recomputed from the drawn items' differences (its sign counts)."""
+
+@dataclass(frozen=True)
+class PairedTest:
+    """Difference between two models on the same items, with its uncertainty."""
+
+    diff: float
+    """Mean score of A minus mean score of B, on 0-100."""
+    ci_low: float
+    """Lower end of the 95% paired-bootstrap interval of the difference (0-100 scale)."""
+    ci_high: float
+    p_value: float
+    """Two-sided: exact McNemar for 0/1 scores, paired bootstrap otherwise."""
+    method: str
+    """"mcnemar-exact" or "paired-bootstrap"."""
+    n: int
+    """Items both models were scored on."""
+    a_only: int = 0
+    """Items only A got right (0/1 scores)."""
+    b_only: int = 0
+    """Items only B got right (0/1 scores)."""
+
 
 Scores = Mapping[Hashable, Mapping[str, float]]
 """{system: {item_id: per-item score 0-1}}; an item a system has no score for is absent (or NaN). A key may be any
@@ -40,7 +62,7 @@ hashable, e.g. (metric, system), so the pairs of several metrics share their res
 
 
 def _common(a: Mapping[str, float], b: Mapping[str, float]) -> tuple[str, ...]:
-    """Items both systems scored, sorted as `paired_test` sorts dict keys."""
+    """Items both systems scored, sorted by id (as text)."""
     keep = [k for k in a.keys() & b.keys() if a[k] == a[k] and b[k] == b[k]]
     return tuple(sorted(keep, key=str))
 
@@ -56,14 +78,14 @@ def _counted(draws: np.ndarray) -> np.ndarray:
 def _small_draws(seed: int, n_boot: int, n: int) -> tuple[np.ndarray, np.ndarray]:
     """The whole (n_boot × n) index matrix and its counts when they fit one chunk, kept for the next refresh of a
     cell of that size (the live runner refreshes after every cell); read-only."""
-    draws = np.random.default_rng(seed).integers(0, n, size=(n_boot, n)).astype(np.int32)
+    draws = bootstrap_draws(seed, n_boot, n)
     counts = _counted(draws)
-    draws.flags.writeable = counts.flags.writeable = False
+    counts.flags.writeable = False
     return draws, counts
 
 
 def _chunks(seed: int, n_boot: int, n: int) -> Iterator[tuple[int, np.ndarray, np.ndarray | None]]:
-    """(first resample, draws, counts) chunk by chunk: the same stream as paired_test's one (n_boot × n) call."""
+    """(first resample, draws, counts) chunk by chunk: the same stream as `bootstrap_draws`' one (n_boot × n) call."""
     chunk = max(1, _CHUNK_CELLS // n)
     if chunk >= n_boot:
         yield (0, *_small_draws(seed, n_boot, n))
@@ -98,7 +120,7 @@ def _system_sums(values: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
 def _differences(values: np.ndarray, sums: np.ndarray, cols: np.ndarray, fix: np.ndarray, n_boot: int,
                  seed: int) -> np.ndarray:
     """(n_boot × pairs) resampled mean differences of pairs `cols` (A and B columns), those of `fix` pairs within
-    rounding of zero recomputed as paired_test computes them (from the same draws)."""
+    rounding of zero recomputed as the mean of the drawn items' differences (from the same draws)."""
     n = values.shape[0]
     diffs = (sums[:, cols[:, 0]] - sums[:, cols[:, 1]]) / n
     near = np.abs(diffs) <= _NEAR_ZERO
@@ -114,7 +136,7 @@ def _differences(values: np.ndarray, sums: np.ndarray, cols: np.ndarray, fix: np
 
 
 def _group_tests(matrix: np.ndarray, cols: np.ndarray, n_boot: int, seed: int) -> list[PairedTest]:
-    """`paired_test` of each pair (column indices into `matrix`, items × systems) on all of matrix's rows; the
+    """The test of each pair (column indices into `matrix`, items × systems) on all of matrix's rows; the
     resampled sums once per system, the differences in batches of pairs (memory stays n_boot × batch)."""
     sums = _system_sums(matrix, n_boot, seed)
     tests = []
@@ -125,7 +147,7 @@ def _group_tests(matrix: np.ndarray, cols: np.ndarray, n_boot: int, seed: int) -
         binary = np.isin(a, (0.0, 1.0)).all(axis=0) & np.isin(b, (0.0, 1.0)).all(axis=0)
         exact = (np.mod(a * _DYADIC, 1) == 0).all(axis=0) & (np.mod(b * _DYADIC, 1) == 0).all(axis=0)
         boots = _differences(matrix, sums, batch, ~exact, n_boot, seed)
-        lo, hi = np.percentile(boots, [2.5, 97.5], axis=0)
+        interval = [percentile_interval(boots[:, k]) for k in range(len(batch))]
         below, above = (boots <= 0).mean(axis=0), (boots >= 0).mean(axis=0)
         a_only, b_only = ((a == 1) & (b == 0)).sum(axis=0), ((a == 0) & (b == 1)).sum(axis=0)
         for k in range(len(batch)):
@@ -134,14 +156,15 @@ def _group_tests(matrix: np.ndarray, cols: np.ndarray, n_boot: int, seed: int) -
                     (a_only[k], b_only[k])
             else:
                 p, method, counts = min(1.0, 2 * min(float(below[k]), float(above[k]))), "paired-bootstrap", (0, 0)
-            tests.append(PairedTest(100 * float(d[:, k].mean()), 100 * float(lo[k]), 100 * float(hi[k]), p, method,
+            tests.append(PairedTest(100 * float(d[:, k].mean()), 100 * interval[k][0], 100 * interval[k][1], p, method,
                                     len(d), int(counts[0]), int(counts[1])))
     return tests
 
 
 def pair_tests(scores: Scores, pairs: Sequence[tuple[Hashable, Hashable]], *, n_boot: int = N_PAIR_BOOTSTRAP,
                seed: int = BOOTSTRAP_SEED) -> dict[tuple[Hashable, Hashable], PairedTest | None]:
-    """{(a, b): paired_test(scores[a], scores[b])} for each pair, None when the two share no scored item."""
+    """{(a, b): the paired test of a against b on the items both scored} for each pair, None when the two share no
+    scored item."""
     groups: dict[tuple[str, ...], list[tuple[Hashable, Hashable]]] = defaultdict(list)
     for a, b in pairs:
         groups[_common(scores[a], scores[b])].append((a, b))
@@ -159,8 +182,8 @@ def pair_tests(scores: Scores, pairs: Sequence[tuple[Hashable, Hashable]], *, n_
 
 
 def reversed_test(test: PairedTest) -> PairedTest:
-    """The same test read as B vs A: what `paired_test(b, a)` gives (difference and interval negated, to
-    rounding of the interpolated percentiles; p-value and method equal; discordant counts swapped)."""
+    """The same test read as B vs A (difference and interval negated, to rounding of the interpolated percentiles of
+    the B − A resamples; p-value and method equal; discordant counts swapped)."""
     return PairedTest(-test.diff, -test.ci_high, -test.ci_low, test.p_value, test.method, test.n, test.b_only,
                       test.a_only)
 
@@ -172,3 +195,18 @@ def both_orders(tests: Mapping[tuple[Hashable, Hashable], PairedTest | None]
     for (a, b), test in tests.items():
         out.setdefault((b, a), None if test is None else reversed_test(test))
     return out
+
+
+def paired_test(a_scores: Sequence[float] | Mapping[str, float], b_scores: Sequence[float] | Mapping[str, float], *,
+                n_boot: int = N_PAIR_BOOTSTRAP, seed: int = BOOTSTRAP_SEED) -> PairedTest:
+    """Compare models A and B on the same items: per-item scores 0-1 as dicts by item id (the common items are
+    compared) or as sequences in one item order (of equal length; compared in that order)."""
+    if not isinstance(a_scores, Mapping) or not isinstance(b_scores, Mapping):
+        if len(a_scores) != len(b_scores):
+            raise ValueError(f"paired scores need the same items: {len(a_scores)} vs {len(b_scores)} scores")
+        width = len(str(len(a_scores)))
+        a_scores, b_scores = ({f"{k:0{width}d}": float(v) for k, v in enumerate(s)} for s in (a_scores, b_scores))
+    test = pair_tests({"a": a_scores, "b": b_scores}, [("a", "b")], n_boot=n_boot, seed=seed)[("a", "b")]
+    if test is None:
+        raise ValueError("paired_test needs at least one common item")
+    return test

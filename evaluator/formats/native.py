@@ -11,7 +11,7 @@ from typing import Any
 from evaluator.formats import limits as L
 from evaluator.formats.base import FormatError, ParsedFile
 from evaluator.registry import ALIASES, TASKS, resolve
-from evaluator.spec import Prediction, read_prediction
+from evaluator.spec import Prediction
 
 REQUIRED = ("task", "lang", "item_id", "prompt_lang", "prediction")
 OPTIONAL = ("run", "option_logprobs", "order", "reasoning", "prompt", "scores")
@@ -41,7 +41,8 @@ def _well_formed(obj: Any, line: int) -> Prediction | None:
             or order not in ("ab", "ba") or (order == "ba" and not task.both_orders)
             or not (reasoning is None or isinstance(reasoning, str)) or not (prompt is None or isinstance(prompt, str))):
         return None
-    return read_prediction(task.name, lang, item_id.strip(), prompt_lang, output, run, order, reasoning, prompt, line)
+    return Prediction(task=task.name, lang=lang, item_id=item_id.strip(), prompt_lang=prompt_lang, output=output,
+                      run=run, order=order, reasoning=reasoning, prompt=prompt, line=line)
 
 
 def _check(obj: Any, file: str, line: int) -> tuple[Prediction | None, list[FormatError]]:

@@ -17,6 +17,8 @@ from typing import Mapping, Sequence
 import krippendorff
 import numpy as np
 
+from evaluator.stats import percentile_interval, wilson
+
 
 @dataclass(frozen=True)
 class Estimate:
@@ -52,8 +54,8 @@ def mean_interval(values: Sequence[float], binary: bool = False) -> Estimate:
 
     mean = float(np.mean(values))
     if binary:
-        ci = stats.binomtest(int(round(sum(values))), n).proportion_ci(0.95, method="wilson")
-        return Estimate(mean, float(ci.low), float(ci.high), n)
+        low, high = wilson(mean, n)
+        return Estimate(mean, low, high, n)
     if n < 2:
         return Estimate(mean, float("nan"), float("nan"), n)
     sem = stats.sem(values)
@@ -80,7 +82,7 @@ def _bootstrap(items: list[str], statistic, seed: int, n_boot: int) -> tuple[flo
     draws = [d for d in draws if not math.isnan(d)]
     if len(draws) < n_boot // 2:
         return float("nan"), float("nan")
-    return float(np.percentile(draws, 2.5)), float(np.percentile(draws, 97.5))
+    return percentile_interval(draws)
 
 
 def item_tau(pairs: Mapping[tuple[str, str], tuple[float, float]], seed: int = 0, n_boot: int = 1000) -> Estimate:

@@ -8,7 +8,8 @@ import statistics
 
 import pytest
 
-from evaluator.aggregate import aggregate_cell, breakdown, paired_test, wilson
+from evaluator.aggregate import aggregate_cell, breakdown, wilson
+from evaluator.pair_tests import paired_test
 from evaluator.metrics import METRICS
 from evaluator.ranking import rank_ranges
 from evaluator.registry import TASKS
@@ -141,7 +142,7 @@ def _item_scores(model: str, task: str, lang: str, prompt_lang: str, metric: str
 
 def test_compare_page_item_scores_and_paired_test_are_the_evaluators(db):
     """Compare on LINDSEA minimal pairs (both option orders, so item scores of 0, 0.5 and 1): every per-item
-    score, the paired test (`aggregate.paired_test` on the same items in the page's order) and each answer's score."""
+    score, the paired test (`pair_tests.paired_test` on the same items in the page's order) and each answer's score."""
     systems = ["SeaLion-9B-it|en", "Gemma-2B|en"]
     at = app_test("compare", task="lindsea-mp", lang="id", metric="accuracy")
     at.multiselect[0].set_value(systems).run()
@@ -169,7 +170,7 @@ def test_compare_page_item_scores_and_paired_test_are_the_evaluators(db):
 
 def test_compare_page_pair_tests_are_paired_test_on_the_whole_cell(db):
     """Three systems: the stored test of every chosen pair (the page's table; A vs B also as its sentence) equals
-    `aggregate.paired_test` on all the items both answered, whatever the slice narrows the item table to."""
+    `pair_tests.paired_test` on all the items both answered, whatever the slice narrows the item table to."""
     systems = ["Closed-XL|native", "SeaLion-9B-it|en", "Gemma-2B|native"]
     at = app_test("compare", task="lindsea-mp", lang="id", metric="accuracy", slice="a_right_b_wrong")
     at.multiselect[0].set_value(systems).run()

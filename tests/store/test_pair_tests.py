@@ -1,12 +1,12 @@
 """Stored paired tests (schema V13): written by ingest for every pair of systems on a cell in both orders, equal to
-`aggregate.paired_test` on the stored item outcomes; only the pairs of a re-ingested model's cells are recomputed;
+`pair_tests.paired_test` on the stored item outcomes; only the pairs of a re-ingested model's cells are recomputed;
 back-filled for a store written before V13 and when stale; removed with the runs an upload deletion removes; and
 recomputed, never merged, after a Hub merge."""
 from __future__ import annotations
 
 import pytest
 
-from evaluator.aggregate import paired_test
+from evaluator.pair_tests import paired_test
 from services.ingest import ingest_predictions
 from services.pair_tests import backfill_pair_tests
 from store import db

@@ -1,0 +1,60 @@
+"""The interval and test statistics every figure is built with, one implementation each.
+
+- `wilson`: the Wilson score interval of a proportion (closed form, so it also takes the fractional share of a
+  mean over runs; equal to `scipy.stats.binomtest(k, n).proportion_ci(method="wilson")` to rounding for whole k,
+  tests/unit/test_stats.py);
+- `mcnemar_exact`: the two-sided exact McNemar p-value, `scipy.stats.binomtest` on the discordant pairs;
+- `bootstrap_draws` and `percentile_interval`: the seeded item indices of a percentile bootstrap and its 95%
+  interval, shared by the cell aggregates (`evaluator.aggregate`) and the paired tests (`evaluator.pair_tests`).
+
+Kendall's tau is `scipy.stats.kendalltau` itself (`evaluator.human.agreement`).
+"""
+from __future__ import annotations
+
+import functools
+import math
+from typing import Sequence
+
+import numpy as np
+
+Z95 = 1.959963984540054
+"""The standard normal's 97.5% quantile."""
+
+
+def wilson(p: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a proportion p (0-1) over n trials; stays inside [0, 1] and non-degenerate."""
+    if n <= 0:
+        return (float("nan"), float("nan"))
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def mcnemar_exact(a_only: int, b_only: int) -> float:
+    """Two-sided exact McNemar p-value: the binomial test of min(a_only, b_only) out of the discordant pairs at 1/2
+    (`scipy.stats.binomtest`); 1 when there is no discordant pair."""
+    n = a_only + b_only
+    if n == 0:
+        return 1.0
+    from scipy.stats import binomtest
+
+    return float(binomtest(min(a_only, b_only), n, 0.5).pvalue)
+
+
+@functools.lru_cache(maxsize=8)
+def bootstrap_draws(seed: int, n_boot: int, n: int) -> np.ndarray:
+    """The (n_boot × n) item indices of a seeded bootstrap (`numpy.random.default_rng(seed)`); one read-only array
+    per size, shared by a cell's metrics and runs."""
+    draws = np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
+    draws.flags.writeable = False
+    return draws
+
+
+def percentile_interval(stats: Sequence[float] | np.ndarray) -> tuple[float, float]:
+    """The 95% percentile interval (2.5th and 97.5th percentiles, numpy's linear interpolation) of bootstrap
+    statistics; NaN for none."""
+    if len(stats) == 0:
+        return (float("nan"), float("nan"))
+    lo, hi = np.percentile(stats, [2.5, 97.5])
+    return (float(lo), float(hi))
