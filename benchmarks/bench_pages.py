@@ -250,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
 
         t = time.perf_counter()
         n = len(backfill_page_figures(con).get("models", []))
-        print(f"stored the page figures (field, parse failures, ceilings) of {n:,} models (services.page_figures) in "
+        print(f"stored the page figures (field, ceilings) of {n:,} models (services.page_figures) in "
               f"{time.perf_counter() - t:.0f} s")
     con.execute("CHECKPOINT")
     models = [r[0] for r in con.execute("SELECT model_id FROM models ORDER BY model_id").fetchall()]

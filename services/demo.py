@@ -180,8 +180,9 @@ def inputs_digest(data_dir: Path = DEMO_DIR) -> str:
 
 
 def _columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
-    rows = con.execute("SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'main' "
-                       "ORDER BY table_name, ordinal_position").fetchall()
+    rows = con.execute("SELECT table_name, column_name FROM information_schema.columns JOIN information_schema.tables "
+                       "USING (table_schema, table_name) WHERE table_schema = 'main' AND table_type = 'BASE TABLE' "
+                       "ORDER BY table_name, ordinal_position").fetchall()  # tables only: views are of their rows
     out: dict[str, list[str]] = defaultdict(list)
     for table, column in rows:
         out[table].append(column)

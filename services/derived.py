@@ -22,5 +22,5 @@ def backfill_derived(con: duckdb.DuckDBPyConnection) -> None:
     refresh_stale(con)  # human-evaluation figures before V9 (and V8's copied ratings), or of pulled judgements
     backfill_usage(con)  # cost and speed of models stored before V10
     backfill_levels(con)  # drill-down levels before V11, and of cells back-filled just now
-    backfill_page_figures(con)  # reported rows normalised, Model page field, ceilings, own-score means (V12)
+    backfill_page_figures(con)  # reported rows normalised, Model page field, ceilings (V12)
     backfill_pair_tests(con)  # Compare's paired tests before V13, and of cells back-filled or pulled just now

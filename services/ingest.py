@@ -27,7 +27,7 @@ from evaluator.spec import Item, ItemResult, Prediction, TaskSpec
 from services import refresh_inputs
 from services.refresh_inputs import Merged
 from services.drill_levels import refresh_levels
-from services.page_figures import refresh_model_figures, store_self_reported
+from services.page_figures import refresh_model_figures
 from services.pair_tests import refresh_pair_tests
 from services.usage_store import refresh_usage
 from store import cell_rows, writer
@@ -127,11 +127,11 @@ def refresh_rollups(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str],
     rows = {model_id: rollup_rows(headline[model_id]) for model_id in model_ids}
     writer.replace_rollups(con, rows, rank_rows(con, rows, overalls))  # with every rank range: one delete, one insert
     if inputs is None:
-        runs = {model_id: model_runs(con, model_id) for model_id in model_ids}  # one read for usage and failures
+        runs = {model_id: model_runs(con, model_id) for model_id in model_ids}  # one read for usage
     for model_id in model_ids:
         refresh_usage(con, [model_id], langs, runs)  # cost and speed per model, stored beside its roll-ups (V10)
         refresh_levels(con, [model_id], cells, levels)  # LINDSEA / PACUTE drill-down levels from its nodes (V11)
-    refresh_model_figures(con, model_ids, cells, runs,  # its cells' field, parse failures, PACUTE ceilings (V12)
+    refresh_model_figures(con, model_ids, cells,  # its cells' field and PACUTE ceilings (V12)
                           inputs.field if inputs is not None else None)
 
 
@@ -373,7 +373,6 @@ def ingest_predictions(con: duckdb.DuckDBPyConnection, preds: Iterable[Predictio
                                   "source_file": file, "source_hash": source.get("hash")}
                                  for (task, lang, prompt_lang, run_no), rid in run_ids.items()])
         writer.save_results_batch(con, [(rid, by_run[key]) for key, rid in run_ids.items()], replace=replace)
-        store_self_reported(con, {rid: by_run[key] for key, rid in run_ids.items()})  # the file's own means (V12)
         summary.run_ids.extend(run_ids.values())
         written = {cell: (cell_pairs, {rid for (t, lg, pl, rn), rid in run_ids.items() if (t, lg, pl) == cell})
                    for cell, cell_pairs in fresh.items()}

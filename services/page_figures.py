@@ -5,22 +5,19 @@
 - `refresh_model_figures`: runs wherever a model's roll-ups are refreshed (services.ingest.refresh_rollups: ingest,
   upload deletion, the live runner's per-cell refresh, a Hub pull), and when a model is hidden or shown again, inside
   the caller's transaction: the field of the model's headline cells (every visible model's rank range, median and
-  delta on them, evaluator.model_figures.cell_field), its parse failures per language and its PACUTE control
-  ceilings (evaluator.ceiling).
-- `store_self_reported`: at ingest, the mean of the file's own per-item scores per run and metric.
+  delta on them, evaluator.model_figures.cell_field) and its PACUTE control ceilings (evaluator.ceiling).
 - `backfill_page_figures`: at start and after a Hub pull, whatever a store written before V12 or an export lacks.
 """
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Sequence
 
 import duckdb
 
 from evaluator.ceiling import control_ceilings
-from evaluator.model_figures import cell_field, parse_failures
+from evaluator.model_figures import cell_field
 from evaluator.reported import reported_normalized
 from evaluator.rollup import CONTROLS
-from evaluator.self_reported import run_means
 from store import page_figures as stored
 from store.db import transaction
 
@@ -58,30 +55,17 @@ def _refresh_field(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str],
 
 def refresh_model_figures(con: duckdb.DuckDBPyConnection, model_ids: Iterable[str],
                           cells: Iterable[Sequence[str]] | None = None,
-                          runs: Mapping[str, Sequence[tuple]] | None = None,
                           field: Sequence[tuple] | None = None) -> None:
     """Recompute and store the page figures of these models (inside the caller's transaction). `cells`: the
-    (task, lang, prompt_lang) cells just recomputed, when only those changed (None: any may have); `runs`: model ->
-    its current runs as `store.usage.model_runs` read them in this transaction, when the caller did (else read);
-    `field`: the field's read (`store.page_figures.field_scan` of these models on `cells`) when the caller has it."""
+    (task, lang, prompt_lang) cells just recomputed, when only those changed (None: any may have); `field`: the field's read (`store.page_figures.field_scan` of these models on `cells`) when the caller has it."""
     models = sorted(set(model_ids))
     if not models:
         return
     among = None if cells is None else sorted({tuple(c)[:3] for c in cells})
     _refresh_field(con, models, among, field)
     for model_id in models:
-        counts = stored.answer_counts(runs[model_id]) if runs and model_id in runs else \
-            stored.run_answer_counts(con, model_id)
-        stored.save_parse_failures(con, model_id, parse_failures(counts))
         if among is None or any(task in CONTROLS for task, *_ in among):  # else its ceilings are unchanged
             stored.save_ceilings(con, model_id, control_ceilings(stored.english_cells(con, model_id).to_dict("records")))
-
-
-def store_self_reported(con: duckdb.DuckDBPyConnection, results_by_run: Mapping[str, Sequence]) -> None:
-    """Store the per-run means of the file's own per-item scores of runs just written ({run_id: ItemResults})."""
-    rows = run_means((run_id, metric, value) for run_id, results in results_by_run.items() for res in results
-                     for metric, value in (res.prediction.self_reported or {}).items())
-    stored.save_run_self_reported(con, list(results_by_run), rows)
 
 
 def backfill_page_figures(con: duckdb.DuckDBPyConnection) -> dict[str, object]:
@@ -95,9 +79,4 @@ def backfill_page_figures(con: duckdb.DuckDBPyConnection) -> dict[str, object]:
         if missing:
             refresh_model_figures(con, missing)
             done["models"] = missing
-        own = stored.self_reported_without_means(con)
-        if own:
-            runs = sorted({r[0] for r in own})
-            stored.save_run_self_reported(con, runs, run_means(own))
-            done["runs"] = runs
     return done

@@ -73,7 +73,7 @@ def delete_upload(con: duckdb.DuckDBPyConnection, source_hash: str, actor: str) 
         runs = con.execute("SELECT run_id, task, lang, prompt_lang, run_no FROM runs WHERE source_hash = ?",
                            [source_hash]).fetchall()
         ids = [r[0] for r in runs]
-        for table in ("scores", "predictions", "self_reported", "run_counts", "run_self_reported"):
+        for table in ("scores", "predictions", "self_reported", "run_counts"):
             con.execute(f"DELETE FROM {table} WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [ids])
         con.execute("DELETE FROM runs WHERE source_hash = ?", [source_hash])
         for _, task, lang, prompt_lang, run_no in runs:

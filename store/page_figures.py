@@ -1,8 +1,8 @@
 """Stored page figures (schema V12): the rows the wiring computes them from, and their writers.
 
-services.page_figures computes each figure with the evaluator (normalised reported rows, a cell's field, parse
-failures per language, PACUTE control ceilings, per-run means of a file's own scores) and writes it here inside the
-caller's transaction; store.queries only filter and join the tables.
+services.page_figures computes each figure with the evaluator (normalised reported rows, a cell's field, PACUTE
+control ceilings) and writes it here inside the caller's transaction; store.queries only filter and join the tables.
+Parse failures and the means of a file's own scores are views (store/schema.sql).
 """
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from typing import Any, Mapping, Sequence
 import duckdb
 import pandas as pd
 
-from store.usage import MODEL_RUN_COLUMNS, model_runs
 
 CELL_KEY = ("task", "lang", "prompt_lang", "metric")
 """A headline cell, as cell_field keys it (with model_id)."""
@@ -132,30 +131,12 @@ def save_field(con: duckdb.DuckDBPyConnection, keys: Sequence[Sequence[str]], ro
                                 "delta", "inputs_hash"), rows)
 
 
-RUN_COUNT_COLUMNS = ("task", "lang", "prompt_lang", "answers", "unparsed")
-"""Keys of `run_answer_counts`' rows."""
 
 
-def run_answer_counts(con: duckdb.DuckDBPyConnection, model_id: str) -> list[dict[str, Any]]:
-    """A model's current runs with their answers and unparsed outputs (run_counts, 0 when not counted), as rows
-    with RUN_COUNT_COLUMNS (plain Python values: no data frame per refresh), from `store.usage.model_runs`
-    (`answer_counts` of its rows, when the caller has read them)."""
-    return answer_counts(model_runs(con, model_id))
 
 
-def answer_counts(runs: Sequence[tuple]) -> list[dict[str, Any]]:
-    """`run_answer_counts`' rows from the model's runs as `store.usage.model_runs` read them (every prompt language):
-    the same runs and counts without a read of their own."""
-    task, lang, prompt_lang, answers, unparsed = (MODEL_RUN_COLUMNS.index(c) for c in RUN_COUNT_COLUMNS)
-    return [{"task": r[task], "lang": r[lang], "prompt_lang": r[prompt_lang], "answers": r[answers] or 0,
-             "unparsed": r[unparsed] or 0} for r in runs]
 
 
-def save_parse_failures(con: duckdb.DuckDBPyConnection, model_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
-    """Replace a model's stored parse failures with `rows` (lang, prompt_lang, answers, unparsed, fail_pct)."""
-    con.execute("DELETE FROM parse_failures WHERE model_id = ?", [model_id])
-    _insert(con, "parse_failures", ("model_id", "lang", "prompt_lang", "answers", "unparsed", "fail_pct"),
-            [{**r, "model_id": model_id} for r in rows])
 
 
 def english_cells(con: duckdb.DuckDBPyConnection, model_id: str) -> pd.DataFrame:
@@ -172,25 +153,7 @@ def save_ceilings(con: duckdb.DuckDBPyConnection, model_id: str, rows: Sequence[
 
 
 def models_without_figures(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Models with aggregates but no stored parse failures, field or ceiling (a store written before V12, an
-    export without them)."""
+    """Models with aggregates but no stored field or ceiling (a store written before V12, an export without them)."""
     return [r[0] for r in con.execute("""
         SELECT DISTINCT model_id FROM aggregates WHERE model_id NOT IN (
-            SELECT model_id FROM parse_failures UNION SELECT model_id FROM cell_field
-            UNION SELECT model_id FROM control_ceilings) ORDER BY 1""").fetchall()]
-
-
-def save_run_self_reported(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str],
-                           rows: Sequence[Mapping[str, Any]]) -> None:
-    """Replace the stored per-run means of these runs' own scores with `rows` (run_id, metric, value, items)."""
-    if run_ids:
-        con.execute("DELETE FROM run_self_reported WHERE list_contains(?, run_id)", [list(run_ids)])
-    _insert(con, "run_self_reported", ("run_id", "metric", "value", "items"), rows)
-
-
-def self_reported_without_means(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, float]]:
-    """(run_id, metric, value) per item of the runs with own scores but no stored means (before V12, a pull)."""
-    return con.execute("""
-        SELECT run_id, metric, value FROM self_reported
-        WHERE run_id IN (SELECT run_id FROM self_reported EXCEPT SELECT run_id FROM run_self_reported)
-        ORDER BY ALL""").fetchall()
+            SELECT model_id FROM cell_field UNION SELECT model_id FROM control_ceilings) ORDER BY 1""").fetchall()]

@@ -37,7 +37,7 @@ from typing import Sequence
 
 import duckdb
 
-from store.schema import PUBLIC_TABLES, current_version
+from store.schema import PUBLIC_TABLES, VIEWS, current_version
 from store.schema_figures import ANSWERS_FROM_V7, ANSWERS_V14
 
 FORMAT = "tanaw-parquet"
@@ -226,12 +226,15 @@ def _fail(where: str, message: str) -> ParquetStoreError:
 
 def checked_manifest(con: duckdb.DuckDBPyConnection, manifest: dict, where: str) -> dict[str, dict]:
     """The manifest's public tables with every name checked against this store's schema: tables must exist here
-    (private ones, store.schema.PRIVATE_TABLES, are left out unread), columns must be columns of that table,
-    partition keys one of PARTITION_KEYS, rows a count and checksum a number.
+    (private ones, store.schema.PRIVATE_TABLES, and the tables of figures that are views now, store.schema.VIEWS,
+    are left out unread), columns must be columns of that table, partition keys one of PARTITION_KEYS, rows a count
+    and checksum a number.
     Raises ParquetStoreError naming the manifest field; nothing from the manifest is ever formatted into SQL."""
     known, public = set(schema_tables(con)), set(tables(con))
     out: dict[str, dict] = {}
     for table, meta in manifest["tables"].items():
+        if table in VIEWS:  # an older export's stored figures, a view of the imported rows here
+            continue
         field = f"{where}: tables.{table!r}"
         if table not in known:
             raise _fail(where, f"tables {sorted(set(manifest['tables']) - known)} do not exist in this store "
@@ -368,11 +371,11 @@ def check_decoded_size(files: list[Path]) -> int:
 DERIVED_TABLES = ("drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags",
                   "campaign_provisional", "campaign_quality", "language_alphas", "campaign_computed",
                   "model_usage", "drill_levels", "pair_tests", "reported_normalized", "cell_field",
-                  "parse_failures", "control_ceilings", "run_self_reported")
+                  "control_ceilings")
 """Drill-down pre-aggregates (schema V7), derived from runs and answers with per-store cell numbers, the
 human-evaluation figures (V9), derived from judgements, the usage and drill-down levels per model (V10, V11),
-derived from runs and node counts, the stored page figures (V12: normalised reported rows, a cell's field, parse
-failures, control ceilings, per-run means of a file's own scores), derived from reported rows, aggregates and runs,
+derived from runs and node counts, the stored page figures (V12: normalised reported rows, a cell's field, control
+ceilings), derived from reported rows and aggregates,
 and the paired tests between systems (V13), derived from item outcomes: never merged (a merge would mix two stores'
 numbering, or keep figures of rows that the merge changed); emptied by a replace whose export lacks them. The wiring
 (`services.hub_sync.rollup_all`: roll-ups with usage, levels and page figures, `backfill_drilldowns`,

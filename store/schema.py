@@ -1,4 +1,5 @@
-"""DuckDB schema as versioned migrations; `ensure_schema` applies the missing ones in one transaction.
+"""The store's schema: store/schema.sql is the current one (every table and view), which a new store is created
+from; the versioned migrations below upgrade an older store to it. `ensure_schema` does either in one transaction.
 
 Primary keys are natural keys so that re-ingesting the same rows is a no-op:
 items by (task, lang, item_id); runs by run_id (a hash of model, task, lang, prompt language, run number
@@ -7,9 +8,20 @@ aggregates by (model_id, task, lang, prompt_lang, metric).
 """
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import duckdb
 
 from store.schema_figures import V9, V10, V11, V12, V13, V14, V15
+
+CURRENT_SCHEMA = (Path(__file__).with_name("schema.sql")).read_text(encoding="utf-8")
+"""Every table and view of the current schema (store/schema.sql)."""
+VIEW_SQL = {m.group(1): m.group(0) for m in re.finditer(r"^CREATE VIEW (\w+) AS.*?;$", CURRENT_SCHEMA, re.S | re.M)}
+"""View name -> its CREATE VIEW statement, from CURRENT_SCHEMA."""
+VIEWS = tuple(VIEW_SQL)
+"""Figures once stored as tables, now views over the stored rows: an older store's tables of these names are
+dropped by V17, an older export's files of them are not imported (`store.parquet.checked_manifest`)."""
 
 V1 = (
     """CREATE TABLE IF NOT EXISTS schema_version (
@@ -279,9 +291,14 @@ TANAW_UPLOAD_TOKEN), and only that identity adds runs to it or changes its card 
 the per-uploader tokens the operator issues (`python -m evaluator uploader add`), kept out of exports like
 campaign tokens."""
 
+V17 = (*(f"DROP TABLE IF EXISTS {name}" for name in VIEWS), *VIEW_SQL.values())
+"""Figures a query derives in milliseconds become views (store/schema.sql): parse failures per language (V12) from
+the run counts, the mean of a file's own scores per run (V12) from its per-item rows."""
+
 MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6),
                                                        (7, V7), (8, V8), (9, V9), (10, V10), (11, V11),
-                                                       (12, V12), (13, V13), (14, V14), (15, V15), (16, V16))
+                                                       (12, V12), (13, V13), (14, V14), (15, V15), (16, V16),
+                                                       (17, V17))
 """(version, statements) in order; append a new version, never edit an applied one."""
 
 TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",
@@ -289,8 +306,7 @@ TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregat
           "campaigns", "campaign_candidates", "campaign_assignments", "judgements", "campaign_tokens",
           "campaign_results", "campaign_provisional", "campaign_quality", "language_alphas", "campaign_computed",
           "drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags", "model_usage", "drill_levels",
-          "reported_normalized", "cell_field", "parse_failures", "control_ceilings", "run_self_reported",
-          "pair_tests", "uploader_tokens")
+          "reported_normalized", "cell_field", "control_ceilings", "pair_tests", "uploader_tokens")
 """Tables whose row counts the integrity tests compare before and after a failed write (not `audit`, which records
 refusals too, nor the bookkeeping tables `schema_version` and `hub_sync`)."""
 
@@ -298,8 +314,8 @@ refusals too, nor the bookkeeping tables `schema_version` and `hub_sync`)."""
 PUBLIC_TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",
                  "self_reported", "self_reported_cells", "uploads", "rollups", "metrics", "campaigns",
                  "campaign_results", "drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags",
-                 "model_usage", "drill_levels", "reported_normalized", "cell_field", "parse_failures",
-                 "control_ceilings", "run_self_reported", "pair_tests")
+                 "model_usage", "drill_levels", "reported_normalized", "cell_field", "control_ceilings",
+                 "pair_tests")
 """The only tables an export, a Hub push or a pull carries (store.parquet.public_tables): what the public board
 shows (results, items, models, visible uploads, finished campaigns' figures) and the figures derived from them.
 Every other table is private; a table added to the schema must be listed here or in PRIVATE_TABLES
@@ -345,6 +361,9 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> int:
         return current_version(con)
     con.execute("BEGIN TRANSACTION")
     try:
+        if not done:  # a new store: the current schema at once
+            con.execute(CURRENT_SCHEMA)
+            pending = [(v, ()) for v, _ in pending]
         for v, stmts in pending:
             for stmt in stmts:
                 con.execute(stmt)

@@ -31,9 +31,8 @@ def model_runs(con: duckdb.DuckDBPyConnection, model_id: str, prompt_langs: Sequ
                ) -> list[tuple]:
     """A model's current (not superseded) runs with their prompt language, task family (None for a task outside the
     registry), operator prices (run settings `price_per_mtok`) and stored counts (NULL where none: `run_counts`), as
-    rows with MODEL_RUN_COLUMNS sorted by run id; `prompt_langs`: only runs in these prompt languages. One read for
-    both figures a roll-up refresh stores from them: cost and speed (`run_usage`) and parse failures
-    (`store.page_figures.answer_counts`)."""
+    rows with MODEL_RUN_COLUMNS sorted by run id; `prompt_langs`: only runs in these prompt languages (the read a
+    roll-up refresh computes cost and speed from, `run_usage`)."""
     return con.execute("""
         SELECT r.run_id, r.prompt_lang, t.family,
                TRY_CAST(json_extract_string(r.settings, '$.price_per_mtok.input') AS DOUBLE) AS price_in,

@@ -1,6 +1,7 @@
-"""Schema V12: figures the pages once computed at read time are stored by the wiring. A store written
-before V12 gets them at start, equal to a fresh build's; hiding a model takes it out of every cell's field (and
-out of the rank ranges); an uploaded file's own per-item scores are summarised per run at ingest."""
+"""Schema V12: figures the pages once computed at read time are stored by the wiring (parse failures and the means
+of a file's own scores are views since V17). A store written before V12 gets them at start, equal to a fresh
+build's; hiding a model takes it out of every cell's field (and out of the rank ranges); an uploaded file's own
+per-item scores are summarised per run."""
 from __future__ import annotations
 
 import dataclasses
@@ -11,7 +12,8 @@ import pytest
 from evaluator.model_figures import cell_field
 from tests.helpers.fixtures_store import DATA_DIR, MODELS, fixture_db, predictions
 
-V12_TABLES = ("reported_normalized", "cell_field", "parse_failures", "control_ceilings", "run_self_reported")
+V12_TABLES = ("reported_normalized", "cell_field", "control_ceilings")
+V12_VIEWS = ("parse_failures", "run_self_reported")
 
 
 @pytest.fixture()
@@ -38,7 +40,7 @@ def test_a_store_written_before_v12_gets_the_figures_at_start(store, tmp_path):
     from services.demo import ensure_default_db
     from store import db
 
-    fresh = {t: _rows(store, t) for t in V12_TABLES}
+    fresh = {t: _rows(store, t) for t in V12_TABLES + V12_VIEWS}
     assert all(fresh[t] for t in ("reported_normalized", "cell_field", "parse_failures", "control_ceilings"))
     assert fresh["reported_normalized"][0][-2:] == (pytest.approx(100 / 3), pytest.approx((60 - 100 / 3) / (200 / 3)
                                                                                             * 100))
@@ -50,7 +52,7 @@ def test_a_store_written_before_v12_gets_the_figures_at_start(store, tmp_path):
     try:
         assert all(not _rows(con, t) for t in V12_TABLES)
         ensure_default_db(con)
-        assert {t: _rows(con, t) for t in V12_TABLES} == fresh
+        assert {t: _rows(con, t) for t in V12_TABLES + V12_VIEWS} == fresh
     finally:
         con.close()
 
@@ -96,7 +98,7 @@ def test_hiding_a_model_takes_it_out_of_the_field_and_the_ranks(store, tmp_path)
         con.close()
 
 
-def test_a_files_own_scores_are_summarised_per_run_at_ingest(store):
+def test_a_files_own_scores_are_summarised_per_run(store):
     from services.ingest import ingest_predictions
     from store.queries.upload import self_reported_summary
 
@@ -147,7 +149,7 @@ def test_a_hub_merge_leaves_the_figures_to_the_wiring(tmp_path):
     import_store(local, tmp_path / "x", mode="merge")
     assert not any(_rows(local, t) for t in V12_TABLES)
     backfill_page_figures(local)
-    for t in V12_TABLES:
+    for t in V12_TABLES + V12_VIEWS:
         assert _rows(local, t) == _rows(remote, t), t
 
 
