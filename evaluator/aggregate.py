@@ -23,7 +23,7 @@ from evaluator.metrics.base import MetricSpec, item_score
 from evaluator.rollup import SUBTASKS, rollup  # noqa: F401  (roll-ups live there; re-exported)
 from evaluator.scoring import gold_for
 from evaluator.spec import Item, ItemResult, TaskSpec
-from evaluator.stats import bootstrap_draws, percentile_interval, wilson  # noqa: F401  (wilson re-exported)
+from evaluator.stats import bootstrap_draws, percentile_interval, wilson
 
 BOOTSTRAP_SEED = 4156
 """Seed for every bootstrap (the value the BHASA paper uses for ROUGE), so intervals are reproducible."""

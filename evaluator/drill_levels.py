@@ -3,7 +3,7 @@
 `pooled_levels` takes node counts (items `n`, `correct` = sum of item scores 0-1, `chance` 0-100, and the node's
 keys) and returns one row per key prefix, coarse to fine: depth 0 pools every node, depth d groups by the first d
 keys. Each row has n, correct, value = 100 * correct / n (items pooled), its 95% Wilson interval
-(`aggregate.wilson`, 0-100; None when the scores are not 0-1), chance (the highest of its nodes'), `parts`
+(`evaluator.stats.wilson`, 0-100; None when the scores are not 0-1), chance (the highest of its nodes'), `parts`
 (groups one level down) and `macro` (the mean of their values; None at the deepest level).
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Iterable, Mapping, Sequence
 
-from evaluator.aggregate import wilson
+from evaluator.stats import wilson
 
 
 def _row(keys: tuple, n: int, correct: float, chance: float | None) -> dict[str, Any]:

@@ -3,7 +3,8 @@ import math
 
 import pytest
 
-from evaluator.aggregate import aggregate_cell, wilson
+from evaluator.aggregate import aggregate_cell
+from evaluator.stats import wilson
 from evaluator.registry import get_task
 from evaluator.scoring import score_prediction
 from evaluator.spec import Item, Prediction
