@@ -319,9 +319,9 @@ def _refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: It
 AGGREGATOR = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="tanaw-aggregate")
 """The thread a refresh computes its cells' aggregates on (`evaluator.aggregate.aggregate_cell`: bootstraps, mostly
 Python and small numpy products) while its own thread writes the cells' drill-downs, statements during which DuckDB
-releases the interpreter, so that on two cores the two overlap. Only for cells whose rows are all in memory (the
-pairs an ingest or a live run just wrote): a stored cell's rows may be read back lazily, on the refresh's connection.
-One thread for the process, started at the first refresh: refreshes running at once take turns on it."""
+releases the interpreter, so that on two cores the two overlap. A stored cell's rows are read back on the refresh's
+connection before. One thread for the process, started at the first refresh: refreshes running at once take turns
+on it."""
 
 
 def _aggregates(keys: Sequence[tuple[str, str, str]], pairs: Mapping[tuple[str, str, str], list]
