@@ -35,6 +35,7 @@ order, so their resampled differences need no recomputation near zero."""
 _NEAR_ZERO = 1e-9
 """A resampled mean difference this close to zero is recomputed from the drawn items' differences (its sign counts)."""
 
+
 @dataclass(frozen=True)
 class PairedTest:
     """Difference between two models on the same items, with its uncertainty."""
