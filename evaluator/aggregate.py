@@ -17,6 +17,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from evaluator import cell_columns as columns
+from evaluator import cell_counts
+from evaluator.cell_columns import CellColumns, Layout
 from evaluator.chance import metric_chance, normalized_score
 from evaluator.metrics import METRICS
 from evaluator.metrics.base import MetricSpec, item_score
@@ -170,14 +173,17 @@ def _empty(metric: str, task: TaskSpec, lang: str, n: int, n_runs: int, fail: fl
                      metric == task.headline_metric(lang), status, note)
 
 
-def aggregate_cell(task: TaskSpec, lang: str, pairs: Sequence[tuple[Item, ItemResult]], *,
-                   n_boot: int = N_BOOTSTRAP, seed: int = BOOTSTRAP_SEED) -> list[CellScore]:
-    """One CellScore per metric of the task, from the (item, result) pairs of one cell."""
-    pairs = list(pairs)
-    rows = _rows(task, pairs)
-    items = list({r.item.item_id: r.item for r in rows}.values())
-    n, n_runs = len(items), len({r.result.prediction.run for r in rows})
-    fail = float(np.mean([not r.result.parsed for r in rows])) if rows else 0.0
+def aggregate_cell(task: TaskSpec, lang: str, pairs: Sequence[tuple[Item, ItemResult]] | None = None, *,
+                   n_boot: int = N_BOOTSTRAP, seed: int = BOOTSTRAP_SEED,
+                   columns: CellColumns | None = None) -> list[CellScore]:
+    """One CellScore per metric of the task, from the (item, result) pairs of one cell (or the same rows as
+    `columns`, in store order: run, item id, order)."""
+    cols = columns if columns is not None else CellColumns.from_pairs(list(pairs or ()))
+    lay = Layout.of(cols)
+    items = [cols.items[i] for i in lay.first]
+    n, n_runs = len(items), len(lay.runs)
+    fail = float(np.mean(~cols.parsed)) if cols.n_rows else 0.0
+    rows: list[list[_Row]] = []  # built only when a metric has no columnar form
     out = []
     for name in task.metrics:
         spec = METRICS.get(name)
@@ -190,11 +196,47 @@ def aggregate_cell(task: TaskSpec, lang: str, pairs: Sequence[tuple[Item, ItemRe
         if reason:
             out.append(_empty(name, task, lang, n, n_runs, fail, "unavailable", f"{spec.display} unavailable: {reason}"))
             continue
-        if not rows:
+        if not cols.n_rows:
             out.append(_empty(name, task, lang, 0, 0, 0.0, "not_scored", "no predictions"))
             continue
-        out.append(_score(spec, task, lang, rows, items, n_runs, fail, n_boot, seed))
+        score = _columnar(spec, task, lang, cols, lay, items, fail, n_boot, seed)
+        if score is None:
+            rows = rows or [_rows(task, cols.pairs())]
+            score = _score(spec, task, lang, rows[0], items, n_runs, fail, n_boot, seed)
+        out.append(score)
     return out
+
+
+def _columnar(spec: MetricSpec, task: TaskSpec, lang: str, cols: CellColumns, lay: Layout, items: list[Item],
+              fail: float, n_boot: int, seed: int) -> CellScore | None:
+    """`_score` from the columns (`evaluator.cell_columns`), or None when the metric has no columnar form."""
+    if spec.detail is not None or spec.interval is not None:
+        return None
+    n, n_runs = len(items), len(lay.runs)
+    draws = bootstrap_draws(seed, n_boot, len(lay.ids))
+    values = columns.item_scores(spec, cols)
+    se = None
+    if values is not None:
+        value = columns.item_value(values, lay)
+        stats = None if spec.binary else columns.item_bootstrap(values, lay, draws)
+        se = columns.clustered_se(values, lay) if n_runs > 1 else None
+    else:
+        got = cell_counts.counted_metric(spec, task, lang, cols, lay, draws)
+        if got is None:
+            return None
+        value, stats = got
+    if math.isnan(value):
+        return _empty(spec.name, task, lang, n, n_runs, fail, "not_scored", spec.empty_reason)
+    if stats is None:
+        lo, hi = wilson(value, n)
+        notes = [f"95% CI: Wilson over {n} items"]
+    else:
+        lo, hi = percentile_interval(stats)
+        notes = [f"95% CI: bootstrap over items (B={n_boot}, seed {seed})"]
+        if lo == hi and value in (0.0, 1.0):
+            lo, hi = wilson(value, n)
+            notes.append("degenerate at the boundary: Wilson used")
+    return _close(spec, task, lang, items, n_runs, fail, value, lo, hi, notes, se)
 
 
 def _score(spec: MetricSpec, task: TaskSpec, lang: str, rows: list[_Row], items: list[Item], n_runs: int,

@@ -53,3 +53,15 @@ def one_blas_thread() -> Iterator[None]:
             yield
         finally:
             _held.limiter = None
+
+
+@contextlib.contextmanager
+def usual_blas() -> Iterator[None]:
+    """BLAS with its threads as they were before an enclosing `one_blas_thread` on this thread (none: as they are),
+    for a product whose bits depend on them (OpenBLAS sums some products differently on 1 and 2 threads)."""
+    limiter = getattr(_held, "limiter", None)
+    if limiter is None:
+        yield
+        return
+    with _controller().limit(limits=limiter.get_original_num_threads()["blas"], user_api="blas"):
+        yield

@@ -22,9 +22,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from evaluator.cell_columns import CellColumns, sorted_distinct
 from evaluator.metrics import METRICS
 from evaluator.spec import Item, ItemResult
-from evaluator.usage import USAGE_FIELDS, run_usage
+from evaluator.usage import run_usage
 
 NODE_KEYS = ("phenomenon", "category", "subcategory", "level")
 """An item's node: its own grouping columns as the store keeps them (None when the item has none)."""
@@ -88,58 +89,41 @@ def _all_true(ok: np.ndarray, group: np.ndarray, mask: np.ndarray, n: int) -> li
     return [None if a == 0 else bool(g == a) for a, g in zip(asked.tolist(), good.tolist())]
 
 
-def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(distinct values sorted, position of each entry's value among them)."""
-    distinct, inverse = np.unique(values, return_inverse=True)
-    return distinct, inverse.reshape(-1)
-
-
-def _codes(values: list) -> tuple[list, np.ndarray]:
-    """(distinct values sorted, each entry's position among them; -1 for None)."""
-    distinct = sorted({v for v in values if v is not None})
-    pos = {v: k for k, v in enumerate(distinct)}
-    return distinct, np.array([-1 if v is None else pos[v] for v in values], dtype=np.int64)
-
-
 def cell_drilldown(pairs: Sequence[tuple[Item, ItemResult]]) -> CellDrilldown:
     """The drill-down pre-aggregates of one cell from its scored (Item, ItemResult) pairs (one per stored answer)."""
-    pairs = list(pairs)
+    return columns_drilldown(CellColumns.from_pairs(list(pairs)))
+
+
+def columns_drilldown(cols: CellColumns) -> CellDrilldown:
+    """The drill-down pre-aggregates of one cell from its rows as columns (one row per stored answer)."""
     out = CellDrilldown()
-    results = [res for _, res in pairs]
-    preds = [res.prediction for res in results]
-    items = {it.item_id: it for it, _ in pairs}
-    cell_ids, item_code = _codes([it.item_id for it, _ in pairs])
-    orders, order_code = _codes([p.order for p in preds])
-    run = np.array([p.run for p in preds], dtype=np.int64)
-    parsed = np.array([bool(res.parsed) for res in results], dtype=bool)
-    names = sorted(set().union(*(res.scores for res in results))) if results else []
-    scores = {m: np.array([res.scores.get(m, np.nan) for res in results], dtype=float) for m in names}
-    runs, run_rows = _distinct(run)
+    parsed = cols.parsed
+    runs, run_rows = sorted_distinct(cols.run)
     answers = np.bincount(run_rows, minlength=len(runs))
     unparsed = np.bincount(run_rows, weights=~parsed, minlength=len(runs)).astype(np.int64)
     out.runs = {int(r): (int(a), int(u)) for r, a, u in zip(runs.tolist(), answers.tolist(), unparsed.tolist())}
-    usage = {f: np.array([getattr(p, f) for p in preds], dtype=float) for f in USAGE_FIELDS}  # None: NaN
-    out.run_usage = run_usage(runs, run_rows, usage)
-    out.n_answers, out.n_unparsed = len(pairs), int((~parsed).sum())
-    metrics = [m for m in names if not np.isnan(scores[m]).all()]
+    if cols.usage is not None:
+        out.run_usage = run_usage(runs, run_rows, cols.usage)
+    out.n_answers, out.n_unparsed = cols.n_rows, int((~parsed).sum())
+    metrics = [m for m in sorted(cols.scores) if not np.isnan(cols.scores[m]).all()]
     if not metrics:
         return out
-    n_ids = len(cell_ids)
-    ids = np.asarray(cell_ids, dtype=str)
-    item_parsed = np.bincount(item_code, weights=~parsed, minlength=n_ids) == 0
-    picked = [np.flatnonzero(~np.isnan(scores[m])) for m in metrics]
+    n_ids = len(cols.ids)
+    ids = np.asarray(cols.ids, dtype=str)
+    item_parsed = np.bincount(cols.item_code, weights=~parsed, minlength=n_ids) == 0
+    picked = [np.flatnonzero(~np.isnan(cols.scores[m])) for m in metrics]
     rp = np.concatenate(picked)
     metric_code = np.repeat(np.arange(len(metrics)), [len(p) for p in picked])
-    values = np.concatenate([scores[m][p] for m, p in zip(metrics, picked)])
-    key = metric_code * n_ids + item_code[rp]
-    order = np.lexsort((order_code[rp], run[rp], key))  # by outcome, then run, then option order
-    key, r_ord, values, r_run = key[order], order_code[rp][order], values[order], run[rp][order]
-    keys, group = _distinct(key)
+    values = np.concatenate([cols.scores[m][p] for m, p in zip(metrics, picked)])
+    key = metric_code * n_ids + cols.item_code[rp]
+    order = np.lexsort((cols.order_code[rp], cols.run[rp], key))  # by outcome, then run, then option order
+    key, r_ord, values, r_run = key[order], cols.order_code[rp][order], values[order], cols.run[rp][order]
+    keys, group = sorted_distinct(key)
     counts = np.bincount(group, minlength=len(keys))
     n_out = len(keys)
     mean = np.bincount(group, weights=values, minlength=n_out) / counts
     ok = values >= 1
-    ab, ba = (r_ord == (orders.index(o) if o in orders else -2) for o in ("ab", "ba"))
+    ab, ba = (r_ord == (cols.orders.index(o) if o in cols.orders else -2) for o in ("ab", "ba"))
     o_metric, o_item = keys // n_ids, keys % n_ids
     out.items = {"metric": [metrics[k] for k in o_metric.tolist()], "item_id": ids[o_item].tolist(),
                  "value": mean.tolist(), "right_ab": _all_true(ok, group, ab, n_out),
@@ -147,9 +131,9 @@ def cell_drilldown(pairs: Sequence[tuple[Item, ItemResult]]) -> CellDrilldown:
                  "right_all": _all_true(ok, group, np.ones(len(values), dtype=bool), n_out),
                  "parsed": item_parsed[o_item].tolist()}
     out.answers = {"offsets": np.concatenate([[0], np.cumsum(counts)]), "run_no": r_run,
-                   "ord_code": r_ord, "orders": list(orders), "value": values}  # no text per answer: codes
+                   "ord_code": r_ord, "orders": list(cols.orders), "value": values}  # no text per answer: codes
     out.n_items = len(np.unique(o_item))
-    first = {i: items[i] for i in cell_ids}
+    first = {i: cols.items[i] for i in cols.ids}
     _nodes_and_flags(out, first, ids, o_metric, o_item, np.asarray(metrics, dtype=str))
     return out
 

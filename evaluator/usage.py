@@ -66,10 +66,6 @@ def usage_summary(groups: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     return {**tot, "mean_latency_s": lat, "cost": _total(costs) if has_tokens and costs is not None else None}
 
 
-USAGE_FIELDS = ("tokens_in", "tokens_out", "latency_s")
-"""The prediction fields `run_usage` reads."""
-
-
 def run_usage(runs: np.ndarray, row_run: np.ndarray, usage: Mapping[str, np.ndarray]
               ) -> dict[int, tuple[int, int, float, int]]:
     """Run number -> (tokens in, tokens out, latency sum, timed answers) of a cell's rows: `runs` the cell's run

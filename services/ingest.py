@@ -16,7 +16,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import duckdb
 
 from evaluator.bulk import paused_gc
-from evaluator.drilldown import cell_drilldown
+from evaluator.cell_columns import CellColumns
+from evaluator.drilldown import columns_drilldown
 from evaluator.formats.base import FormatError
 from evaluator.formats.mapping import ItemIndex
 from evaluator.metrics import METRICS
@@ -26,6 +27,7 @@ from evaluator.rollup import rollup_rows
 from evaluator.spec import Item, ItemResult, Prediction, TaskSpec
 from services import refresh_inputs
 from services.refresh_inputs import Merged
+from services.stored_columns import parse_items, stored_columns
 from services.drill_levels import refresh_levels
 from services.page_figures import refresh_model_figures
 from services.pair_tests import refresh_pair_tests
@@ -186,29 +188,6 @@ def score_all(preds: Sequence[Prediction], items: ItemIndex, file: str, *, unmat
     return pairs, errors, warnings
 
 
-_PARSED: dict[tuple, Item] = {}
-"""Items already parsed, by their stored row (equal text, equal item): a refresh re-reads the same items."""
-
-
-def parse_items(rows: Sequence[dict]) -> dict[tuple[str, str], dict[str, Item]]:
-    """Stored item rows as Items by (task, lang) and id, each row's JSON parsed once per process."""
-    if len(_PARSED) > 50_000:  # more than every task and language holds; bounds the memory
-        _PARSED.clear()
-    out: dict[tuple[str, str], dict[str, Item]] = {}
-    for r in rows:
-        key = (r["task"], r["lang"], r["item_id"], r["inputs"], r["gold"], r["options"], r["metadata"],
-               tuple(r["warnings"] or ()))
-        item = _PARSED.get(key)
-        if item is None:
-            item = _PARSED[key] = Item(
-                task=r["task"], lang=r["lang"], item_id=r["item_id"], inputs=json.loads(r["inputs"] or "{}"),
-                gold=json.loads(r["gold"]) if r["gold"] is not None else None,
-                options=tuple(json.loads(r["options"])) if r["options"] else None,
-                metadata=json.loads(r["metadata"] or "{}"), warnings=tuple(r["warnings"] or ()))
-        out.setdefault((r["task"], r["lang"]), {})[r["item_id"]] = item
-    return out
-
-
 def _rebuild(con: duckdb.DuckDBPyConnection, model_id: str, task: TaskSpec, lang: str,
              prompt_lang: str) -> list[tuple[Item, ItemResult]]:
     """(Item, ItemResult) pairs of a cell as stored, for aggregation over every active run: items parsed once per
@@ -222,8 +201,7 @@ def _rebuild(con: duckdb.DuckDBPyConnection, model_id: str, task: TaskSpec, lang
         lps = r["option_logprobs"]
         pred = Prediction(task=task.name, lang=lang, item_id=r["item_id"], prompt_lang="", output=r["output"],
                           run=int(r["run_no"]), order=r["ord"],
-                          option_logprobs=tuple(lps) if lps is not None else None, tokens_in=r["tokens_in"],
-                          tokens_out=r["tokens_out"], latency_s=r["latency_s"])
+                          option_logprobs=tuple(lps) if lps is not None else None)
         result = ItemResult(prediction=pred, answer=r["answer"], parsed=bool(r["parsed"]), reasoning=r["reasoning"],
                             scores=dict(r["scores"] or {}), extras=json.loads(r["extras"]) if r["extras"] else {})
         pairs.append((item, result))
@@ -257,6 +235,13 @@ def _in_memory(pairs: Sequence[tuple[Item, ItemResult]]) -> dict[tuple[str, str,
     return {cell: [rows[key] for key in sorted(rows)] for cell, rows in sorted(cells.items())}
 
 
+WRITTEN_ROWS_MAX = 20_000
+"""Up to this many rows in all, the cells `refresh_aggregates` is handed as just written are aggregated from their
+scored pairs; above it they are read back as columns, one scan (about half the time for 100,000 rows:
+`evaluator.cell_columns.CellColumns.from_pairs` touches every Python object, the scan none), the same rows in the
+same order (tests/store/test_ingest_once.py)."""
+
+
 def refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: Iterable[tuple[str, str, str]], *,
                        written: Mapping[tuple[str, str, str], tuple[list, set[str]]] | None = None,
                        state: cell_rows.RefreshState | None = None,
@@ -264,7 +249,8 @@ def refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: Ite
     """Recompute and store the aggregates of (task, lang, prompt_lang) cells from every active run.
 
     `written`: cell -> (scored pairs, run ids) an ingest just wrote; a cell with no other active run is aggregated
-    from those pairs as they are, without reading its rows back from the store. `state`: the cells' (sorted, without
+    from those pairs as they are, without reading its rows back from the store, unless such cells hold more than
+    `WRITTEN_ROWS_MAX` rows in all (then reading them back is cheaper). `state`: the cells' (sorted, without
     repeats) `store.cell_rows.RefreshState` when the caller knows it (the live sink's clean cells), else it is read
     here. `ahead`: the refresh's reads of these cells taken before (`services.refresh_inputs.read_ahead`) when the
     caller knows nothing they read was written since (the live sink), merged here with what the refresh writes
@@ -285,26 +271,38 @@ def _refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: It
         fresh, runs = (written or {}).get(key, (None, set()))
         if fresh is not None and all(r[4] in runs for r in state.runs if r[:3] == key):
             own[key] = fresh
-    cell_pairs: dict[tuple[str, str, str], list] = {
-        key: list(own[key]) if key in own else _rebuild(con, model_id, TASKS[key[0]], *key[1:]) for key in keys}
-    drills = {key: cell_drilldown(cell_pairs[key]) for key in keys}
-    aggregating = AGGREGATOR.submit(_aggregates, keys, cell_pairs)  # beside the drill-down's writes
-    try:
+    columns: dict[tuple[str, str, str], CellColumns] = (
+        {key: CellColumns.from_pairs(fresh) for key, fresh in own.items()}
+        if sum(map(len, own.values())) <= WRITTEN_ROWS_MAX else {})
+    rest = [k for k in keys if k not in columns]
+    if rest:
+        def pairs(key: tuple[str, str, str]) -> Callable[[], list]:
+            if key in own:  # the rows just written, in the store's order: what `_rebuild` would read
+                return lambda: list(own[key])
+            return lambda: _rebuild(con, model_id, TASKS[key[0]], *key[1:])
+
+        columns |= stored_columns(con, model_id, rest, lambda task: TASKS[task].metrics, pairs, state.runs)
+    drills = {key: columns_drilldown(columns[key]) for key in keys}
+    if all(key in own for key in keys):  # aggregated beside the drill-down's writes (`AGGREGATOR`)
+        aggregating = AGGREGATOR.submit(_aggregates, keys, columns)
+        try:
+            save_drilldowns(con, model_id, drills, state=state)
+        except BaseException:
+            concurrent.futures.wait([aggregating])
+            raise
+        computed = aggregating.result()
+    else:  # a metric without a columnar form reads a stored cell's rows back, on this connection: here
+        computed = _aggregates(keys, columns)
         save_drilldowns(con, model_id, drills, state=state)
-    except BaseException:
-        concurrent.futures.wait([aggregating])
-        raise
-    computed = aggregating.result()
     out = []
     for task_name, lang, prompt_lang in keys:
-        scores = computed[(task_name, lang, prompt_lang)]
+        cols, scores = columns[(task_name, lang, prompt_lang)], computed[(task_name, lang, prompt_lang)]
         head = next((c for c in scores if c.is_headline), scores[0] if scores else None)
         if head is not None:
             out.append(CellSummary(task_name, lang, prompt_lang, head.metric, head.value, head.ci_low, head.ci_high,
                                    head.n, head.normalized, head.parse_fail_rate, head.status, head.note))
         else:
-            out.append(CellSummary(task_name, lang, prompt_lang, "-", None, None, None,
-                                   len(cell_pairs[(task_name, lang, prompt_lang)]), None, None,
+            out.append(CellSummary(task_name, lang, prompt_lang, "-", None, None, None, cols.n_rows, None, None,
                                    "not_scored", "no automatic metric (human-rated)"))
     merged = None
     if ahead is not None and ahead.model_id == model_id and ahead.cells == tuple(keys):
@@ -319,17 +317,17 @@ def _refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: It
 AGGREGATOR = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="tanaw-aggregate")
 """The thread a refresh computes its cells' aggregates on (`evaluator.aggregate.aggregate_cell`: bootstraps, mostly
 Python and small numpy products) while its own thread writes the cells' drill-downs, statements during which DuckDB
-releases the interpreter, so that on two cores the two overlap. A stored cell's rows are read back on the refresh's
-connection before. One thread for the process, started at the first refresh: refreshes running at once take turns
-on it."""
+releases the interpreter, so that on two cores the two overlap. Only for cells whose rows are all in memory (the
+pairs an ingest or a live run just wrote): a stored cell's rows may be read back lazily, on the refresh's connection.
+One thread for the process, started at the first refresh: refreshes running at once take turns on it."""
 
 
-def _aggregates(keys: Sequence[tuple[str, str, str]], pairs: Mapping[tuple[str, str, str], list]
+def _aggregates(keys: Sequence[tuple[str, str, str]], columns: Mapping[tuple[str, str, str], CellColumns]
                 ) -> dict[tuple[str, str, str], list]:
-    """`aggregate_cell` of each cell from its scored pairs."""
+    """`aggregate_cell` of each cell from its columns."""
     from evaluator.aggregate import aggregate_cell
 
-    return {key: aggregate_cell(TASKS[key[0]], key[1], pairs[key]) for key in keys}
+    return {key: aggregate_cell(TASKS[key[0]], key[1], columns=columns[key]) for key in keys}
 
 
 def ingest_predictions(con: duckdb.DuckDBPyConnection, preds: Iterable[Prediction], *, model: Mapping[str, Any],

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 import duckdb
+import numpy as np
 
 
 def cell_predictions(con: duckdb.DuckDBPyConnection, model_id: str, task: str, lang: str,
@@ -17,7 +18,7 @@ def cell_predictions(con: duckdb.DuckDBPyConnection, model_id: str, task: str, l
              cell_scores AS (SELECT s.run_id, s.item_id, s.ord, map(list(s.metric), list(s.value)) AS scores
                              FROM scores s JOIN active USING (run_id) GROUP BY ALL)
         SELECT a.run_no, p.item_id, p.ord, p.output, p.answer, p.parsed, p.reasoning, p.extras, p.option_logprobs,
-               p.tokens_in, p.tokens_out, p.latency_s, cs.scores
+               cs.scores
         FROM active a JOIN predictions p ON p.run_id = a.run_id
         LEFT JOIN cell_scores cs ON cs.run_id = p.run_id AND cs.item_id = p.item_id AND cs.ord = p.ord
         ORDER BY a.run_no, p.item_id, p.ord""", [model_id, task, lang, prompt_lang])
@@ -137,6 +138,47 @@ def clean_state(plan: PlanState, cells: Sequence[Sequence[str]], runs: Iterable[
     keys = {tuple(c) for c in cells}
     return RefreshState(sorted(tuple(r) for r in runs), next_cell, frozenset(),
                         groups_of(r for r in plan.levels if (r[3], r[0], r[1]) in keys))
+
+
+def cells_rows(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Sequence[str]], ids: Sequence[str],
+               usual: tuple[str, str | None], active: Sequence[RunRow] | None = None) -> tuple[Any, Any, Any]:
+    """Every active prediction of these (task, lang, prompt_lang) cells and every stored item score of their active
+    runs whose item id is one of `ids`, as two Arrow tables in no particular order, joined and sorted by the caller
+    (two scans: no pivot or sort on text keys in the store), and the active runs: predictions (run = position in the
+    runs, item = position in `ids`, ord, parsed, answer, tokens_in, tokens_out, latency_s), scores (run, item, ord,
+    metric, value), runs as int64 arrays in store order (cell, run number, run id) of cell (position in `cells`),
+    run_no, slot and dup. `slot` numbers the (cell, run_no) of the active runs, `dup` the runs sharing one (by run
+    id; 0 when a run number is not repeated). Only the run ids and `ids` go to the scans, as two lists, and each row comes back with positions
+    in them: no item id text per row to convert (a third of a scan's time). `usual`: the (order, metric) most
+    rows hold, which come back NULL in the predictions' and scores' ord and the scores' metric (never NULL in the
+    store: part of its key), so nearly no text is converted for them either. `active`: the cells' active runs as `refresh_state`
+    read them (else read here)."""
+    keys = [list(c) for c in cells]
+    if active is None:
+        active = refresh_state(con, model_id, cells).runs
+    position = {tuple(k): i for i, k in reversed(list(enumerate(keys)))}  # a repeated cell: its first place
+    runs = sorted((position[tuple(r[:3])], r[3], r[4]) for r in active if tuple(r[:3]) in position)  # store order
+    cell = np.array([r[0] for r in runs], dtype=np.int64)
+    run_no = np.array([r[1] for r in runs], dtype=np.int64)
+    new_slot = np.ones(len(runs), dtype=bool)
+    new_slot[1:] = (cell[1:] != cell[:-1]) | (run_no[1:] != run_no[:-1])
+    slot = np.cumsum(new_slot) - 1
+    starts = np.flatnonzero(new_slot)
+    dup = np.arange(len(runs)) - starts[slot] if len(runs) else slot
+    coded = ("WITH active AS (SELECT run_id, CAST(k - 1 AS INTEGER) AS run FROM unnest(?::VARCHAR[]) "
+             "WITH ORDINALITY AS a(run_id, k)), "
+             "ids AS (SELECT item_id, CAST(k - 1 AS INTEGER) AS item FROM unnest(?::VARCHAR[]) "
+             "WITH ORDINALITY AS i(item_id, k))")
+    params = [[r[2] for r in runs], list(ids)]
+    preds = con.sql(f"""{coded} SELECT a.run, i.item, nullif(p.ord, ?) AS ord, p.parsed, p.answer, p.tokens_in,
+                               p.tokens_out, p.latency_s
+                        FROM active a JOIN predictions p ON p.run_id = a.run_id JOIN ids i ON i.item_id = p.item_id""",
+                    params=[*params, usual[0]])
+    scores = con.sql(f"""{coded} SELECT a.run, i.item, nullif(s.ord, ?) AS ord, nullif(s.metric, ?) AS metric, s.value
+                         FROM active a JOIN scores s ON s.run_id = a.run_id JOIN ids i ON i.item_id = s.item_id""",
+                     params=[*params, *usual])
+    return (preds.to_arrow_table(), scores.to_arrow_table(),
+            {"cell": cell, "run_no": run_no, "slot": slot, "dup": dup})
 
 
 def items_of(con: duckdb.DuckDBPyConnection, cells: Sequence[Sequence[str]]) -> list[dict[str, Any]]:

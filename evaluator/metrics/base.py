@@ -42,6 +42,12 @@ class MetricSpec:
     """Vectorised bootstrap of the corpus metric over one run: `(groups, draws) -> stats`, where `groups` holds each
     item's rows, `draws` is an (n_boot, n_items) index array, and stats[b] equals `corpus` on the rows of the items
     drawn in resample b."""
+    counted: str = ""
+    """How the corpus metric follows from per-item label counts, for `evaluator.cell_columns`: "f1" (macro-F1 over
+    labels), "recall" (balanced accuracy), "recall_over_chance" (balanced accuracy normalised by the task's chance,
+    clipped at 0), "order" (order consistency); empty: no columnar form (computed row by row)."""
+    null_label: bool = False
+    """With `counted`: an unparsed answer is a label of its own (SEA-HELM's "null") instead of no prediction."""
     reads_output: bool = False
     """The item function also takes `output=` (the raw model output, untrusted text), e.g. PACUTE contains-match
     searching the whole response when no answer block closes."""

@@ -145,7 +145,7 @@ MCQ_F1 = register(MetricSpec(
 ORDER_CONSISTENCY = register(MetricSpec(
     name="order_consistency", display="Order consistency", item=None, corpus=order_consistency, chance="none",
     empty_reason="no item asked in both orders",
-    resample=order_consistency_resample,
+    resample=order_consistency_resample, counted="order",
     description="Binary choices asked in both option orders: share of items where the model picks the same "
                 "option both times (position-bias control). Needs runs with both orders.",
     reference="Tanaw (position-bias control; position bias: BHASA paper §3.5.3)"))

@@ -180,17 +180,18 @@ ACCURACY = register(MetricSpec(
     description="Share of items whose extracted answer equals the gold; unparseable answers count as wrong.",
     reference="BHASA paper §3.5.1 (NLI, causal, LINDSEA)"))
 MACRO_F1 = register(MetricSpec(
-    name="macro_f1", display="Macro-F1", item=None, corpus=macro_f1, resample=macro_f1_resample,
+    name="macro_f1", display="Macro-F1", item=None, corpus=macro_f1, resample=macro_f1_resample, counted="f1",
     description="Unweighted mean of per-class F1 over the classes in gold or in parsed answers; "
                 "unparseable answers are wrong predictions, not an extra class.",
     reference="scikit-learn f1_score(average='macro'); BHASA paper §3.5.1 (sentiment, toxicity)"))
 BALANCED_ACCURACY = register(MetricSpec(
     name="balanced_accuracy", display="Balanced accuracy", item=None, corpus=balanced_accuracy,
-    resample=balanced_accuracy_resample,
+    resample=balanced_accuracy_resample, counted="recall",
     description="Mean recall over gold classes; robust to class imbalance (e.g. rare neutral in UIT-VSFC).",
     reference="scikit-learn balanced_accuracy_score"))
 SEAHELM_NBA = register(MetricSpec(
     name="seahelm_nba", display="SEA-HELM view", item=None, corpus=seahelm_nba, resample=seahelm_nba_resample,
+    counted="recall_over_chance", null_label=True,
     chance="zero",
     description="SEA-HELM's headline for classification: balanced accuracy normalised by the chance of the "
                 "language's label set (1/K) and clipped at 0; unparsed answers are the extra label \"null\". Shown "
@@ -198,7 +199,7 @@ SEAHELM_NBA = register(MetricSpec(
     reference="SEA-HELM src/metrics/f1_acc_metric.py + SeaHelmMetric.normalize_score (seahelm_metric.py)"))
 SEAHELM_MACRO_F1 = register(MetricSpec(
     name="seahelm_macro_f1", display="Macro-F1 (SEA-HELM, null class)", item=None, corpus=seahelm_macro_f1,
-    resample=seahelm_macro_f1_resample,
+    resample=seahelm_macro_f1_resample, counted="f1", null_label=True,
     description="Macro-F1 as SEA-HELM logs it: unparsed answers are the extra class \"null\" (F1 0), which lowers "
                 "the mean; Tanaw's macro_f1 counts them as wrong without adding a class.",
     reference="SEA-HELM src/metrics/f1_acc_metric.py (f1_score(average='macro') with null_label)"))

@@ -7,6 +7,7 @@ import pytest
 from services import ingest
 from store import cell_rows, writer
 from store.db import connect
+from tests.helpers.derived_tables import derived
 from tests.helpers.fixtures_store import DATA_DIR, predictions
 
 
@@ -96,3 +97,25 @@ def test_rows_of_runs_stored_before_are_replaced_and_new_runs_appended_unchecked
     assert _aggregates(con) == once and n_rows == len({(p.lang, p.prompt_lang, p.run, p.item_id, p.order)
                                                        for p in preds})
     assert con.execute("SELECT count(*) FROM predictions").fetchone()[0] == n_rows
+
+
+def test_an_upload_too_big_to_aggregate_from_its_pairs_is_read_back_with_the_same_numbers(monkeypatch):
+    """Above `WRITTEN_ROWS_MAX` rows the cells an ingest wrote are read back as columns (cheaper than building them
+    from 100,000 Python objects); every derived table is the same as when they are built from the pairs, and a
+    metric that needs the pairs gets the ones just written, not a rebuild from the store."""
+    preds = predictions("Gemma-2B")
+    stores = []
+    for limit in (ingest.WRITTEN_ROWS_MAX, 0):
+        con = connect(":memory:")
+        with monkeypatch.context() as m:
+            m.setattr(ingest, "WRITTEN_ROWS_MAX", limit)
+            scans = []
+            real = ingest.stored_columns
+            m.setattr(ingest, "stored_columns", lambda *a, **k: scans.append(a[2]) or real(*a, **k))
+            m.setattr(cell_rows, "cell_predictions", lambda *a, **k: pytest.fail("a written cell was rebuilt"))
+            summary = ingest.ingest_predictions(con, preds, model={"model_id": "m"}, source={"file": "f.jsonl"},
+                                                data_dir=DATA_DIR)
+        cells = sorted((c.task, c.lang, c.prompt_lang) for c in summary.cells)
+        assert scans == ([] if limit else [cells])  # one scan of every cell, or none
+        stores.append(derived(con))
+    assert stores[0] == stores[1] and stores[0]["aggregates"]

@@ -256,8 +256,9 @@ def test_the_last_answers_and_their_cells_refresh_in_one_transaction_all_or_noth
 
 def test_cells_held_in_memory_are_aggregated_on_their_own_thread_beside_the_drill_down_writes(mem_store, shared_data,
                                                                                            monkeypatch):
-    """A refresh computes its cells' aggregates on the aggregator thread while it writes their drill-downs (a
-    recompute reads the rows back first), and stores what a recompute from the stored rows stores; when the drill-down write fails, the refresh raises it once the aggregates are done, and writes nothing."""
+    """A refresh of cells whose rows it holds computes their aggregates on the aggregator thread while it writes
+    their drill-downs, and stores what a recompute (which reads the rows back and aggregates on its own thread)
+    stores; when the drill-down write fails, the refresh raises it once the aggregates are done, and writes nothing."""
     import threading
 
     import evaluator.aggregate
@@ -296,8 +297,8 @@ def test_cells_held_in_memory_are_aggregated_on_their_own_thread_beside_the_dril
     assert threads == ["tanaw-aggregate_0"] and derived(mem_store) == before
     monkeypatch.setattr(services.ingest, "save_drilldowns", real_drills)
     threads.clear()
-    refresh_aggregates(mem_store, "m", [("sentiment", "id", "en")])  # read back from the store first
-    assert threads == ["tanaw-aggregate_0"]
+    refresh_aggregates(mem_store, "m", [("sentiment", "id", "en")])  # read back from the store: on this thread
+    assert threads == [threading.current_thread().name]
     threads.clear()
     other = StoreSink(mem_store, "n")  # the same answers of another model, held in memory by its sink
     other.stored_many(cells)
@@ -307,5 +308,5 @@ def test_cells_held_in_memory_are_aggregated_on_their_own_thread_beside_the_dril
     other.refresh(cells)
     assert threads == ["tanaw-aggregate_0"]
     held = derived(mem_store)
-    refresh_aggregates(mem_store, "n", [("sentiment", "id", "en")])  # read back, then aggregated
+    refresh_aggregates(mem_store, "n", [("sentiment", "id", "en")])  # read back: aggregated on this thread
     assert derived(mem_store) == held

@@ -1,0 +1,126 @@
+"""The column-wise finish of the label-count metrics is bit-identical to the reference functions.
+
+`evaluator.cell_counts.finish` takes the summed counts label by label (so the bootstrap of every run is finished in
+cache-sized blocks without one row per resample); its arithmetic and its order of addition must give exactly the
+floats `metrics.classification.macro_f1_from_counts`, `balanced_accuracy_from_counts` and `nba_from_bacc` give on
+the (rows × labels) matrices, for every label count (numpy adds up to 7 columns in order, more pairwise).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from evaluator.cell_counts import finish, row_sum
+from evaluator.metrics.classification import balanced_accuracy_from_counts, macro_f1_from_counts, nba_from_bacc
+
+
+@pytest.mark.parametrize("width", range(1, 11))
+@pytest.mark.parametrize("rows", (1, 7, 3000))
+def test_finish_equals_the_reference_functions_bit_for_bit(width, rows):
+    rng = np.random.default_rng(width * 100 + rows)
+    tp = rng.integers(0, 30, (rows, width)).astype(float)
+    pred, gold = tp + rng.integers(0, 30, (rows, width)), tp + rng.integers(0, 30, (rows, width))
+    absent = rng.random((rows, width)) < 0.3
+    tp[absent], pred[absent], gold[absent] = 0, 0, 0
+    gold[rng.random((rows, width)) < 0.1] = 0
+    by_label = [[m[:, j].copy() for j in range(width)] for m in (tp, pred, gold)]
+    bacc = balanced_accuracy_from_counts(tp, gold)
+    for kind, want in (("f1", macro_f1_from_counts(tp, pred, gold)), ("recall", bacc),
+                       ("recall_over_chance", nba_from_bacc(bacc, 1 / 3))):
+        assert np.array_equal(finish(kind, by_label, 1 / 3), want, equal_nan=True), kind
+    shares = rng.random((rows, width))
+    assert np.array_equal(row_sum([shares[:, j] for j in range(width)]), shares.sum(axis=1))
+
+
+def test_every_runs_value_at_once_equals_the_run_by_run_value():
+    from types import SimpleNamespace
+
+    from evaluator.cell_counts import run_value, run_values
+
+    rng = np.random.default_rng(1)
+    for _ in range(100):
+        runs, width = int(rng.integers(1, 6)), int(rng.integers(1, 8))
+        tp = rng.integers(0, 20, (runs, width))
+        pred, gold = tp + rng.integers(0, 20, (runs, width)), tp + rng.integers(0, 20, (runs, width))
+        firsts = []
+        for k in range(runs):
+            labels = [int(j) for j in rng.permutation(width)][:2 if rng.random() < 0.7 else width]
+            gold[k, [j for j in range(width) if j not in labels]] = 0
+            firsts.append([j for j in labels if gold[k, j] > 0])
+        counts = SimpleNamespace(totals=[tp, pred, gold], gold_first=firsts,
+                                 golds=np.array([len(f) for f in firsts]))
+        for kind in ("f1", "recall", "recall_over_chance"):
+            want = [run_value(kind, counts, k, 0.4) for k in range(runs)]
+            assert np.array_equal(run_values(kind, counts, runs, 0.4), want, equal_nan=True), kind
+        pairs = rng.integers(0, 3, (runs, 7, 2)).astype(float)
+        want = [run_value("order", pairs, k, None) for k in range(runs)]
+        assert np.array_equal(run_values("order", pairs, runs, None), want, equal_nan=True)
+
+
+def test_run_mean_equals_numpys_nan_mean_over_the_expanded_runs_bit_for_bit():
+    from evaluator.cell_counts import run_mean
+
+    rng = np.random.default_rng(3)
+    distinct = rng.random((5, 300))
+    distinct[rng.random((5, 300)) < 0.2] = np.nan
+    distinct[:, :4] = [[-0.0, np.nan, 0.0, np.nan]] * 5  # signed zeros and columns without any value
+    inverse = rng.integers(0, 5, 41)
+    full = distinct[inverse]
+    counted = (~np.isnan(full)).sum(axis=0)
+    want = np.where(counted > 0, np.nansum(full, axis=0) / np.maximum(counted, 1), np.nan)
+    got = run_mean(distinct, inverse)
+    assert np.array_equal(got, want, equal_nan=True) and np.array_equal(np.signbit(got), np.signbit(want))
+
+
+@pytest.mark.parametrize("task_name, lang, orders", [("causal", "id", ("ab", "ba")), ("sentiment", "th", ("ab",))])
+def test_repeated_runs_give_the_row_by_row_reference_bit_for_bit(task_name, lang, orders):
+    """Runs that repeat another run's answers are resampled once (`distinct_runs`); every label-count metric's
+    value and interval equal the row-by-row `aggregate._score` (its own draws and per-run loop)."""
+    from evaluator.aggregate import _rows, _score, aggregate_cell
+    from evaluator.metrics import METRICS
+    from evaluator.registry import get_task
+    from evaluator.scoring import score_prediction
+    from evaluator.spec import Item, Prediction
+
+    task = get_task(task_name)
+    golds = ["A", "B"] if task_name == "causal" else ["positive", "negative", "neutral"]
+    outputs = ["A", "B", "???"] if task_name == "causal" else ["positive", "negative", "neutral", "???", "ok"]
+    items = [Item(task=task.name, lang=lang, item_id=f"i{k:02d}", inputs={}, gold=golds[k % len(golds)],
+                  options=("x", "y") if task_name == "causal" else None) for k in range(23)]
+    pairs = []
+    for run in range(1, 12):
+        pick = np.random.default_rng(run % 3 if run != 7 else 99)  # runs 1, 4, 7... repeat; run 7 is its own
+        for item in items:
+            for order in orders:
+                p = Prediction(task=task.name, lang=lang, item_id=item.item_id, prompt_lang="en", run=run,
+                               order=order, output=outputs[int(pick.integers(0, len(outputs)))])
+                pairs.append((item, score_prediction(task, item, p)))
+    fast = {c.metric: c for c in aggregate_cell(task, lang, pairs, n_boot=200)}
+    rows = _rows(task, pairs)
+    counted = [m for m in task.metrics if METRICS[m].counted]
+    assert len(counted) >= 2
+    for name in counted:
+        want = _score(METRICS[name], task, lang, rows, items, 11, fast[name].parse_fail_rate, 200, 4156)
+        got = fast[name]
+        assert (got.value, got.ci_low, got.ci_high) == (want.value, want.ci_low, want.ci_high), name
+
+
+@pytest.mark.parametrize("collide", (False, True))
+def test_distinct_runs_groups_exactly_equal_runs(monkeypatch, collide):
+    """Runs are grouped by a fingerprint and checked whole: the groups are those of the runs' bytes, also when every
+    fingerprint collides (weights forced to zero)."""
+    from evaluator import cell_counts
+
+    rng = np.random.default_rng(5)
+    base = rng.integers(0, 4, (4, 6, 3))
+    parts = [base[rng.integers(0, 4, 30)], base[rng.integers(0, 4, 30)] * 2]
+    if collide:
+        class Zeros:
+            def integers(self, low, high, size):
+                return np.zeros(size, dtype=np.int64)
+
+        monkeypatch.setattr(cell_counts.np.random, "default_rng", lambda seed: Zeros())
+    first, inverse = cell_counts.distinct_runs(parts)
+    rows = [b"".join(p[k].tobytes() for p in parts) for k in range(30)]
+    assert [rows[k] for k in first[inverse]] == rows  # each run maps to an equal run
+    assert len(set(rows)) == len(first) and all(inverse[f] == i for i, f in enumerate(first))
