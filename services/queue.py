@@ -1,4 +1,5 @@
-"""Queueing an evaluation request: the one path for the queue page and `python -m evaluator queue add`."""
+"""Queueing an evaluation request: the one path for the queue page and `python -m evaluator queue add`; with
+TANAW_QUEUE_REPO set, a new request is pushed to that private repo, where workers pull it."""
 from __future__ import annotations
 
 import os
@@ -16,6 +17,7 @@ def submit_request(db_path: str | os.PathLike | None, request, *, env: Mapping[s
 
     Raises store.queue.QueueError or evaluator.endpoints.EndpointRefused (messages safe to show anyone)."""
     from evaluator import endpoints, runspec
+    from services.hub_sync import push_queue
     from services.ownership import name_refusal
     from store import audit, owners, queue
     from store.writer_lock import writer
@@ -36,4 +38,7 @@ def submit_request(db_path: str | os.PathLike | None, request, *, env: Mapping[s
             audit.record(con, f"queue:{request.submitter or 'anonymous'}", "reject", model_id=request.model_id,
                          detail=f"queue: model_id: {refusal}")
             raise QueueError(f"model_id: {refusal}")
-        return queue.submit(con, request)
+        stored, created = queue.submit(con, request)
+        if created:  # to the workers, through the private queue repo (a failed push is retried at the next pull)
+            push_queue(con, f"Queue: {stored.model_id} PENDING ({stored.request_id})")
+        return stored, created

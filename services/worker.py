@@ -7,7 +7,9 @@ a time-out to one request, not the worker, and holds only a scrubbed environment
 the model behind an OpenAI-compatible API (vLLM, SGLang); the worker starts it, waits for `/v1/models`, runs, and
 stops it. With TANAW_RESULTS_REPO set, the worker pulls the results repo before claiming and pushes after each
 status change; a push carries only the public tables (store.schema.PUBLIC_TABLES), so the results it stored reach
-the repo while the queue itself (submitters, endpoints, key variables) stays in the worker's own store.
+the repo while the queue itself (submitters, endpoints, key variables) does not. With TANAW_QUEUE_REPO set (a
+private dataset repo; a public one is refused), the worker merges the requests queued there (on a Space) into its
+store before claiming, and pushes the `submissions` table back there after each status change.
 
 Every request is hostile until checked (SECURITY.md, "The worker"): its fields are validated again, its endpoint and
 key go through `evaluator.endpoints.check` (and the run connects only to addresses the policy checked), the child
@@ -81,13 +83,13 @@ def _open(path: str | None):
 
 
 def _sync(con, action: str, message: str = "") -> None:
+    """Pull (or push) the results repo's public tables and the private queue repo's requests, when set."""
     from store import hub
 
-    config = hub.HubConfig.from_env()
-    if not config.repo_id:
-        return
-    status = hub.pull(con, config) if action == "pull" else hub.push(con, message, config)
-    print(f"hub: {status.message}", file=sys.stderr)
+    for config in (hub.HubConfig.from_env(), hub.HubConfig.queue()):
+        if config.repo_id:
+            status = hub.pull(con, config) if action == "pull" else hub.push(con, message, config)
+            print(f"hub: {status.message}", file=sys.stderr)
 
 
 def _free_port() -> int:

@@ -6,6 +6,10 @@ exports the store and sends one `create_commit` (unchanged files are skipped by 
 back to a pull request when the token may not write. Every attempt is logged in `hub_sync`; a failed pull changes
 nothing, so the app keeps serving its last good data (visitors see a fixed sentence; the reason is in `hub_sync`,
 `last_status` and the operator's log).
+
+The same code syncs the evaluation queue through a second, private repo (`TANAW_QUEUE_REPO`, `HubConfig.queue`):
+it carries QUEUE_TABLES only, is always merged (`store.queue.merge_staged`: by request id, the later status wins),
+and is refused, before anything is read or sent, unless the Hub reports it private.
 """
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ import os
 import re
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import duckdb
@@ -24,6 +28,9 @@ from huggingface_hub.errors import HfHubHTTPError
 from store import parquet
 
 REPO_TYPE = "dataset"
+QUEUE_REPO_ENV = "TANAW_QUEUE_REPO"
+QUEUE_TABLES = ("submissions",)
+"""What the queue repo carries: the private submission queue (submitters, endpoint URLs, key variable names)."""
 log = logging.getLogger("tanaw.hub")
 
 
@@ -44,6 +51,12 @@ class HubConfig:
     tables: tuple[str, ...] | None = None
     """Pull only these tables ($TANAW_PULL_TABLES, comma list); None = all. A Space serving a large store pulls
     the small tables and reads per-item rows from hf:// through store.scale; such a partial store never pushes."""
+    carries: tuple[str, ...] | None = None
+    """Tables this repo holds: None = the public tables (store.schema.PUBLIC_TABLES); the queue repo QUEUE_TABLES."""
+    private: bool = False
+    """Refuse the repo unless the Hub reports it private (the queue repo: its tables must never be published)."""
+    variable: str = "TANAW_RESULTS_REPO"
+    """The variable naming the repo, for messages."""
 
     @classmethod
     def from_env(cls, env: dict | None = None) -> "HubConfig":
@@ -55,6 +68,13 @@ class HubConfig:
                    work_dir=home / "hub",
                    tables=tuple(t.strip() for t in env["TANAW_PULL_TABLES"].split(",") if t.strip())
                    if env.get("TANAW_PULL_TABLES") else None)
+
+    @classmethod
+    def queue(cls, env: dict | None = None) -> "HubConfig":
+        """The private queue repo ($TANAW_QUEUE_REPO; token, endpoint and home as `from_env`, branch main)."""
+        env = os.environ if env is None else env
+        return replace(cls.from_env(env), repo_id=env.get(QUEUE_REPO_ENV) or None, revision="main", tables=None,
+                       carries=QUEUE_TABLES, private=True, variable=QUEUE_REPO_ENV)
 
     def api(self) -> HfApi:
         """An HfApi bound to this endpoint and token."""
@@ -92,7 +112,7 @@ def last_pulled(con: duckdb.DuckDBPyConnection, repo_id: str) -> str | None:
     return row[0] if row else None
 
 
-def _unpushed(con: duckdb.DuckDBPyConnection, repo_id: str) -> bool:
+def unpushed(con: duckdb.DuckDBPyConnection, repo_id: str) -> bool:
     """Whether a push failed after the last successful one (local changes the Hub does not have yet)."""
     return con.execute(
         "SELECT count(*) > 0 FROM hub_sync WHERE repo_id = ? AND action = 'push' AND NOT ok AND rowid > "
@@ -104,14 +124,15 @@ def pull(con: duckdb.DuckDBPyConnection, config: HubConfig | None = None, *, mod
     """Bring the store up to the repo's branch head; on any failure keep the current data and say why.
 
     mode "replace" makes the store identical to the repo; "merge" only adds rows the store lacks (see
-    parquet.import_store); "auto" merges when a push failed since the last sync, so local uploads survive.
+    parquet.import_store); "auto" merges when a push failed since the last sync, so local uploads survive, and
+    always for a repo of chosen tables (the queue, which every writer adds to).
     """
     config = config or HubConfig.from_env()
     if not config.repo_id:
-        return SyncStatus("disabled", True, "Hub sync off (TANAW_RESULTS_REPO not set): serving local data.")
+        return SyncStatus("disabled", True, f"Hub sync off ({config.variable} not set): serving local data.")
     repo = config.repo_id
     try:
-        sha = config.api().dataset_info(repo, revision=config.revision).sha
+        sha = _head(config)
         if sha and sha == last_pulled(con, repo):
             return _log(con, SyncStatus("pull", True, f"Results from {repo}@{sha[:8]} are current.", repo, sha))
         target = config.work_dir / "snapshots" / f"{repo.replace('/', '--')}-{sha}"
@@ -122,9 +143,11 @@ def pull(con: duckdb.DuckDBPyConnection, config: HubConfig | None = None, *, mod
         if not (local / parquet.MANIFEST).exists():
             return _log(con, SyncStatus("pull", True, f"{repo}@{sha[:8]} holds no results yet.", repo, sha))
         if mode == "auto":
-            mode = "merge" if _unpushed(con, repo) else "replace"
-        imported = parquet.import_store(con, local, mode=mode, only=config.tables)
+            mode = "merge" if config.carries is not None or unpushed(con, repo) else "replace"
+        imported = parquet.import_store(con, local, mode=mode, only=config.tables, carries=config.carries)
         shutil.rmtree(target, ignore_errors=True)
+    except PublicRepo as e:
+        return _log(con, SyncStatus("pull", False, str(e), repo))
     except Exception as e:  # network, HTTP, or a bad export: the transaction rolled back, data unchanged
         return _log(con, SyncStatus("pull", False, f"Could not pull results from {repo} ({_reason(e)}); "
                                     "serving the last good data.", repo))
@@ -141,7 +164,7 @@ def push(con: duckdb.DuckDBPyConnection, message: str, config: HubConfig | None 
     """
     config = config or HubConfig.from_env()
     if not config.repo_id:
-        return SyncStatus("disabled", True, "Hub sync off (TANAW_RESULTS_REPO not set): nothing pushed.")
+        return SyncStatus("disabled", True, f"Hub sync off ({config.variable} not set): nothing pushed.")
     repo = config.repo_id
     if config.tables is not None:
         return SyncStatus("push", False, f"Not pushed to {repo}: this store pulls only some tables "
@@ -154,20 +177,37 @@ def push(con: duckdb.DuckDBPyConnection, message: str, config: HubConfig | None 
             if e.response is None or e.response.status_code not in (409, 412):
                 raise
             return _push_once(con, message, config)  # lost a race to another writer: rebuild on the new head
+    except PublicRepo as e:
+        return _log(con, SyncStatus("push", False, str(e), repo))
     except Exception as e:
         return _log(con, SyncStatus("push", False, f"Could not push to {repo} ({_reason(e)}); "
                                     "the results are kept locally.", repo))
 
 
+class PublicRepo(RuntimeError):
+    """A repo that must be private (the queue repo) which the Hub reports public, or does not say."""
+
+
+def _head(config: HubConfig) -> str:
+    """The branch head's commit sha; PublicRepo when the repo must be private and the Hub does not report it so
+    (checked before anything is downloaded or committed)."""
+    info = config.api().dataset_info(config.repo_id, revision=config.revision)
+    if config.private and info.private is not True:
+        raise PublicRepo(f"Refused {config.variable}={config.repo_id}: the Hub reports this dataset repo as public, "
+                         f"and it would publish {', '.join(config.carries or ())} (submitters, endpoint URLs, key "
+                         "variable names). Make the repo private on the Hub, or unset the variable.")
+    return info.sha
+
+
 def _push_once(con: duckdb.DuckDBPyConnection, message: str, config: HubConfig) -> SyncStatus:
     repo, api = config.repo_id, config.api()
-    head = api.dataset_info(repo, revision=config.revision).sha
+    head = _head(config)
     if head != last_pulled(con, repo):
         merged = pull(con, config, mode="merge")
         if not merged.ok:
             raise RuntimeError(merged.message)
     staging = config.work_dir / "staging" / repo.replace("/", "--")
-    parquet.export_store(con, staging)
+    parquet.export_store(con, staging, carries=config.carries)
     local = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file())
     remote = api.list_repo_files(repo, repo_type=REPO_TYPE, revision=head)
     stale = [f for f in remote if (f == parquet.MANIFEST or f.endswith(".parquet")) and f not in set(local)]

@@ -37,6 +37,7 @@ from typing import Sequence
 
 import duckdb
 
+from store.queue import merge_staged
 from store.schema import PUBLIC_TABLES, VIEWS, current_version
 from store.schema_figures import ANSWERS_FROM_V7, ANSWERS_V14
 
@@ -87,10 +88,12 @@ def schema_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [r[0] for r in rows]
 
 
-def tables(con: duckdb.DuckDBPyConnection) -> list[str]:
+def tables(con: duckdb.DuckDBPyConnection, carries: Sequence[str] | None = None) -> list[str]:
     """The store's public tables (store.schema.PUBLIC_TABLES present in it), sorted: the only tables an export or a
-    Hub push writes and an import or a pull reads; every other table is private and stays in its store."""
-    return [t for t in schema_tables(con) if t in PUBLIC_TABLES]
+    Hub push writes and an import or a pull reads; every other table is private and stays in its store. `carries`
+    names other tables instead, for the private queue repo only (store.hub.QUEUE_TABLES)."""
+    chosen = set(PUBLIC_TABLES if carries is None else carries)
+    return [t for t in schema_tables(con) if t in chosen]
 
 
 def columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
@@ -156,9 +159,11 @@ def _export_table(con: duckdb.DuckDBPyConnection, table: str, dest: Path) -> Tab
     return TableExport(table, n, digest, keys, derived)
 
 
-def export_store(con: duckdb.DuckDBPyConnection, dest: str | os.PathLike) -> dict[str, TableExport]:
+def export_store(con: duckdb.DuckDBPyConnection, dest: str | os.PathLike,
+                 carries: Sequence[str] | None = None) -> dict[str, TableExport]:
     """Write every public table (`tables`) under `dest` (replaced as a whole) plus manifest.json; returns what was
-    written per table. Private tables (store.schema.PRIVATE_TABLES) are never written.
+    written per table. Private tables (store.schema.PRIVATE_TABLES) are never written, unless named by `carries`
+    (the private queue repo's tables, written instead of the public ones).
 
     The export is built in a sibling temporary folder and renamed into place, so `dest` is never half-written.
     Rows are written in a fixed order with one thread, so unchanged data gives byte-identical files (the Hub then
@@ -170,7 +175,7 @@ def export_store(con: duckdb.DuckDBPyConnection, dest: str | os.PathLike) -> dic
     threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
     con.execute("SET threads = 1")
     try:
-        done = {t: _export_table(con, t, tmp) for t in tables(con)}
+        done = {t: _export_table(con, t, tmp) for t in tables(con, carries)}
         manifest = {
             "format": FORMAT, "format_version": FORMAT_VERSION, "schema_version": current_version(con),
             "tables": {t: {"rows": e.rows, "checksum": e.checksum, "partition_by": list(e.partition_by),
@@ -224,13 +229,15 @@ def _fail(where: str, message: str) -> ParquetStoreError:
     return ParquetStoreError(f"{where}: {message}")
 
 
-def checked_manifest(con: duckdb.DuckDBPyConnection, manifest: dict, where: str) -> dict[str, dict]:
+def checked_manifest(con: duckdb.DuckDBPyConnection, manifest: dict, where: str,
+                     carries: Sequence[str] | None = None) -> dict[str, dict]:
     """The manifest's public tables with every name checked against this store's schema: tables must exist here
     (private ones, store.schema.PRIVATE_TABLES, and the tables of figures that are views now, store.schema.VIEWS,
     are left out unread), columns must be columns of that table, partition keys one of PARTITION_KEYS, rows a count
     and checksum a number.
-    Raises ParquetStoreError naming the manifest field; nothing from the manifest is ever formatted into SQL."""
-    known, public = set(schema_tables(con)), set(tables(con))
+    Raises ParquetStoreError naming the manifest field; nothing from the manifest is ever formatted into SQL.
+    `carries`: read these tables instead of the public ones (the private queue repo)."""
+    known, public = set(schema_tables(con)), set(tables(con, carries))
     out: dict[str, dict] = {}
     for table, meta in manifest["tables"].items():
         if table in VIEWS:  # an older export's stored figures, a view of the imported rows here
@@ -424,6 +431,8 @@ def legacy_answers(con: duckdb.DuckDBPyConnection, files: list[str] | str) -> bo
 
 
 def _merge(con: duckdb.DuckDBPyConnection, table: str, staged: str) -> None:
+    if table == "submissions":  # the queue: by request id, the later status wins
+        return merge_staged(con, staged)
     key = primary_key(con, table)
     t, x = quote_ident(table), quote_ident(staged)
     if not key:
@@ -433,7 +442,7 @@ def _merge(con: duckdb.DuckDBPyConnection, table: str, staged: str) -> None:
 
 
 def import_store(con: duckdb.DuckDBPyConnection, src: str | os.PathLike, *, mode: str = "replace",
-                 only: Sequence[str] | None = None) -> dict[str, TableExport]:
+                 only: Sequence[str] | None = None, carries: Sequence[str] | None = None) -> dict[str, TableExport]:
     """Load an export into the store in one transaction; returns what the export held per table.
 
     Before anything is decoded, every table's files are checked against the manifest's list of files and their
@@ -443,7 +452,8 @@ def import_store(con: duckdb.DuckDBPyConnection, src: str | os.PathLike, *, mode
     mode "replace" makes each table named in the manifest identical to the export, and mode "merge" adds the
     rows whose primary key the store lacks (keeping local rows). Any mismatch, unknown
     table or unreadable file rolls everything back and raises ParquetStoreError naming the table. `only` limits
-    the import to some tables (e.g. a Space that pulls the small tables and reads per-item rows from hf://).
+    the import to some tables (e.g. a Space that pulls the small tables and reads per-item rows from hf://);
+    `carries` reads other tables instead of the public ones (the private queue repo, store.hub.QUEUE_TABLES).
     """
     if mode not in ("replace", "merge"):
         raise ValueError(f"mode must be 'replace' or 'merge', not {mode!r}")
@@ -451,7 +461,7 @@ def import_store(con: duckdb.DuckDBPyConnection, src: str | os.PathLike, *, mode
     manifest = read_manifest(src)
     if only is not None:
         manifest["tables"] = {t: m for t, m in manifest["tables"].items() if t in set(only)}
-    manifest["tables"] = checked_manifest(con, manifest, str(src / MANIFEST))
+    manifest["tables"] = checked_manifest(con, manifest, str(src / MANIFEST), carries)
     if mode == "merge":
         manifest["tables"] = {t: m for t, m in manifest["tables"].items() if t not in DERIVED_TABLES}
     stale = [t for t in DERIVED_TABLES if mode == "replace" and "runs" in manifest["tables"]

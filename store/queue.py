@@ -174,3 +174,22 @@ def release_stale(con: duckdb.DuckDBPyConnection, worker: str) -> int:
     con.execute("UPDATE submissions SET status = 'PENDING', started_at = NULL WHERE status = 'RUNNING' "
                 "AND worker = ?", [worker])
     return n
+
+
+STATUS_ORDER = {"PENDING": 0, "RUNNING": 1, "FINISHED": 2, "FAILED": 2}
+"""How far a request has got: when two stores (the Space's and a worker's) hold the same request, the later status
+wins (`merge_staged`); FINISHED and FAILED are both final, and of two final statuses the store's own is kept."""
+_ORDER_SQL = "CASE {t}.status " + " ".join(f"WHEN '{s}' THEN {n}" for s, n in STATUS_ORDER.items()) + " END"
+
+
+def merge_staged(con: duckdb.DuckDBPyConnection, staged: str) -> None:
+    """Merge another store's requests (staged in temp table `staged`, shaped like `submissions`, name from the
+    caller's code) into this one, inside the caller's transaction: unknown requests are added, a request the other
+    store has further along (PENDING < RUNNING < FINISHED | FAILED) replaces this store's row, and rows with a status
+    outside STATUSES are ignored."""
+    x = '"' + staged.replace('"', '""') + '"'
+    theirs, ours = _ORDER_SQL.format(t="x"), _ORDER_SQL.format(t="s")
+    con.execute(f"DELETE FROM submissions WHERE request_id IN (SELECT s.request_id FROM submissions s JOIN {x} x "
+                f"USING (request_id) WHERE {theirs} > {ours})")
+    known = ", ".join("?" for _ in STATUSES)
+    con.execute(f"INSERT OR IGNORE INTO submissions SELECT * FROM {x} WHERE status IN ({known})", list(STATUSES))

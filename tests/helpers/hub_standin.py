@@ -5,6 +5,8 @@ Endpoints: repo info (`/api/datasets/<repo>[/revision/<rev>]`), tree listing (`/
 file resolve (`HEAD|GET /datasets/<repo>/resolve/<rev>/<path>`), preupload (every file "regular", with the remote
 blob oid so unchanged files are skipped) and commit (NDJSON; `?create_pr=1` opens `refs/pr/N`). Tokens are
 "write" or "read"; a read token may only open pull requests, as on the Hub. Set `down = True` to answer 503.
+A repo created with `private=True` is reported private (`"private": true`, huggingface_hub's `.private`) and, as on
+the Hub, answers 404 to a request without a valid token.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ class Repo:
     commits: dict[str, dict[str, bytes]] = field(default_factory=dict)
     refs: dict[str, str] = field(default_factory=dict)
     messages: dict[str, str] = field(default_factory=dict)
+    private: bool = False
 
     def commit(self, files: dict[str, bytes], message: str, ref: str) -> str:
         sha = hashlib.sha1(json.dumps([message, sorted((p, git_oid(b)) for p, b in files.items()),
@@ -53,8 +56,8 @@ class HubStandin:
         self.down = False
         self._server: ThreadingHTTPServer | None = None
 
-    def create_repo(self, repo_id: str, files: dict[str, bytes] | None = None) -> Repo:
-        repo = self.repos[repo_id] = Repo()
+    def create_repo(self, repo_id: str, files: dict[str, bytes] | None = None, private: bool = False) -> Repo:
+        repo = self.repos[repo_id] = Repo(private=private)
         repo.commit(files or {".gitattributes": b"*.parquet filter=lfs\n"}, "initial commit", "main")
         return repo
 
@@ -129,6 +132,8 @@ def _handler(hub: HubStandin):
 
         def _repo(self, repo_id: str) -> Repo | None:
             repo = hub.repos.get(repo_id)
+            if repo is not None and repo.private and self._role() is None:
+                repo = None  # the Hub hides a private repo from anyone without a token
             if repo is None:
                 self._error(404, f"Repository {repo_id} not found", "RepoNotFound")
             return repo
@@ -146,7 +151,7 @@ def _handler(hub: HubStandin):
                 return self._error(404, f"Revision {rev} not found", "RevisionNotFound")
             if method == "GET" and kind == "revision":
                 files = repo.commits[sha]
-                return self._json(200, {"id": repo_id, "sha": sha, "private": False,
+                return self._json(200, {"id": repo_id, "sha": sha, "private": repo.private,
                                         "siblings": [{"rfilename": p} for p in sorted(files)]})
             if method == "GET" and kind == "tree":
                 files = repo.commits[sha]

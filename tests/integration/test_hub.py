@@ -132,12 +132,12 @@ def test_two_writers_merge_instead_of_overwriting(standin, tmp_path, monkeypatch
     real_export = hub.parquet.export_store
     raced = []
 
-    def export_then_race(con, dest):  # another writer commits while the worker builds its export
+    def export_then_race(con, dest, **kw):  # another writer commits while the worker builds its export
         if not raced:
             raced.append(1)
             app.execute("INSERT INTO models (model_id, origin) VALUES ('from-app', 'uploaded')")
             assert hub.push(app, "upload", _config(standin, tmp_path / "app")).ok
-        return real_export(con, dest)
+        return real_export(con, dest, **kw)
 
     monkeypatch.setattr(hub.parquet, "export_store", export_then_race)
     status = hub.push(worker, "results", _config(standin, tmp_path / "w"))
