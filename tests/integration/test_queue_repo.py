@@ -4,6 +4,7 @@ public results repo never holds `submissions`, and a queue repo the Hub reports 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -17,6 +18,7 @@ from tests.integration.test_worker import SLICE, _args
 
 CONTACT = "alice-queue@example.org"
 RESULTS, QUEUE = "tanaw/results", "tanaw/queue"
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _env(monkeypatch, hub_server, tmp_path, space_db) -> None:
@@ -85,6 +87,37 @@ def test_a_request_queued_on_the_space_runs_on_the_worker_and_its_status_comes_b
         _assert_results_repo_public_only(hub_server)
         summaries = [c[1] for c in hub_server.commit_log]
         assert f"Queue: queued-on-space FINISHED ({first.request_id})" in summaries
+
+
+def test_a_request_queued_on_the_page_reaches_a_worker_store(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.helpers.fixtures_store import pages_on
+
+    space, gpu = tmp_path / "space.duckdb", tmp_path / "worker.duckdb"
+    db.connect(space).close()
+    with HubStandin() as hub_server:
+        hub_server.create_repo(QUEUE, private=True)
+        _env(monkeypatch, hub_server, tmp_path, space)
+        monkeypatch.delenv("TANAW_RESULTS_REPO")
+        for k in ("SPACE_ID", "TANAW_SUBMIT_TOKEN"):
+            monkeypatch.delenv(k, raising=False)
+        with pages_on(space):
+            at = AppTest.from_file(str(REPO / "pages" / "queue.py"), default_timeout=60).run()
+            inputs = {t.label: t for t in at.text_input}
+            inputs["Model name (as shown on the leaderboard)"].set_value("from-the-page")
+            inputs["Endpoint base URL"].set_value("https://ok.example/v1")
+            inputs["Your name or contact"].set_value(CONTACT)
+            at.button[0].click()
+            at.run()
+            assert not at.exception and any("Queued as request" in s.value for s in at.success)
+        con = db.connect(gpu)
+        assert hub.pull(con, hub.HubConfig.queue()).ok  # what the worker does before claiming
+        (sub,) = queue.listing(con)
+        assert (sub.model_id, sub.base_url, sub.submitter, sub.status) == ("from-the-page", "https://ok.example/v1",
+                                                                            CONTACT, "PENDING")
+        assert queue.claim_next(con, "gpu-1").request_id == sub.request_id
+        con.close()
 
 
 def test_a_public_queue_repo_is_refused_and_gets_nothing(tmp_path, monkeypatch):
