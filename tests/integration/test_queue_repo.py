@@ -168,3 +168,19 @@ def test_the_stand_in_reports_privacy_and_hides_private_repos_without_a_token(pr
         if private:
             with pytest.raises(RepositoryNotFoundError):
                 HfApi(endpoint=hub_server.url, token=False).dataset_info(QUEUE)
+
+
+def test_a_request_queued_while_the_hub_is_down_is_pushed_at_the_next_pull(tmp_path, monkeypatch):
+    space = tmp_path / "space.duckdb"
+    with HubStandin() as hub_server:
+        hub_server.create_repo(QUEUE, private=True)
+        _env(monkeypatch, hub_server, tmp_path, space)
+        monkeypatch.delenv("TANAW_RESULTS_REPO")
+        hub_server.down = True
+        sub, created = submit_request(space, _request("queued-offline", "https://ok.example/v1"))
+        assert created and list(hub_server.files(QUEUE)) == [".gitattributes"]
+        hub_server.down = False
+        assert hub_sync.pull({}).ok
+        pushed = [c[1] for c in hub_server.commit_log]
+        assert pushed == ["Queue: requests kept while the queue repo was unreachable"]
+        assert json.loads(hub_server.files(QUEUE)["manifest.json"])["tables"]["submissions"]["rows"] == 1
