@@ -50,7 +50,8 @@ RUN_FAILED = "the run failed; the operator can read why in the worker's log"
 
 EXAMPLE = """examples:
   python -m evaluator worker --db worker.duckdb --once
-  TANAW_RESULTS_REPO=org/tanaw-results HF_TOKEN=... python -m evaluator worker --db worker.duckdb \\
+  TANAW_RESULTS_REPO=org/tanaw-results TANAW_QUEUE_REPO=org/tanaw-queue HF_TOKEN=... \\
+      python -m evaluator worker --db worker.duckdb \\
       --serve-cmd 'vllm serve {model} --revision {revision} --port {port}' --poll 60"""
 
 
@@ -171,7 +172,7 @@ def run_env(sub, args, environ: Mapping[str, str] | None = None) -> dict[str, st
 
 
 def admit(sub) -> None:
-    """Check a claimed request again before running it (it may come from the results repo, not the page):
+    """Check a claimed request again before running it (it may come from the queue repo, not the page):
     fields, endpoint and key. Raises EndpointRefused or QueueError with a message safe to store publicly."""
     from evaluator import endpoints
     from store import queue
@@ -236,7 +237,7 @@ def work_one(args) -> bool:
         sub = queue.claim_next(con, args.name)
         if sub is None:
             return False
-        refusal = name_refusal(con, sub.model_id, QUEUE)  # a request may come from the results repo, not the page
+        refusal = name_refusal(con, sub.model_id, QUEUE)  # a request may come from the queue repo, not the page
         if refusal is not None:
             done = queue.fail(con, sub.request_id, f"refused: model_id: {refusal}")
             _sync(con, "push", f"Queue: {sub.model_id} {done.status} ({sub.request_id})")
