@@ -35,8 +35,10 @@ def hostile_store(path: Path) -> Path:
     shutil.copyfile(fixture_db(), path)
     con = connect(path)
     try:
-        targets = con.execute("SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = "
-                              "'main' AND column_name IN ('model_id', 'model_a', 'model_b')").fetchall()
+        targets = con.execute("SELECT c.table_name, c.column_name FROM information_schema.columns c "
+                              "JOIN information_schema.tables t USING (table_schema, table_name) "
+                              "WHERE c.table_schema = 'main' AND t.table_type = 'BASE TABLE' "
+                              "AND c.column_name IN ('model_id', 'model_a', 'model_b')").fetchall()
         con.execute("BEGIN")
         for table, column in targets:  # names from the schema, not from data
             con.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE "{column}" = ?', [NAME, RENAMED])
