@@ -51,8 +51,10 @@ def hostile_db(tmp_path_factory):
     path = tmp_path_factory.mktemp("render") / "hostile.duckdb"
     con = connect(path)
     assert ensure_default_db(con.cursor())
-    tables = [t for (t,) in con.execute("SELECT DISTINCT table_name FROM information_schema.columns "
-                                        "WHERE column_name = 'model_id'").fetchall()]
+    tables = [t for (t,) in con.execute("SELECT DISTINCT c.table_name FROM information_schema.columns c "
+                                        "JOIN information_schema.tables t USING (table_schema, table_name) "
+                                        "WHERE c.column_name = 'model_id' AND t.table_type = 'BASE TABLE'"
+                                        ).fetchall()]
     con.execute("BEGIN")
     for old, new in DEMO.items():
         for table in tables:
