@@ -15,11 +15,21 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from evaluator import languages
-from evaluator.answer_readers import (CONFLICT, lead_letter_re, label_words, polarity_words, read_label,
-                                      read_letter, read_polarity, read_span, single_letters, task_letters)
-from evaluator.answer_text import (answer_regions, clean, first_line, nfc, output_tag_region,
-                                   split_reasoning_state)
+from evaluator.answer_readers import (
+    CONFLICT,
+    label_words,
+    lead_letter_re,
+    polarity_words,
+    read_label,
+    read_letter,
+    read_polarity,
+    read_span,
+    single_letters,
+    task_letters,
+)
+from evaluator.answer_text import answer_regions, clean, first_line, nfc, output_tag_region, split_reasoning_state
 from evaluator.metrics.choice import argmax_option
+from evaluator.metrics.ner import align, entity_counts
 from evaluator.spec import Item, Prediction, TaskSpec
 
 __all__ = ["EXTRACTORS", "Extraction", "clean", "extract", "split_reasoning"]
@@ -216,8 +226,6 @@ def extract_ner_tags(raw: str | None, *, task: TaskSpec, lang: str, item: Item |
     extras: `entities` [(type, start, end)] in no-whitespace offsets of the item text, `ner_counts`
     {type: [tp, fp, fn]}, `unaligned` and `stray_markers`.
     """
-    from evaluator.metrics.ner import align, entity_counts
-
     region, via, reasoning, failure = _last_region(raw, normalise=False)
     if failure:
         return _fail(reasoning, failure)

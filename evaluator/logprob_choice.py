@@ -11,14 +11,12 @@ What is compared is declared by the task (`TaskSpec.logprob_of`):
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from evaluator.clients import choose
+from evaluator.prompts import Rendered
+from evaluator.run_types import Backend
 from evaluator.spec import Prediction, TaskSpec
-
-if TYPE_CHECKING:  # pragma: no cover
-    from evaluator.prompts import Rendered
-    from evaluator.run import Backend
 
 
 def continuation(option: str) -> str:

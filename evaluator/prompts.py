@@ -17,6 +17,7 @@ from typing import Any, Mapping
 import yaml
 
 from evaluator import languages
+from evaluator.datasets import default_data_dir
 from evaluator.spec import Item, PromptTemplate, TaskSpec
 
 
@@ -66,8 +67,6 @@ def _yaml(path: str) -> dict:
 def _data_dir(data_dir: str | Path | None) -> Path:
     if data_dir is not None:
         return Path(data_dir)
-    from evaluator.datasets import default_data_dir
-
     return default_data_dir()
 
 

@@ -5,9 +5,14 @@ sub-task first; sub-tasks into a competency (NLU, NLG, NLR, LD, ...) per languag
 score; languages into the overall score. A competency column is the mean of that competency over the languages
 that have it. Every mean covers only the cells present, and `coverage` counts them. The wiring stores
 `rollup_rows` at ingest; the store and the pages only read them.
+
+The overall is a fixed weighted mean of headline cells, so its standard error follows from the cells' own 95%
+intervals, treated as independent normal errors: se = sqrt(sum w_i^2 se_i^2), se_i = (high - low) / (2 * 1.96)
+(`overall_interval`; `evaluator.ranking` turns those intervals into rank ranges).
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections import defaultdict
 from typing import Any, Iterable, Mapping
@@ -76,7 +81,7 @@ def rollup_rows(cells: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     `cells`: mappings with task, lang, prompt_lang, value, normalized and status (only "ok" cells of registry
     tasks count). One row per (prompt_lang, family — "" for every family —, score, level, key): level is
     "overall" (key ""), "competency" (key = competency) or "language" (key = language code), over the main
-    tasks only, "interval" (key low | high: the overall's 95% interval, `evaluator.ranking`) or "ceiling" (key "":
+    tasks only, "interval" (key low | high: the overall's 95% interval, `overall_interval`) or "ceiling" (key "":
     the mean of the control tasks, `CONTROLS`); `coverage` is the number of cells behind the mean.
     """
     ok = [c for c in cells if c.get("status") == "ok" and c.get("task") in TASKS]
@@ -106,6 +111,38 @@ def rollup_rows(cells: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+Z95 = 1.959963984540054
+"""Two-sided 95% normal quantile."""
+
+
+def overall_interval(cells: Mapping[tuple[str, str], tuple[float, float, float]],
+                     groups: Mapping[str, str]) -> tuple[float, float, float]:
+    """(overall, low, high) of the roll-up of `cells` {(task, lang): (value, ci_low, ci_high)}: the weight of each
+    cell in the overall is read off `rollup` itself (the overall is linear in the cells). A cell without an
+    interval adds no uncertainty."""
+    keys = list(cells)
+    overall = rollup({k: cells[k][0] for k in keys}, groups)["overall"]
+    weights = _weights(tuple(keys), tuple(groups[t] for t, _ in keys))
+    var = 0.0
+    for k, weight in zip(keys, weights):
+        _, lo, hi = cells[k]
+        if lo is None or hi is None or math.isnan(lo) or math.isnan(hi):
+            continue
+        var += (weight * (hi - lo) / (2 * Z95)) ** 2
+    half = Z95 * math.sqrt(var)
+    return overall, overall - half, overall + half
+
+
+@functools.lru_cache(maxsize=512)
+def _weights(keys: tuple[tuple[str, str], ...], groups: tuple[str, ...]) -> tuple[float, ...]:
+    """Each cell's weight in the overall: `rollup` of its indicator over `keys` (in this order, each task in its
+    group). A function of the cells present only, so each model's refresh reuses it instead of one roll-up per
+    cell per call."""
+    by_task = dict(zip((t for t, _ in keys), groups))
+    return tuple(rollup({j: float(j == k) for j in keys}, by_task)["overall"] for k in keys)
+
+
+
 def _bounds(cell: Mapping[str, Any], score: str) -> tuple[float, float, float]:
     """(score, low, high) of a cell on `score`'s scale (the normalized scale stretches the raw interval)."""
     lo, hi = cell.get("ci_low"), cell.get("ci_high")
@@ -118,9 +155,7 @@ def _bounds(cell: Mapping[str, Any], score: str) -> tuple[float, float, float]:
 
 
 def _interval_rows(base: dict, sel: list, score: str, groups: dict, coverage: int) -> list[dict[str, Any]]:
-    """The overall's 95% interval (`evaluator.ranking.overall_interval`) as rows of level "interval", key low|high."""
-    from evaluator.ranking import overall_interval
-
+    """The overall's 95% interval (`overall_interval`) as rows of level "interval", key low|high."""
     cells = {(c["task"], c["lang"]): _bounds(c, score) for c in sel if c["task"] not in CONTROLS and _ok(c[score])}
     _, lo, hi = overall_interval(cells, groups)
     return [{**base, "level": "interval", "key": k, "value": v, "coverage": coverage}

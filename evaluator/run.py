@@ -19,17 +19,18 @@ import itertools
 import math
 import sys
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Iterable, Mapping, Protocol, Sequence
+from typing import Any, Awaitable, Callable, Iterable, Mapping, Sequence
 
 from evaluator import prompts
-from evaluator.clients import ClientError, Completion, LogprobsUnsupported, OptionScore
+from evaluator.clients import ClientError, LogprobsUnsupported
 from evaluator.datasets import load_items
 from evaluator.logprob_choice import ask_by_logprob, continuation  # noqa: F401 - continuation: re-exported
 from evaluator.registry import select
 from evaluator.run_feed import JobFeed, drain_feed, plan_rest
+from evaluator.run_types import Backend, Cell, CellStatus, Job, Sink  # noqa: F401 - re-exported
 from evaluator.run_writer import AnswerWriter, Ledger, Pace, group_size  # noqa: F401 - group_size: re-exported
 from evaluator.runspec import RunSpec
-from evaluator.spec import Item, ItemResult, Prediction, TaskSpec
+from evaluator.spec import Item, Prediction, TaskSpec
 
 DOC_FIELDS = ("context", "text")
 """Input fields holding the long document that `TaskSpec.trim_tokens` budgets apply to."""
@@ -41,85 +42,6 @@ APPROX_TOKENIZER = "approx: 1 token per 3 UTF-8 bytes"
 """How documents are measured without the model's tokenizer. The paper counted cl100k_base tokens; for Thai and
 Tamil (the only trimmed languages) one token per character, i.e. per 3 UTF-8 bytes, is a close, slightly generous
 stand-in."""
-
-
-class Backend(Protocol):
-    """What the runner needs from a model: `ModelClient` (HTTP) or `backends.llamacpp.LlamaCppBackend`."""
-
-    async def chat(self, messages: list[dict], *, temperature: float, top_p: float, max_tokens: int,
-                   extra_body: Mapping[str, Any] | None = None) -> Completion: ...
-
-    async def option_logprob(self, prompt: str, option: str) -> OptionScore: ...
-
-
-class Sink(Protocol):
-    """Where results go: the store through `services.ingest`, or a list in tests."""
-
-    def prepare(self, items: Sequence[Item]) -> None:
-        """Whatever a commit needs first (e.g. the registry's rows, and the rows of `items`: the items of the jobs
-        planned since the last call); runs on the writer thread before the first `save_many`, and again before a
-        later one once more of the plan is built (`preparer`)."""
-
-    def stored_many(self, cells: Sequence["Cell"]) -> Mapping[tuple, set[tuple[str, str]]]:
-        """(item_id, order) pairs already stored, by cell key (`Cell.key`), for every cell of the plan at once;
-        called once per run (a rerun too), on the event loop's thread before the writer's thread starts (so the
-        first requests wait for this query alone: ~1 ms), then every other call runs on the writer's threads."""
-
-    def save_many(self, rows: Sequence[tuple["Cell", Mapping[str, Any], Item, ItemResult]]) -> None:
-        """Persist scored results (cell, run settings, item, result) in one transaction, committed on return."""
-
-    def refresh(self, cells: Sequence["Cell"]) -> Sequence[Any]:
-        """Recompute the aggregates of these (task, lang, prompt language) cells over all their runs; returns one
-        headline score (0-100) or None per cell, for the summary.
-
-        Called from a second thread while answers of other cells are still being saved (use a separate cursor).
-        A sink may also offer `read_ahead(cells)`: the writer calls it on that thread in the run's last round with
-        the (task, lang, prompt language) cells still unfinished, so that their refresh can read less once their last
-        answers are in (`services.live.StoreSink.read_ahead`); and `save_refresh(rows, cells)`: `save_many` and
-        `refresh` in one transaction, which the writer calls on that thread for the run's last group and the cells
-        it finishes (`services.live.StoreSink.save_refresh`; if it raises, nothing of it may be written).
-        """
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One run of one task in one language and prompt language."""
-
-    task: TaskSpec
-    lang: str
-    prompt_lang: str
-    """"en" or "native"."""
-    run_no: int = 1
-    """Repeat number, from 1."""
-
-    @property
-    def key(self) -> tuple[str, str, str, int]:
-        """(task, lang, prompt_lang, run_no)."""
-        return self.task.name, self.lang, self.prompt_lang, self.run_no
-
-
-@dataclass
-class CellStatus:
-    """Counts for the final summary table."""
-
-    cell: Cell
-    total: int = 0
-    resumed: int = 0
-    asked: int = 0
-    failed: int = 0
-    error: str | None = None
-    score: Any = None
-
-
-@dataclass(frozen=True)
-class Job:
-    """One request to make (one item, one option order)."""
-
-    cell: Cell
-    item: Item
-    order: str
-    rendered: prompts.Rendered
-    truncated: Mapping[str, Any] | None
 
 
 async def bounded(jobs: Iterable[Any], fn: Callable[[Any], Awaitable[None]], concurrency: int) -> None:

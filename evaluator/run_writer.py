@@ -16,13 +16,12 @@ import concurrent.futures
 import dataclasses
 import itertools
 import math
-from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping, Sequence
+from typing import Any, Callable, Collection, Mapping, Sequence
 
+from evaluator.run_types import CellStatus, Job, Sink
 from evaluator.scoring import score_prediction
 from evaluator.spec import Prediction
 
-if TYPE_CHECKING:
-    from evaluator.run import CellStatus, Job, Sink
 
 GROUP_WAIT_S = 0.2
 """A group of answers is committed at the latest this long after its first answer arrived."""

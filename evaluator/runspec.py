@@ -30,6 +30,8 @@ from typing import Any, Mapping
 
 import yaml
 
+from evaluator.registry import select
+
 
 class ConfigError(ValueError):
     """A run specification is invalid; the message names the file (or option) and the setting."""
@@ -117,8 +119,6 @@ class RunSpec:
 
 def check_selection(spec: RunSpec, where: str = "") -> None:
     """ConfigError when `tasks` names no known task, id or family, or `langs` a language none of them exists in."""
-    from evaluator.registry import select
-
     prefix = f"{where}: " if where else ""
     try:
         cells = select(spec.tasks)

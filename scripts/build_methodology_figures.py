@@ -12,7 +12,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from evaluator.metrics.figures import FIGURES_JSON, compute  # noqa: E402
+from evaluator.methodology.figures import FIGURES_JSON, compute  # noqa: E402
 
 
 def main(data_dir: Path) -> int:

@@ -1,14 +1,14 @@
-"""What the Methodology page shows: the registry-generated facts of `evaluator.metrics.docs` (sample figures read
+"""What the Methodology page shows: the registry-generated facts of `evaluator.methodology.docs` (sample figures read
 from `data/methodology_figures.json`, never re-scored at render time) and the roll-up rule worked on an example.
 
 The page imports this module instead of the evaluator (pages import only the store's read API, services and the
-registry). Attributes not defined here are `evaluator.metrics.docs`'s own.
+registry). Attributes not defined here are `evaluator.methodology.docs`'s own.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from evaluator.metrics import docs as _docs
+from evaluator.methodology import docs as _docs
 from evaluator.rollup import worked_example
 
 

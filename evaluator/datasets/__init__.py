@@ -2,7 +2,7 @@
 
 `LOADERS` maps the `TaskSpec.loader` keys to loaders `(data_dir, lang) -> Iterator[Item]`; `load_items` picks the
 task's loader, reads the data directory (`default_data_dir()` unless given) and returns the items with their
-data-quality warnings; `load_report` aggregates those warnings. Hugging Face dataset repos: `hub.load_hub_items`.
+data-quality warnings; `load_report` aggregates those warnings. Hugging Face dataset repos: `load_hub_items`.
 """
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from typing import Callable, Iterator
 from evaluator.datasets import bhasa, cultural, lindsea, pacute
 from evaluator.datasets.base import DatasetError, Loader
 from evaluator.datasets.validate import LoadReport, summarize
+from evaluator.registry import TASKS, get_task
 from evaluator.spec import Item, TaskSpec
 
 LOADERS: dict[str, Callable[[Path, str], Iterator[Item]]] = {
@@ -56,8 +57,6 @@ def default_data_dir() -> Path:
 def _spec(task: TaskSpec | str) -> TaskSpec:
     if isinstance(task, TaskSpec):
         return task
-    from evaluator.registry import get_task
-
     return get_task(task)
 
 
@@ -77,7 +76,7 @@ def _root(spec: TaskSpec, lang: str, data_dir: Path | str | None) -> Path:
     source = str(data_dir if data_dir is not None else default_data_dir())
     if not source.startswith(HF_PREFIX):
         return Path(source).expanduser()
-    from evaluator.datasets import hub
+    from evaluator.datasets import hub  # huggingface_hub costs ~0.5 s to import: only when a Hub source is read
 
     repo_id, _, revision = source[len(HF_PREFIX):].partition("@")
     return hub.fetch(repo_id, LOADERS[spec.loader].files(lang), revision=revision)  # type: ignore[attr-defined]
@@ -85,8 +84,6 @@ def _root(spec: TaskSpec, lang: str, data_dir: Path | str | None) -> Path:
 
 def available_cells(data_dir: Path | str | None = None) -> list[tuple[str, str]]:
     """(task, lang) cells of the registry whose files are all present in a local data directory."""
-    from evaluator.registry import TASKS
-
     root = Path(data_dir) if data_dir is not None else default_data_dir()
     return [(t.name, lang) for t in TASKS.values() for lang in t.langs
             if t.loader in LOADERS and all((root / rel).is_file() for rel in LOADERS[t.loader].files(lang))]
@@ -114,6 +111,18 @@ def load_items(task: TaskSpec | str, lang: str, *, data_dir: Path | str | None =
     return items
 
 
+def load_hub_items(repo_id: str, task: TaskSpec | str, lang: str, *, revision: str,
+                   cache_dir: Path | str | None = None, limit: int | None = None, endpoint: str | None = None,
+                   token: str | bool | None = None) -> list[Item]:
+    """The items of one (task, lang) from a Hub dataset repo at a pinned commit, via the task's local loader."""
+    from evaluator.datasets import hub  # see `_root`
+
+    loader = loader_for(task, lang)
+    root = hub.fetch(repo_id, loader.files(lang), revision=revision, cache_dir=cache_dir, endpoint=endpoint,
+                     token=token)
+    return load_items(task, lang, data_dir=root, limit=limit)
+
+
 def load_report(task: TaskSpec | str, lang: str, *, data_dir: Path | str | None = None) -> LoadReport:
     """Item count and data-quality warnings found while loading one (task, lang)."""
     spec = _spec(task)
@@ -121,4 +130,4 @@ def load_report(task: TaskSpec | str, lang: str, *, data_dir: Path | str | None 
 
 
 __all__ = ["LOADERS", "UNAVAILABLE", "DatasetError", "LoadReport", "available_cells", "default_data_dir",
-           "load_items", "load_report", "loader_for", "pulled_data_dir", "tanaw_home"]
+           "load_hub_items", "load_items", "load_report", "loader_for", "pulled_data_dir", "tanaw_home"]

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from evaluator.datasets import validate
+from evaluator.registry import TASKS
 from evaluator.spec import Item
 
 
@@ -107,8 +108,6 @@ class Loader:
 @functools.cache
 def task_name(loader_key: str) -> str:
     """The registry task id that uses this loader (every loader serves exactly one task)."""
-    from evaluator.registry import TASKS
-
     for spec in TASKS.values():
         if spec.loader == loader_key:
             return spec.name

@@ -6,6 +6,7 @@ from typing import Iterator
 
 from evaluator.datasets import validate
 from evaluator.datasets.base import Loader, Row, item_key, make_item, read_jsonl, task_name
+from evaluator.registry import get_task
 from evaluator.spec import Item
 
 NLI_LETTERS = {"entailment": "A", "contradiction": "B", "neutral": "C"}
@@ -24,8 +25,6 @@ def _rows(data_dir: Path, folder: str, lang: str) -> Iterator[Row]:
 
 def _label(row: Row, loader_key: str, lang: str) -> str:
     """`label_en` lower-cased, checked against the registry's closed label set for the language."""
-    from evaluator.registry import get_task
-
     label = row.req("label_en").strip().lower()
     allowed = get_task(task_name(loader_key)).labels.get(lang, ())
     if label not in allowed:
@@ -181,6 +180,6 @@ LOADERS = {
 UNAVAILABLE = {
     ("bhasa.ner", "vi"): "VLSP2018 NER is not public (registration-only release), so no sample ships for it",
     ("bhasa.ner", "ta"): "Naamapadam is only on the Hugging Face Hub (ai4bharat/naamapadam); "
-                         "load it with evaluator.datasets.hub.load_hub_items",
+                         "load it with evaluator.datasets.load_hub_items",
 }
 """Known-missing (loader, lang) cells and why, quoted when their file is absent."""

@@ -21,9 +21,7 @@ from huggingface_hub.errors import (
     RevisionNotFoundError,
 )
 
-from evaluator.datasets import load_items, loader_for
 from evaluator.datasets.base import DatasetError
-from evaluator.spec import Item, TaskSpec
 
 COMMIT = re.compile(r"[0-9a-f]{40}")
 _TRUE = {"1", "true", "yes", "on"}
@@ -70,12 +68,3 @@ def fetch(repo_id: str, files: tuple[str, ...], *, revision: str, cache_dir: Pat
     if root is None:
         raise DatasetError(f"{where}: no files to fetch")
     return root
-
-
-def load_hub_items(repo_id: str, task: TaskSpec | str, lang: str, *, revision: str,
-                   cache_dir: Path | str | None = None, limit: int | None = None, endpoint: str | None = None,
-                   token: str | bool | None = None) -> list[Item]:
-    """The items of one (task, lang) from a Hub dataset repo at a pinned commit, via the task's local loader."""
-    loader = loader_for(task, lang)
-    root = fetch(repo_id, loader.files(lang), revision=revision, cache_dir=cache_dir, endpoint=endpoint, token=token)
-    return load_items(task, lang, data_dir=root, limit=limit)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from evaluator.registry import TASKS
+
 
 @dataclass(frozen=True)
 class Criterion:
@@ -98,8 +100,6 @@ def check_spans(spans: object, text: str) -> tuple[list[dict], str | None]:
 
 def protocol_for(task: str, name: str | None = None) -> Protocol:
     """The protocol named, else the task's own (`TaskSpec.human_protocol`); ValueError when neither fits."""
-    from evaluator.registry import TASKS
-
     if name:
         if name not in PROTOCOLS:
             raise ValueError(f"protocol: unknown {name!r} (known: {', '.join(PROTOCOLS)})")

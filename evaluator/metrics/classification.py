@@ -19,6 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from evaluator.metrics.base import MetricSpec, register, resample_sums
+from evaluator.registry import get_task
 
 
 def _norm(x: Any) -> str:
@@ -101,8 +102,6 @@ def _label_chance(rows: Sequence[tuple]) -> float:
     extras = rows[0][2] if rows and len(rows[0]) > 2 else {}
     task, lang = extras.get("task"), extras.get("lang")
     if task and lang:
-        from evaluator.registry import get_task
-
         level = get_task(task).chance_level(lang)
         if level:
             return float(level)

@@ -2,7 +2,7 @@
 
 Normalisation (PACUTE paper §5): case, surrounding whitespace, and leading/trailing hyphens of affix strings
 (`-um-` ≡ `um`); text is NFC-normalised first so composed and decomposed diacritics (`í` vs `i` + U+0301) agree.
-pacute-bench's released result files did not strip hyphens; `evaluator.metrics.pacute_compat` counts where that
+pacute-bench's released result files did not strip hyphens; `evaluator.methodology.pacute_compat` counts where that
 changes a score.
 
 PACUTE contains-match searches the whole raw response when it has no closed `<answer>…</answer>` block: the paper

@@ -5,8 +5,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from evaluator.metrics import METRICS
-from evaluator.metrics import figures
-from evaluator.metrics.docs import (differences, metric_rows, pacute_difference_items, pacute_differences,
+from evaluator.methodology import figures
+from evaluator.methodology.docs import (differences, metric_rows, pacute_difference_items, pacute_differences,
                                     task_rows)
 from evaluator.registry import TASKS
 from tests.helpers.samples import SAMPLES
@@ -56,7 +56,7 @@ def test_page_shows_sample_figures():
 
 
 def test_differences_section_lists_counts_without_rescoring(monkeypatch):
-    import evaluator.metrics.pacute_compat as compat
+    import evaluator.methodology.pacute_compat as compat
 
     monkeypatch.setattr(compat, "compare_rows", lambda *a, **k: pytest.fail("the page re-scored"))
     at = AppTest.from_file(PAGE, default_timeout=120)

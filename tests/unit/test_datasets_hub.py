@@ -12,8 +12,7 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from evaluator.datasets import DatasetError, load_items
-from evaluator.datasets.hub import load_hub_items
+from evaluator.datasets import DatasetError, load_hub_items, load_items
 from tests.helpers.samples import SAMPLES
 
 DATA = SAMPLES

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from evaluator.metrics.pacute_compat import compare, compare_folder, summarize
+from evaluator.methodology.pacute_compat import compare, compare_folder, summarize
 from tests.helpers.samples import SAMPLES
 
 DATA = SAMPLES

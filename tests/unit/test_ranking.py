@@ -5,7 +5,8 @@ import math
 
 import pytest
 
-from evaluator.ranking import Z95, overall_interval, rank_ranges
+from evaluator.ranking import rank_ranges
+from evaluator.rollup import Z95, overall_interval
 
 
 def test_three_overlapping_models_share_rank_one_and_a_clearly_lower_one_stands_alone():

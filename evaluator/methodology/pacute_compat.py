@@ -21,6 +21,9 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from evaluator.metrics.match import contains_match_item, exact_match_item, has_answer_block
+from evaluator.registry import get_task
+from evaluator.scoring import score_prediction
+from evaluator.spec import Item, Prediction
 
 METRICS = ("exact_match", "contains_match")
 
@@ -84,10 +87,6 @@ def _reason(metric: str, response: str, ours: bool, theirs_norm: bool, gold: str
 
 def _ours(task_name: str, row: Mapping[str, Any]) -> dict[str, bool]:
     """Tanaw's exact and contains match for one pacute-bench row, through the real scoring path."""
-    from evaluator.registry import get_task
-    from evaluator.scoring import score_prediction
-    from evaluator.spec import Item, Prediction
-
     task = get_task(task_name)
     item_id = str(row.get("id"))
     item = Item(task=task.name, lang="tl", item_id=item_id, inputs={}, gold=str(row.get("ground_truth")))

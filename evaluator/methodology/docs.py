@@ -3,17 +3,17 @@
 Everything the page shows comes from here, so documentation cannot drift from what is computed. Sample-based
 figures (ROUGE-L variants, re-scoring of pacute-bench's released results, QA F1 rules, PACUTE option counts, data
 defects) are computed once by `scripts/build_methodology_figures.py` into `data/methodology_figures.json`
-(`evaluator.metrics.figures`); the page reads them and never re-scores.
+(`evaluator.methodology.figures`); the page reads them and never re-scores.
 """
 from __future__ import annotations
 
 import inspect
-import json
-from pathlib import Path
 from typing import Any
 
 from evaluator import aggregate, extract
-from evaluator.metrics import METRICS, figures
+from evaluator.methodology import figures
+from evaluator.methodology.pacute_compat import REASONS
+from evaluator.metrics import METRICS
 from evaluator.metrics.base import MetricSpec
 from evaluator.registry import LANG_NAMES, LANGUAGES, TASKS
 
@@ -138,32 +138,13 @@ def aggregation_notes() -> list[str]:
     ]
 
 
-def rouge_variants(data_dir: Path | str) -> list[dict[str, Any]]:
-    """Title-as-summary ROUGE-L on the XL-Sum samples: paper-compatible and (Thai) whitespace-free, 0-100."""
-    from evaluator.metrics.summarization import rouge_l
-
-    out = []
-    for lang in ("id", "vi", "th", "ta"):
-        path = Path(data_dir) / "bhasa" / "summarization" / f"{lang}.jsonl"
-        if not path.exists():
-            continue
-        rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
-        xl = [rouge_l(r["title"], r["summary"], lang=lang) for r in rows]
-        nows = [rouge_l(r["title"], r["summary"], lang=lang, variant="nows") for r in rows] if lang == "th" else None
-        out.append({"language": LANG_NAMES[lang], "n": len(rows), "rougeL (XL-Sum, headline)": 100 * sum(xl) / len(xl),
-                    "rougeL_nows (words only)": None if nows is None else 100 * sum(nows) / len(nows)})
-    return out
-
-
 def rouge_table() -> list[dict[str, Any]]:
-    """The stored title-as-summary ROUGE-L figures (see `rouge_variants`)."""
+    """The stored title-as-summary ROUGE-L figures (`figures.rouge_variants`)."""
     return list(figures.load().get("rouge", []))
 
 
 def pacute_reasons() -> dict[str, str]:
     """Reason key → explanation for the PACUTE difference table."""
-    from evaluator.metrics.pacute_compat import REASONS
-
     return dict(REASONS)
 
 
