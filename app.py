@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages._cached import connection, parquet_root, q
 from pages._entry import embedded, route_default_alias
 from pages._hub import push_changes, sync_banner
 from pages._ui import md_escape, run_page
-from store.cached import connection, parquet_root, q
 
 st.set_page_config(page_title="Tanaw · SEA LLM leaderboard", page_icon="🔭", layout="wide")
 

@@ -1,5 +1,5 @@
 """`tanaw`, the installed command: `tanaw app` serves the Streamlit app, every other command is
-`python -m evaluator`'s (`tanaw ingest FILE --model M` is `python -m evaluator ingest FILE --model M`).
+`python -m evaluator`'s (`cli.main`; `tanaw ingest FILE --model M` is `python -m evaluator ingest FILE --model M`).
 
 Paths come from this file's location, never the working directory: the app is the `app.py` beside this module
 (in a clone or in site-packages), and Streamlit reads the `.streamlit/config.toml` beside it.
@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
         return serve(args[1:])
     if not args or args[0] in ("-h", "--help"):
         print(USAGE + "\ntanaw COMMAND ...: the commands below (`tanaw COMMAND --help` for one)\n")
-    from evaluator.__main__ import run
+    from cli.main import run
 
     return run(args or ["--help"], prog="tanaw")
 

@@ -6,7 +6,7 @@ Native part (always): a generated native JSONL of `--items` causal rows (the fou
 folder, repeated as runs 1..k; answers A/B by a fixed rule) is written to a temporary file, then timed:
 - the floor: read the file and `json.loads` every line;
 - `python -m evaluator ingest`'s work in this process (`read_upload` then `ingest_upload` into a fresh store, as
-  `evaluator.cli.ingest.run` does), and with `--cli` the command itself as a subprocess (interpreter start and
+  `cli.ingest.run` does), and with `--cli` the command itself as a subprocess (interpreter start and
   imports included). After one untimed round of each (imports, the file's pages), the floor and the ingest
   alternate, `--repeat` rounds: the medians of each, and each round's ratio (its ingest over the floor read just
   before it) with their median, which holds on a machine whose speed drifts between minutes;

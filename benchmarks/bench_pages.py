@@ -8,7 +8,7 @@ Thai sentiment) = 5,000,000 predictions and as many score rows, written run by r
 own write time), then every cell's drill-down pre-aggregates written by the functions ingest calls
 (`evaluator.drilldown.cell_drilldown`, `store.drilldown.save_drilldown`). Each page's queries run once to warm DuckDB
 up, then `--repeat` times; the median per query and the page total are printed (the Streamlit cache, which makes
-repeat views free, is bypassed). The queries a page reads at the same time (`store.cached.q_many`) are timed as one
+repeat views free, is bypassed). The queries a page reads at the same time (`pages._cached.q_many`) are timed as one
 group, and again one after another (the page total that way is printed beside). Beside them, the DuckDB floor in the
 same run: one GROUP BY over all scores and one model's LINDSEA GROUP BY, what a page reading per-item rows pays at
 least; each page's total is also given as a multiple of the first (a ratio taken in one run holds steadier than
@@ -147,7 +147,7 @@ def pre_aggregate(con) -> int:
 def pages(models: list[str]) -> dict[str, list]:
     """The queries each page issues for a typical view, in order, with the parameters the page passes. A parameter
     given as "@name" is the result of the earlier query `name` on the same page; a list is a group the page reads at
-    the same time (`store.cached.q_many`, `store.queries.run_many`)."""
+    the same time (`pages._cached.q_many`, `store.queries.run_many`)."""
     m, four = models[1], tuple(models[:4])
     systems = (f"{models[0]}|en", f"{models[1]}|en")
     mcq = {"models": four, "fmt": "mcq", "metric": "mcq_acc", "prompt_lang": "en"}

@@ -9,7 +9,7 @@ import math
 
 import pandas as pd
 
-from store.cached import q
+from pages._cached import q
 
 COLUMN = "human"
 HELP = ("Native-speaker judgements from finished human evaluation campaigns (Human evaluation page): MT as items a "

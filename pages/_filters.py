@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages._cached import q
 from pages._ui import md_escape
-from store.cached import q
 from store.queries.explore import SIZE_BUCKETS
 
 ANY = "any"
@@ -39,7 +39,7 @@ def filtered_models(filters: dict, task_prefix: str | None = None) -> list[str]:
 
 
 def models_query(filters: dict, task_prefix: str | None = None) -> tuple[str, dict]:
-    """`filtered_models`' query as a `store.cached.q_many` call, for a page that reads it together with its first
+    """`filtered_models`' query as a `pages._cached.q_many` call, for a page that reads it together with its first
     query of its own (the frame's model_id column is the list)."""
     return "explore_models", {**filters, "task_prefix": task_prefix}
 

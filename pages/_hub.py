@@ -10,8 +10,8 @@ import os
 
 import streamlit as st
 
+from pages import _cached as cached
 from services import hub_sync
-from store import cached
 
 PULL_EVERY_S = int(os.environ.get("TANAW_HUB_PULL_EVERY_S") or 300)  # the first page view after start pulls
 PULL_FAILED = "The results repository could not be read; serving the last good data."

@@ -9,11 +9,11 @@ from __future__ import annotations
 import streamlit as st
 
 from evaluator.human import protocols
+from pages._cached import clear, connection
 from pages._entry import ensure_app
 from pages._ui import lang_label, md_escape
 from services import campaigns as flow
 from services.write import WriterBusy
-from store.cached import clear, connection
 
 ensure_app()
 

@@ -5,10 +5,10 @@ import json
 
 import streamlit as st
 
+from pages._cached import q, q_many
 from pages._entry import ensure_app
 from pages._filters import model_filters, models_query
 from pages._ui import answer_text, empty_state, mark, md_code, md_escape, table, word_diff
-from store.cached import q, q_many
 from services.compare import run_card_diff, run_cards
 from store.queries.compare import LABELS, SLICES
 

@@ -5,6 +5,7 @@ import streamlit as st
 
 from evaluator.human.protocols import RATINGS_SCALE
 from evaluator.registry import task_langs
+from pages._cached import clear, q
 from pages._entry import ensure_app
 from pages._gate import checked
 from pages._filters import filtered_models, model_filters
@@ -12,7 +13,6 @@ from pages._ui import dashed, empty_state, lang_label, md_escape, table
 from services import ratings as ratings_flow
 from services.write import WriterBusy
 from store import access
-from store.cached import clear, q
 
 ensure_app()
 LOW, HIGH = RATINGS_SCALE

@@ -14,9 +14,9 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
+from pages._cached import q
 from pages._entry import ensure_app
 from pages._ui import dashed, empty_state, lang_label, md_escape, plot_frame, table
-from store.cached import q
 
 ensure_app()
 

@@ -6,11 +6,13 @@ from urllib.parse import urlencode
 import plotly.graph_objects as go
 import streamlit as st
 
+from pages._board_human import COLUMN as HUMAN
+from pages._board_human import HELP as HUMAN_HELP
+from pages._board_human import with_human
+from pages._cached import q
 from pages._entry import embedded, ensure_app
-from pages._board_human import COLUMN as HUMAN, HELP as HUMAN_HELP, with_human
 from pages._filters import also_available, filtered_models, first_available, model_filters
 from pages._ui import csv_bytes, dashed, empty_state, md_escape, plot_text, table
-from store.cached import q
 
 ensure_app()
 FAMILIES = {"BHASA": "bhasa", "LINDSEA": "lindsea", "PACUTE": "pacute"}

@@ -6,11 +6,25 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from evaluator.registry import family_langs
+from pages._cached import q, q_many
 from pages._entry import ensure_app
 from pages._filters import filtered_models, model_filters
-from pages._ui import (LANG_NAMES, PROMPT_NAMES, answer_text, dashed, empty_state, lang_label, mark, md_code, md_escape,
-                       plot_frame, plot_text, score_text, table, word_diff)
-from store.cached import q, q_many
+from pages._ui import (
+    LANG_NAMES,
+    PROMPT_NAMES,
+    answer_text,
+    dashed,
+    empty_state,
+    lang_label,
+    mark,
+    md_code,
+    md_escape,
+    plot_frame,
+    plot_text,
+    score_text,
+    table,
+    word_diff,
+)
 
 ensure_app()
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 import plotly.express as px
 import streamlit as st
 
+from pages._cached import q
 from pages._entry import ensure_app
 from pages._filters import also_available, filtered_models, first_available, model_filters
 from pages._ui import empty_state, md_escape, plot_frame, plot_text, table
-from store.cached import q
 
 ensure_app()
 

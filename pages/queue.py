@@ -11,13 +11,14 @@ import os
 import streamlit as st
 
 from evaluator.registry import FAMILIES, TASKS
+from pages import _cached as cached
 from pages._entry import ensure_app
 from pages._gate import checked
 from pages._ui import frame, md_escape
 from services import queue
 from services.queue import EndpointRefused, submit_request
 from services.write import WriterBusy
-from store import access, cached
+from store import access
 
 ensure_app()
 

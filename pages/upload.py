@@ -10,15 +10,16 @@ from pathlib import Path
 import streamlit as st
 
 from evaluator import incidents
+from pages import _cached as cached
+from pages._cached import connection
+from pages._entry import ensure_app
+from pages._gate import checked
+from pages._ui import frame, md_escape
 from services import gate
 from services import upload as upload_flow
 from services.upload import DEFAULT_LIMITS, MB, read_upload
 from services.write import WriterBusy
-from pages._entry import ensure_app
-from pages._gate import checked
-from pages._ui import frame, md_escape
-from store import access, cached
-from store.cached import connection
+from store import access
 
 ensure_app()
 

@@ -42,7 +42,7 @@ GROUPS = ("explorers", "short", "long")
 
 def run_all(gguf: Path, db: Path, groups: tuple[str, ...] = GROUPS) -> None:
     """Every demo cell of these groups (LINDSEA/PACUTE; BHASA classification and choice; BHASA long generation)."""
-    from evaluator.cli.run import main as run_main
+    from cli.run import main as run_main
     from evaluator.datasets import available_cells
     from evaluator.registry import TASKS
 

@@ -1,7 +1,7 @@
 """Every SELECT the pages use, as typed functions `(con, **filters) -> DataFrame`, collected in QUERIES.
 
-Each submodule registers its functions with `@query`; pages call them through `store.cached.q(name, ...)`, or
-several that do not depend on each other at once through `store.cached.q_many` (`run_many`).
+Each submodule registers its functions with `@query`; pages call them through `pages._cached.q(name, ...)`, or
+several that do not depend on each other at once through `pages._cached.q_many` (`run_many`).
 """
 from __future__ import annotations
 

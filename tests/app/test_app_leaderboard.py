@@ -60,7 +60,7 @@ def test_pacute_and_empty_state(demo_db, monkeypatch):
 
 def test_every_reported_row_downloads_with_its_citation(demo_db, monkeypatch):
     at = _run(demo_db, monkeypatch)
-    from store.cached import q  # the app's own connection to the same file
+    from pages._cached import q  # the app's own connection to the same file
 
     rows = q("reported_rows")
     assert len(rows) == 334 and rows["citation"].str.len().min() > 20
@@ -73,7 +73,7 @@ def test_reported_rows_normalized_are_the_evaluators(demo_db, monkeypatch):
     from evaluator.chance import metric_chance, normalized_score
     from evaluator.metrics import METRICS
     from evaluator.registry import TASKS
-    from store.cached import q
+    from pages._cached import q
 
     at = _run(demo_db, monkeypatch, bench="BHASA", prompt="English", score="Normalized")
     shown = next(d.value for d in at.dataframe if list(d.value.columns[:2]) == ["system", "source"])

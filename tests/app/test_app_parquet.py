@@ -30,7 +30,7 @@ def _board(monkeypatch, **env):
 
 def test_parquet_export_serves_the_same_leaderboard(stores, monkeypatch, tmp_path):
     db_file, export = stores
-    import store.cached as cached  # the cached connection is per process: cleared between the two stores
+    import pages._cached as cached  # the cached connection is per process: cleared between the two stores
 
     cached.connection.clear()
     cached.clear()

@@ -7,7 +7,7 @@ import json
 import pytest
 from scipy import stats
 
-from evaluator.__main__ import main
+from cli.main import main
 from services import campaigns as svc
 from store import campaigns, db
 from tests.helpers.fixtures_store import app_test, fixture_db, pages_on

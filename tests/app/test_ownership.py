@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from evaluator.__main__ import main as cli
+from cli.main import main as cli
 from evaluator.datasets import load_items
 from store import access, db
 from tests.helpers.fixtures_store import DATA_DIR, fixture_db, pages_on

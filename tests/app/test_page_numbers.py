@@ -77,7 +77,7 @@ def test_pacute_levels_are_the_evaluators(db):
 
 
 def test_binary_metrics_in_the_store_are_metricspec_binary(db):
-    from store.cached import connection
+    from pages._cached import connection
     from store.queries.explore import binary_metrics
 
     stored = set(binary_metrics(connection().cursor()))

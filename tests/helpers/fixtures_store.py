@@ -179,7 +179,7 @@ def fixture_db() -> Path:
 @contextlib.contextmanager
 def pages_on(path: Path) -> Iterator[Path]:
     """Point the app at `path` (TANAW_DB) with fresh cached connection and query results; restored on exit."""
-    from store import cached
+    from pages import _cached as cached
 
     old = os.environ.get("TANAW_DB")
     os.environ["TANAW_DB"] = str(path)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.__main__ import main as cli
+from cli.main import main as cli
 from evaluator.datasets import PULL_MANIFEST, available_cells, load_items
 from evaluator.datasets.pull import PullError, pull
 from evaluator.datasets.pull.sources import LockEntry, Source, Table, load_table

@@ -203,7 +203,7 @@ def _cli(*argv: str, env: dict | None = None) -> subprocess.CompletedProcess:
 def test_queue_add_refuses_every_literal_ssrf_spelling_with_exit_2(tmp_path):
     """One subprocess per spelling would take minutes; the parser runs in-process, the exit code is checked in a
     subprocess for a few spellings below."""
-    from evaluator.__main__ import main
+    from cli.main import main
 
     path = tmp_path / "cli.duckdb"
     for url in SSRF_URLS:

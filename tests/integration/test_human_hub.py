@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from evaluator.__main__ import main
+from cli.main import main
 from services import campaigns as svc
 from services import hub_sync
 from store import campaigns, db

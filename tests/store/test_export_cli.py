@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from evaluator.cli import export
+from cli import export
 from store import db
 from store.parquet import checksum, tables
 from tests.helpers.store_fixture import filled_store

@@ -6,7 +6,7 @@ import json
 import pandas as pd
 import pytest
 
-from evaluator.__main__ import main
+from cli.main import main
 from services import campaigns as svc
 from store import campaigns, db
 from store.schema import row_counts

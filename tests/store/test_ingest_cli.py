@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from evaluator.__main__ import main
+from cli.main import main
 from evaluator.registry import TASKS
 from store.db import connect
 from store.queries.leaderboard import leaderboard_cells

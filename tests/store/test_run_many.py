@@ -1,4 +1,4 @@
-"""Queries a page reads at the same time (`store.queries.run_many`, `store.cached.q_many`) give the frames they give
+"""Queries a page reads at the same time (`store.queries.run_many`, `pages._cached.q_many`) give the frames they give
 one by one, in the order asked; a failing one raises; Compare's answer list read with the run cards' frame
 (`compare_runs`, which carries each run's write window and cell number) is the list it reads by itself, and both are
 the answers and scores stored for the item."""

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from evaluator import runspec
-from evaluator.cli import run as cli_run
+from cli import run as cli_run
 from evaluator.runspec import ConfigError, RunSpec
 from services import run as services_run
 from services import run_child, worker

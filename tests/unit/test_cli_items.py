@@ -1,7 +1,7 @@
 """`python -m evaluator items`: ids, rendered EN and native prompts and gold, for offline inference."""
 import json
 
-from evaluator.__main__ import main
+from cli.main import main
 
 
 def test_items_json_gives_both_prompts_both_orders_and_gold(shared_data, capsys):

@@ -6,7 +6,7 @@ import argparse
 import pytest
 
 from evaluator import runspec
-from evaluator.cli import run as cli_run
+from cli import run as cli_run
 from evaluator.runspec import ConfigError, RunSpec
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from cli.common import print_table
+
 EXAMPLE = """examples:
   python -m evaluator uploader add --name sealion-team
   python -m evaluator uploader list
@@ -68,7 +70,6 @@ def cmd_revoke(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from evaluator.cli.common import print_table
     from store import db, owners
 
     con = db.connect(args.db)

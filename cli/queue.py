@@ -11,6 +11,8 @@ import os
 import sys
 from pathlib import Path
 
+from cli.common import print_table
+
 EXAMPLE = """examples:
   python -m evaluator queue add --model my-model --base-url https://llm.example.org/v1 --tasks bhasa --langs id
   TANAW_ENDPOINT_KEYS=openai:OPENAI_API_KEY python -m evaluator queue add --model gpt-x \\
@@ -64,7 +66,6 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from evaluator.cli.common import print_table
     from store import db, queue
 
     con = db.connect(args.db)

@@ -1,7 +1,7 @@
 """`python -m evaluator tasks [--json]`: every registered task with its languages, mode and metrics."""
 from __future__ import annotations
 
-from evaluator.cli.common import print_json, print_table
+from cli.common import print_json, print_table
 from evaluator.registry import TASKS
 
 

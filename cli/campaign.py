@@ -11,6 +11,8 @@ import os
 import sys
 from pathlib import Path
 
+from cli.common import print_table
+
 EXAMPLE = """examples:
   python -m evaluator campaign create --id mt-th-1 --task translation-en-xx --lang th \\
       --systems "model-a:native,model-b:en" --annotators ann,bo,cy --items 20 --k 3 --seed 1
@@ -99,7 +101,6 @@ def cmd_create(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from evaluator.cli.common import print_table
     from store import campaigns, db
 
     con = db.connect(args.db)

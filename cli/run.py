@@ -77,7 +77,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run this command on its own: `python -m evaluator.cli.run ...`."""
+    """Run this command on its own: `python -m cli.run ...`."""
     parser = argparse.ArgumentParser(prog="python -m evaluator")
     add(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["run", *(sys.argv[1:] if argv is None else argv)])

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from evaluator.cli.common import fmt, print_table
+from cli.common import fmt, print_table
 from evaluator.formats import detect
 
 
@@ -31,8 +31,8 @@ def add(sub) -> None:
 
 
 def run(args) -> int:
-    from services.upload import clean_model, ingest_upload, queue_upload
     from evaluator.formats.read import read_upload
+    from services.upload import clean_model, ingest_upload, queue_upload
     from store.writer_lock import WriterBusy
 
     upload = read_upload(args.path, fmt=args.format, data_dir=args.data_dir)

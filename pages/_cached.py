@@ -1,31 +1,21 @@
-"""The only store module that imports streamlit: a cached connection and cached query results for the pages."""
+"""The pages' cache: one store connection per app process and query results kept for ten minutes (the store itself
+knows nothing of Streamlit)."""
 from __future__ import annotations
-
-import os
 
 import pandas as pd
 import streamlit as st
 
-from store import db
 from store.queries import QUERIES, run_many
+from store.serve import open_store, parquet_root
 
-
-def parquet_root() -> str | None:
-    """$TANAW_PARQUET: serve a Parquet export (a folder, `hf://datasets/...` or `s3://...`) instead of the file."""
-    return os.environ.get("TANAW_PARQUET") or None
+__all__ = ["clear", "connection", "parquet_root", "q", "q_many"]
 
 
 @st.cache_resource
 def connection():
-    """One connection per app process, a cursor per query: the DuckDB file the app owns (read-write), or, with
-    $TANAW_PARQUET, an in-memory store over that export whose per-item tables stay Parquet views (read-only use:
-    changes are not written back)."""
-    root = parquet_root()
-    if root:
-        from store.scale import connect_parquet
-
-        return connect_parquet(root)
-    return db.connect()
+    """One connection per app process, a cursor per query: `store.serve.open_store` (the DuckDB file, or the
+    Parquet export named by $TANAW_PARQUET)."""
+    return open_store()
 
 
 @st.cache_data(ttl=600, show_spinner=False)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from evaluator.cli.common import fmt, print_json, print_table
+from cli.common import fmt, print_json, print_table
 
 
 def add(sub) -> None:
