@@ -4,13 +4,14 @@ from __future__ import annotations
 import math
 
 from cli.common import fmt, print_json, print_table
+from evaluator.registry import FAMILIES
 
 
 def add(sub) -> None:
     p = sub.add_parser("leaderboard", help="print model × task × language × prompt-language headline scores")
     p.add_argument("--db", default=None, help="DuckDB file (default: $TANAW_DB or ~/.tanaw/tanaw.duckdb)")
     p.add_argument("--prompt-lang", choices=("en", "native", "both"), default="both")
-    p.add_argument("--family", choices=("bhasa", "lindsea", "cultural", "pacute"), default=None)
+    p.add_argument("--family", choices=tuple(FAMILIES), default=None)
     p.add_argument("--averages", action="store_true",
                    help="print the stored roll-ups (overall, per competency, per language) instead of the cells")
     p.add_argument("--score", choices=("normalized", "value"), default="normalized",

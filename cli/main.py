@@ -23,15 +23,17 @@ def main(argv: list[str] | None = None, prog: str = "python -m evaluator") -> in
 
 
 def run(argv: list[str] | None = None, prog: str = "python -m evaluator") -> int:
-    """`main` for a command line: a bad language entry is one line naming its file and field (exit 2), never a
-    traceback."""
+    """`main` for a command line: a bad language entry or task file is one line naming its file and field (exit 2),
+    never a traceback."""
     try:
         from evaluator.languages import LanguageError  # reading the language entries can raise a ValueError
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    from evaluator.tasks import TaskError
+
     try:
         return main(argv, prog)
-    except LanguageError as exc:
+    except (LanguageError, TaskError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from cli.common import print_json, print_table
+from evaluator import task_check
 from evaluator.registry import TASKS
 
 
@@ -12,6 +13,7 @@ def add(sub) -> None:
 
 
 def run(args) -> int:
+    task_check.check()
     rows = [{"task": t.name, "family": t.family, "group": t.group, "langs": list(t.langs), "mode": t.mode,
              "metrics": list(t.metrics), "headline": {lang: t.headline_metric(lang) for lang in t.langs},
              "chance": {lang: t.chance_level(lang) for lang in t.langs}, "aliases": list(t.aliases),

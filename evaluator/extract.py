@@ -1,8 +1,9 @@
 """Answer extraction: untrusted model text → the answer a metric compares with the gold.
 
-Each extractor is `(raw, *, task, lang, item, pred=None) -> Extraction` and is registered in `EXTRACTORS`
-under the name a TaskSpec uses. The words each language answers with (answer tags, label words, true/false words,
-negators, "or") come from its entry in `evaluator.languages`; how text is read is in `evaluator.answer_text`.
+Each extractor (answer reader) is `(raw, *, task, lang, item, pred=None) -> Extraction` and registers itself in
+`EXTRACTORS` under the name a TaskSpec uses (`@answer_reader("label")`). The words each language answers with
+(answer tags, label words, true/false words, negators, "or") come from its entry in `evaluator.languages`; how text
+is read is in `evaluator.answer_text`.
 
 The rules for hard cases are `RULES` (shown on the Methodology page, pinned by `tests/app/test_extract_table.py`).
 An output nothing can be read from gives `parsed=False`: scored as wrong and counted as an instruction-following
@@ -30,9 +31,10 @@ from evaluator.answer_readers import (
 from evaluator.answer_text import answer_regions, clean, first_line, nfc, output_tag_region, split_reasoning_state
 from evaluator.metrics.choice import argmax_option
 from evaluator.metrics.ner import align, entity_counts
+from evaluator.plugins import Registry
 from evaluator.spec import Item, Prediction, TaskSpec
 
-__all__ = ["EXTRACTORS", "Extraction", "clean", "extract", "split_reasoning"]
+__all__ = ["EXTRACTORS", "Extraction", "answer_reader", "clean", "extract", "split_reasoning"]
 
 
 RULES: tuple[tuple[str, str], ...] = (
@@ -145,6 +147,15 @@ def _read_regions(raw: str | None, reader: Reader, *, same=lambda a: a) -> Extra
 # ---------------------------------------------------------------------------------------------- label
 
 
+Extractor = Callable[..., Extraction]
+
+EXTRACTORS: Registry[Extractor] = Registry("answer reader")
+"""Answer reader (extractor) by the name used in `TaskSpec.extractor`; each registers itself below."""
+answer_reader = EXTRACTORS.register
+"""Decorator: `@answer_reader("label")` registers the function under that name."""
+
+
+@answer_reader("label")
 def extract_label(raw: str | None, *, task: TaskSpec, lang: str, item: Item | None = None,
                   pred: Prediction | None = None) -> Extraction:
     """A closed-set label (sentiment, toxicity): canonical English name such as "positive" or "non-toxic"."""
@@ -155,6 +166,7 @@ def extract_label(raw: str | None, *, task: TaskSpec, lang: str, item: Item | No
 # --------------------------------------------------------------------------------------------- letter
 
 
+@answer_reader("letter")
 def extract_letter(raw: str | None, *, task: TaskSpec, lang: str, item: Item | None = None,
                    pred: Prediction | None = None) -> Extraction:
     """A choice letter ("A", "B", "C"): leading letter, `(B)`, `**C**`, `Option A`, a lower-case letter standing
@@ -167,6 +179,7 @@ def extract_letter(raw: str | None, *, task: TaskSpec, lang: str, item: Item | N
 # ----------------------------------------------------------------------------------------- true/false
 
 
+@answer_reader("true_false")
 def extract_true_false(raw: str | None, *, task: TaskSpec, lang: str, item: Item | None = None,
                        pred: Prediction | None = None) -> Extraction:
     """True/False or Yes/No in English or the native language, returned in the gold's vocabulary.
@@ -191,6 +204,7 @@ def _last_region(raw: str | None, normalise: bool) -> tuple[str, str, str | None
     return (regions[-1] if regions else ""), via, reasoning, failure
 
 
+@answer_reader("free_text")
 def extract_free_text(raw: str | None, *, task: TaskSpec, lang: str, item: Item | None = None,
                       pred: Prediction | None = None) -> Extraction:
     """The whole answer region (translation, summary, open answers) after the last output tag of the task's kind
@@ -212,6 +226,7 @@ def extract_free_text(raw: str | None, *, task: TaskSpec, lang: str, item: Item 
     return Extraction(region.strip(), True, reasoning, {"via": via})
 
 
+@answer_reader("qa_span")
 def extract_qa_span(raw: str | None, *, task: TaskSpec, lang: str, item: Item | None = None,
                     pred: Prediction | None = None) -> Extraction:
     """An extractive-QA answer: first non-empty line of the answer region, trimmed of quotes (several answer tags
@@ -219,6 +234,7 @@ def extract_qa_span(raw: str | None, *, task: TaskSpec, lang: str, item: Item | 
     return _read_regions(raw, read_span, same=clean)
 
 
+@answer_reader("ner_tags")
 def extract_ner_tags(raw: str | None, *, task: TaskSpec, lang: str, item: Item | None = None,
                      pred: Prediction | None = None) -> Extraction:
     """The tagged sentence (`@@TYPE@@span##`), with entities aligned to the gold text and per-type counts.
@@ -245,6 +261,7 @@ def extract_ner_tags(raw: str | None, *, task: TaskSpec, lang: str, item: Item |
 # ------------------------------------------------------------------------------------------- PACUTE
 
 
+@answer_reader("pacute_answer")
 def extract_pacute_answer(raw: str | None, *, task: TaskSpec, lang: str, item: Item | None = None,
                           pred: Prediction | None = None) -> Extraction:
     """PACUTE generation, read as pacute-bench reads it: `<answer>` tag → first line after it; else first line.
@@ -265,6 +282,7 @@ def extract_pacute_answer(raw: str | None, *, task: TaskSpec, lang: str, item: I
     return Extraction(answer, True, reasoning, {"via": via})
 
 
+@answer_reader("option_logprob")
 def extract_option_logprob(raw: str | None, *, task: TaskSpec, lang: str, item: Item | None = None,
                            pred: Prediction | None = None) -> Extraction:
     """MCQ by log-likelihood: argmax of summed option log-probabilities (ties by option text, `argmax_option`).
@@ -291,21 +309,6 @@ def extract_option_logprob(raw: str | None, *, task: TaskSpec, lang: str, item: 
         i = folded.index(clean(line))
         return Extraction(options[i], True, reasoning, {"via": "text_option", "choice": i, "k": len(options)})
     return _fail(reasoning, "no log-probabilities and no option in the output", k=len(options))
-
-
-Extractor = Callable[..., Extraction]
-
-EXTRACTORS: dict[str, Extractor] = {
-    "label": extract_label,
-    "letter": extract_letter,
-    "true_false": extract_true_false,
-    "ner_tags": extract_ner_tags,
-    "qa_span": extract_qa_span,
-    "free_text": extract_free_text,
-    "pacute_answer": extract_pacute_answer,
-    "option_logprob": extract_option_logprob,
-}
-"""Extractor by the name used in `TaskSpec.extractor`."""
 
 
 def extract(task: TaskSpec, item: Item, pred: Prediction) -> Extraction:

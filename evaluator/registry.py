@@ -1,4 +1,6 @@
-"""The one registry of every task: `TASKS` by id, aliases, and lookups with close-match hints."""
+"""The one registry of every task and family: `TASKS` by id, `FAMILIES` by name, aliases, and lookups with
+close-match hints. Tasks and families are declared in `evaluator/tasks/` (and task folders named by the
+environment: `evaluator.tasks.task_dirs`); language entries add their task cells here."""
 from __future__ import annotations
 
 import dataclasses
@@ -6,8 +8,8 @@ import difflib
 from typing import Any, Mapping
 
 from evaluator.languages import LANG_NAMES, LANGUAGES, Language, LanguageError
-from evaluator.spec import TaskSpec
-from evaluator.tasks import bhasa, cultural, lindsea, pacute
+from evaluator.spec import Family, TaskSpec
+from evaluator.tasks import TaskError, load_tasks
 
 _CELL_FIELDS = {"dataset", "labels", "chance", "headline", "trim_tokens"}
 
@@ -52,12 +54,16 @@ def _with_language_cells(tasks: dict[str, TaskSpec]) -> dict[str, TaskSpec]:
     return out
 
 
-TASKS: dict[str, TaskSpec] = _with_language_cells(
-    {t.name: t for mod in (bhasa, lindsea, cultural, pacute) for t in mod.TASKS})
+_families, _declared = load_tasks()
+TASKS: dict[str, TaskSpec] = _with_language_cells(_declared)
+"""Every task by id, in display order (family by family)."""
+FAMILIES: dict[str, Family] = _families
+"""Every family by name, in display order."""
+FAMILY_TASKS: dict[str, tuple[str, ...]] = {f: tuple(t.name for t in TASKS.values() if t.family == f) for f in FAMILIES}
+"""Task ids of each family, in display order."""
+BOARDS: dict[str, str] = {f.title: f.name for f in FAMILIES.values() if f.board}
+"""Families with a leaderboard tab: display title → family name."""
 ALIASES: dict[str, str] = {a: t.name for t in TASKS.values() for a in t.aliases}
-FAMILIES: dict[str, tuple[str, ...]] = {}
-for _t in TASKS.values():
-    FAMILIES[_t.family] = FAMILIES.get(_t.family, ()) + (_t.name,)
 
 PROMPT_LANGS = ("en", "native")
 
@@ -87,7 +93,7 @@ def select(names: str | None = None, langs: str | None = None) -> list[tuple[Tas
         part = part.strip()
         if not part:
             continue
-        wanted.extend(FAMILIES[part] if part in FAMILIES else (resolve(part),))
+        wanted.extend(FAMILY_TASKS[part] if part in FAMILIES else (resolve(part),))
     keep = {x.strip() for x in langs.split(",")} if langs else None
     return [(TASKS[n], lang) for n in dict.fromkeys(wanted) for lang in TASKS[n].langs if keep is None or lang in keep]
 
@@ -104,5 +110,5 @@ def task_langs(name: str) -> tuple[str, ...]:
     return tuple(code for code in [*LANG_NAMES, *sorted(set(langs) - set(LANG_NAMES))] if code in langs)
 
 
-__all__ = ["ALIASES", "FAMILIES", "LANGUAGES", "LANG_NAMES", "PROMPT_LANGS", "TASKS", "family_langs", "get_task",
-           "resolve", "select", "task_langs"]
+__all__ = ["ALIASES", "BOARDS", "FAMILIES", "FAMILY_TASKS", "LANGUAGES", "LANG_NAMES", "PROMPT_LANGS", "TASKS",
+           "TaskError", "family_langs", "get_task", "resolve", "select", "task_langs"]

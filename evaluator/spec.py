@@ -21,13 +21,31 @@ class PromptTemplate:
 
 
 @dataclass(frozen=True)
+class Family:
+    """A benchmark family, declared once in `evaluator/tasks/<name>/family.yaml` (or a tasks folder's)."""
+
+    name: str
+    """Family id as tasks and the store name it, e.g. "bhasa"."""
+    title: str
+    """Display name, e.g. "BHASA"."""
+    position: int = 100
+    """Order among families (lists, pages, the default run selection); ties by name."""
+    board: bool = True
+    """Whether the leaderboard has a tab for it (False for human-rated families)."""
+    description: str = ""
+    """One line for listings."""
+    order: tuple[str, ...] = ()
+    """Display order of its tasks; tasks not listed follow in the order their files are read."""
+
+
+@dataclass(frozen=True)
 class TaskSpec:
     """A task declared once, as data: what it asks, in which languages, and how it is scored."""
 
     name: str
     """Task id as used everywhere (CLI, store, URLs), e.g. "sentiment" or "lindsea-mp"."""
-    family: Literal["bhasa", "lindsea", "cultural", "pacute"]
-    """Benchmark the task belongs to."""
+    family: str
+    """Benchmark family the task belongs to (a declared `Family`)."""
     group: str
     """Competency for averages: NLU, NLG, NLR, LD (linguistic diagnostics), CULT or WS (word structure)."""
     langs: tuple[str, ...]
@@ -35,7 +53,7 @@ class TaskSpec:
     mode: Mode
     """Generative, log-probability choice, or open-ended."""
     loader: str
-    """Key of the dataset loader in `evaluator.datasets.LOADERS`."""
+    """Key of the dataset loader in `evaluator.datasets.LOADERS` ("jsonl" with `data`)."""
     extractor: str
     """Key of the answer extractor in `evaluator.extract.EXTRACTORS`."""
     metrics: tuple[str, ...]
@@ -89,6 +107,11 @@ class TaskSpec:
     """One line for listings and the methodology page."""
     version: int = 1
     """Bumped when items, prompts or scoring change incompatibly."""
+    data: Mapping[str, Any] = field(default_factory=dict)
+    """For the generic JSON Lines loader (`loader: jsonl`, `evaluator.datasets.jsonl`): `file` (under the data
+    directory, `{lang}` filled in), `id`, `gold`, `inputs` and optionally `options` (field names)."""
+    source: str = field(default="", compare=False)
+    """File the task was declared in (for messages naming file and field)."""
 
     def headline_metric(self, lang: str) -> str | None:
         """The metric ranked on the leaderboard for `lang` (None for human-rated tasks with no metric)."""

@@ -6,6 +6,7 @@ from urllib.parse import urlencode
 import plotly.graph_objects as go
 import streamlit as st
 
+from evaluator.registry import BOARDS
 from pages._board_human import COLUMN as HUMAN
 from pages._board_human import HELP as HUMAN_HELP
 from pages._board_human import with_human
@@ -15,7 +16,8 @@ from pages._filters import also_available, filtered_models, first_available, mod
 from pages._ui import csv_bytes, dashed, empty_state, md_escape, plot_text, table
 
 ensure_app()
-FAMILIES = {"BHASA": "bhasa", "LINDSEA": "lindsea", "PACUTE": "pacute"}
+FAMILIES = BOARDS
+"""Leaderboard tabs: family title → family (`evaluator.registry.BOARDS`, from each family's declaration)."""
 PROMPTS = {"English": "en", "Native": "native"}
 SCORES = {"Normalized": "normalized", "Raw": "value"}
 TEXT_COLUMNS = ("rank range", "tied with #1", "model", HUMAN, "origin", "model_type", "weights")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from evaluator.registry import FAMILIES as FAMILY_NAMES
 from pages._entry import ensure_app
 
 ensure_app()
@@ -14,7 +15,7 @@ DIFFERENCES = "Differences from pacute-bench and SEA-HELM"
 SECTIONS = ("Metrics", "Tasks", "Answer extraction", "Aggregation", "ROUGE-L variants", DIFFERENCES)
 NO_FIGURES = ("The sample figures have not been computed (`python scripts/build_methodology_figures.py` with the "
               "public samples beside the repository).")
-FAMILIES = ("all", "bhasa", "lindsea", "pacute", "cultural")
+FAMILIES = ("all", *FAMILY_NAMES)
 WRAP = {"description": st.column_config.TextColumn(width="large"),
         "reference": st.column_config.TextColumn(width="medium"),
         "reads": st.column_config.TextColumn(width="large")}

@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import duckdb
 
+from evaluator import task_check
 from evaluator.bulk import paused_gc
 from evaluator.cell_columns import CellColumns
 from evaluator.drilldown import columns_drilldown
@@ -26,11 +27,11 @@ from evaluator.registry import TASKS
 from evaluator.rollup import rollup_rows
 from evaluator.spec import Item, ItemResult, Prediction, TaskSpec
 from services import refresh_inputs
-from services.refresh_inputs import Merged
-from services.stored_columns import parse_items, stored_columns
 from services.drill_levels import refresh_levels
 from services.page_figures import refresh_model_figures
 from services.pair_tests import refresh_pair_tests
+from services.refresh_inputs import Merged
+from services.stored_columns import parse_items, stored_columns
 from services.usage_store import refresh_usage
 from store import cell_rows, writer
 from store.db import transaction
@@ -107,7 +108,9 @@ def metric_rows() -> list[dict]:
 
 
 def sync_registry(con: duckdb.DuckDBPyConnection) -> None:
-    """Mirror the task and metric registries into the store (inside the caller's transaction)."""
+    """Mirror the task and metric registries into the store (inside the caller's transaction); TaskError, before
+    anything is written, when a task names a loader, answer reader or metric nothing registered."""
+    task_check.check()
     writer.sync_tasks(con, task_rows())
     writer.sync_metrics(con, metric_rows())
 

@@ -8,18 +8,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Callable, Iterator
 
-from evaluator.datasets import bhasa, cultural, lindsea, pacute
-from evaluator.datasets.base import DatasetError, Loader
+from evaluator.datasets import bhasa, cultural, lindsea, pacute  # noqa: F401  (each registers its loaders)
+from evaluator.datasets import jsonl
+from evaluator.datasets.base import LOADERS, DatasetError, Loader
 from evaluator.datasets.validate import LoadReport, summarize
 from evaluator.registry import TASKS, get_task
 from evaluator.spec import Item, TaskSpec
-
-LOADERS: dict[str, Callable[[Path, str], Iterator[Item]]] = {
-    **bhasa.LOADERS, **lindsea.LOADERS, **cultural.LOADERS, **pacute.LOADERS,
-}
-"""Loader key (`TaskSpec.loader`) → loader; each is a `Loader` whose `files(lang)` names what it reads."""
 
 UNAVAILABLE: dict[tuple[str, str], str] = {**bhasa.UNAVAILABLE}
 """(loader key, lang) cells with no public sample, and why."""
@@ -60,14 +55,20 @@ def _spec(task: TaskSpec | str) -> TaskSpec:
     return get_task(task)
 
 
+def _loader(spec: TaskSpec) -> Loader | None:
+    """The task's loader: the generic one for a task declared with `data:`, else the one registered under its key."""
+    return jsonl.loader(spec) if spec.data else LOADERS.get(spec.loader)
+
+
 def loader_for(task: TaskSpec | str, lang: str) -> Loader:
     """The task's loader, checked against its languages; DatasetError when the cell does not exist."""
     spec = _spec(task)
     if lang not in spec.langs:
         raise DatasetError(f"task {spec.name!r} has no language {lang!r} (it has: {', '.join(spec.langs)})")
-    if spec.loader not in LOADERS:
-        raise DatasetError(f"task {spec.name!r}: no dataset loader named {spec.loader!r}")
-    return LOADERS[spec.loader]  # type: ignore[return-value]
+    loader = _loader(spec)
+    if loader is None:
+        raise DatasetError(f"{spec.source or 'task ' + repr(spec.name)}: loader: {LOADERS.hint(spec.loader)}")
+    return loader
 
 
 def _root(spec: TaskSpec, lang: str, data_dir: Path | str | None) -> Path:
@@ -79,14 +80,14 @@ def _root(spec: TaskSpec, lang: str, data_dir: Path | str | None) -> Path:
     from evaluator.datasets import hub  # huggingface_hub costs ~0.5 s to import: only when a Hub source is read
 
     repo_id, _, revision = source[len(HF_PREFIX):].partition("@")
-    return hub.fetch(repo_id, LOADERS[spec.loader].files(lang), revision=revision)  # type: ignore[attr-defined]
+    return hub.fetch(repo_id, loader_for(spec, lang).files(lang), revision=revision)
 
 
 def available_cells(data_dir: Path | str | None = None) -> list[tuple[str, str]]:
     """(task, lang) cells of the registry whose files are all present in a local data directory."""
     root = Path(data_dir) if data_dir is not None else default_data_dir()
-    return [(t.name, lang) for t in TASKS.values() for lang in t.langs
-            if t.loader in LOADERS and all((root / rel).is_file() for rel in LOADERS[t.loader].files(lang))]
+    return [(t.name, lang) for t in TASKS.values() if (loader := _loader(t)) for lang in t.langs
+            if all((root / rel).is_file() for rel in loader.files(lang))]
 
 
 def load_items(task: TaskSpec | str, lang: str, *, data_dir: Path | str | None = None,

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from evaluator.datasets import validate
+from evaluator.plugins import Registry
 from evaluator.registry import TASKS
 from evaluator.spec import Item
 
@@ -105,6 +106,19 @@ class Loader:
         return self.read(Path(data_dir), lang)
 
 
+LOADERS: Registry[Loader] = Registry("dataset loader")
+"""Loader by the key a task names (`TaskSpec.loader`); each loader module registers its own."""
+
+
+def register_loader(key: str, files: Callable[[str], tuple[str, ...]]
+                    ) -> Callable[[Callable[[Path, str], Iterator[Item]]], Callable[[Path, str], Iterator[Item]]]:
+    """Decorator: register the decorated `read(data_dir, lang)` as the loader `key` reading `files(lang)`."""
+    def add(read: Callable[[Path, str], Iterator[Item]]) -> Callable[[Path, str], Iterator[Item]]:
+        LOADERS.add(key, Loader(key, files, read))
+        return read
+    return add
+
+
 @functools.cache
 def task_name(loader_key: str) -> str:
     """The registry task id that uses this loader (every loader serves exactly one task)."""
@@ -126,15 +140,17 @@ def make_item(
     metadata: Mapping[str, Any] | None = None,
     warnings: Iterable[str] = (),
     aliases: Mapping[str, str] | None = None,
+    task: str | None = None,
 ) -> Item:
     """A canonical Item with the generic text checks (empty prompt fields, U+FFFD, BOM) added to `warnings`.
 
     `aliases` adds input fields that repeat another (new name → existing name) after the checks, so a defect is
-    reported once, under the original field.
+    reported once, under the original field. `task`: the task id when the loader serves one task declared with
+    `data:` (`evaluator.datasets.jsonl`); otherwise the task that uses `loader_key`.
     """
     found = [*warnings, *validate.text_warnings(inputs, required)]
     inputs = {**inputs, **{new: inputs[old] for new, old in (aliases or {}).items()}}
     return Item(
-        task=task_name(loader_key), lang=lang, item_id=item_id, inputs=inputs, gold=gold, options=options,
+        task=task or task_name(loader_key), lang=lang, item_id=item_id, inputs=inputs, gold=gold, options=options,
         metadata=dict(metadata or {}), warnings=tuple(dict.fromkeys(found)),
     )

@@ -5,7 +5,7 @@ from pathlib import Path
 from typing import Iterator
 
 from evaluator.datasets import validate
-from evaluator.datasets.base import Loader, Row, item_key, make_item, read_jsonl, task_name
+from evaluator.datasets.base import Row, item_key, make_item, read_jsonl, register_loader, task_name
 from evaluator.registry import get_task
 from evaluator.spec import Item
 
@@ -32,6 +32,7 @@ def _label(row: Row, loader_key: str, lang: str) -> str:
     return label
 
 
+@register_loader("bhasa.ner", _file("ner"))
 def read_ner(data_dir: Path, lang: str) -> Iterator[Item]:
     """NER: `text` (+ `tokens`/`tags` where present); gold = list of {text, type, start, end} spans."""
     for row in _rows(data_dir, "ner", lang):
@@ -48,6 +49,7 @@ def read_ner(data_dir: Path, lang: str) -> Iterator[Item]:
                         warnings=validate.ner_warnings(text, gold))
 
 
+@register_loader("bhasa.qa", _file("qa"))
 def read_qa(data_dir: Path, lang: str) -> Iterator[Item]:
     """Extractive QA: `context` (also as `text`), `question`, `title`; gold = answer strings ([] = unanswerable)."""
     for row in _rows(data_dir, "qa", lang):
@@ -64,6 +66,7 @@ def read_qa(data_dir: Path, lang: str) -> Iterator[Item]:
                         warnings=validate.qa_warnings(context, texts))
 
 
+@register_loader("bhasa.sentiment", _file("sentiment"))
 def read_sentiment(data_dir: Path, lang: str) -> Iterator[Item]:
     """Sentiment: `text`; gold = positive/negative/neutral; metadata `topic` (vi) and `en_review` (ta)."""
     for row in _rows(data_dir, "sentiment", lang):
@@ -75,6 +78,7 @@ def read_sentiment(data_dir: Path, lang: str) -> Iterator[Item]:
                         metadata={**metadata, "label_original": row.get("label")})
 
 
+@register_loader("bhasa.toxicity", _file("toxicity"))
 def read_toxicity(data_dir: Path, lang: str) -> Iterator[Item]:
     """Toxicity: `text`; gold = the dataset's label set lower-cased (id clean/abusive/hate, ...)."""
     for row in _rows(data_dir, "toxicity", lang):
@@ -94,16 +98,19 @@ def _translation(data_dir: Path, lang: str, key: str, to_english: bool) -> Itera
                         warnings=[] if gold.strip() else ["empty-input: reference"])
 
 
+@register_loader("bhasa.mt_en_xx", _file("mt"))
 def read_mt_en_xx(data_dir: Path, lang: str) -> Iterator[Item]:
     """FLORES English → lang: `text` = English source; gold = target-language reference."""
     return _translation(data_dir, lang, "bhasa.mt_en_xx", to_english=False)
 
 
+@register_loader("bhasa.mt_xx_en", _file("mt"))
 def read_mt_xx_en(data_dir: Path, lang: str) -> Iterator[Item]:
     """FLORES lang → English: `text` = target-language sentence; gold = the English sentence."""
     return _translation(data_dir, lang, "bhasa.mt_xx_en", to_english=True)
 
 
+@register_loader("bhasa.abssum", _file("summarization"))
 def read_abssum(data_dir: Path, lang: str) -> Iterator[Item]:
     """XL-Sum: `text` (article) and `title`; gold = reference summary."""
     for row in _rows(data_dir, "summarization", lang):
@@ -112,6 +119,7 @@ def read_abssum(data_dir: Path, lang: str) -> Iterator[Item]:
                         metadata={"url": row.get("url")})
 
 
+@register_loader("bhasa.nli", _file("nli"))
 def read_nli(data_dir: Path, lang: str) -> Iterator[Item]:
     """NLI: `premise`, `hypothesis` (also as `sentence1`/`sentence2`); gold = letter A/B/C."""
     for row in _rows(data_dir, "nli", lang):
@@ -133,6 +141,7 @@ def _tamil_questions(data_dir: Path) -> dict[int, str]:
     return {row.req("idx", int): row.req("question") for row in read_jsonl(path)}
 
 
+@register_loader("bhasa.causal", _file("causal"))
 def read_causal(data_dir: Path, lang: str) -> Iterator[Item]:
     """XCOPA: `premise`, `choice1`, `choice2`, `question` (consensus cause/effect); gold = A/B.
 
@@ -161,21 +170,6 @@ def read_causal(data_dir: Path, lang: str) -> Iterator[Item]:
                         required=("premise", "choice1", "choice2"), options=(choice1, choice2),
                         metadata=metadata, warnings=warnings)
 
-
-LOADERS = {
-    loader.key: loader
-    for loader in (
-        Loader("bhasa.ner", _file("ner"), read_ner),
-        Loader("bhasa.qa", _file("qa"), read_qa),
-        Loader("bhasa.sentiment", _file("sentiment"), read_sentiment),
-        Loader("bhasa.toxicity", _file("toxicity"), read_toxicity),
-        Loader("bhasa.mt_en_xx", _file("mt"), read_mt_en_xx),
-        Loader("bhasa.mt_xx_en", _file("mt"), read_mt_xx_en),
-        Loader("bhasa.abssum", _file("summarization"), read_abssum),
-        Loader("bhasa.nli", _file("nli"), read_nli),
-        Loader("bhasa.causal", _file("causal"), read_causal),
-    )
-}
 
 UNAVAILABLE = {
     ("bhasa.ner", "vi"): "VLSP2018 NER is not public (registration-only release), so no sample ships for it",

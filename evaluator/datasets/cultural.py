@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import Iterator
 
-from evaluator.datasets.base import Loader, Row, item_key, make_item, read_jsonl
+from evaluator.datasets.base import Row, item_key, make_item, read_jsonl, register_loader
 from evaluator.spec import Item
 
 _SLOT = re.compile(r"\{(target|follow_up_target)\}")
@@ -25,6 +25,8 @@ def _fill(row: Row, field: str, template: str) -> str:
     return filled
 
 
+@register_loader("cultural.representation",
+                 lambda lang: (f"cultural/{lang}/cultural_representation.jsonl",))
 def read_representation(data_dir: Path, lang: str) -> Iterator[Item]:
     """Open-ended cultural questions: `prompt` and `follow_up_prompt` (None when absent) already filled."""
     for row in read_jsonl(data_dir / "cultural" / lang / "cultural_representation.jsonl"):
@@ -38,10 +40,3 @@ def read_representation(data_dir: Path, lang: str) -> Iterator[Item]:
         metadata = {"aspect": row.get("aspect"), "category": row.get("category")}
         yield make_item("cultural.representation", lang, item_key(row), inputs, None, required=("prompt",),
                         metadata=metadata)
-
-
-LOADERS = {
-    "cultural.representation": Loader(
-        "cultural.representation", lambda lang: (f"cultural/{lang}/cultural_representation.jsonl",),
-        read_representation),
-}

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from evaluator.datasets import validate
-from evaluator.datasets.base import Loader, Row, item_key, make_item, read_jsonl
+from evaluator.datasets.base import LOADERS, Loader, Row, item_key, make_item, read_jsonl
 from evaluator.spec import Item
 
 SYNTAX_FILES = ("morphology", "argument_structure", "filler-gap_dependencies", "NPIs_and_negation")
@@ -87,19 +87,17 @@ def _free(field: str) -> Callable[[Row], tuple[str, None, list[str]]]:
     return build
 
 
-LOADERS = {
-    loader.key: loader
-    for loader in (
-        Loader("lindsea.mp", lambda lang: tuple(f"lindsea/{lang}/syntax/{s}.jsonl" for s in SYNTAX_FILES),
-               read_minimal_pairs),
-        _single("pragmatics", "pragmatic_reasoning_single", "lindsea.pragmatic_single", _truth,
-                ("text", "question", "question_translated", "choices", "choices_translated")),
-        _single("pragmatics", "pragmatic_reasoning_pair", "lindsea.pragmatic_pair", _truth, ("text", "conclusion")),
-        _single("semantics", "coref_binary_choice", "lindsea.coref_binary", _binary, ("text", "choice1", "choice2")),
-        _single("semantics", "coref_open_ended", "lindsea.coref_open", _free("label"),
-                ("text", "question", "question_translated")),
-        _single("semantics", "coref_pronoun_resolution", "lindsea.coref_pronoun", _free("label"), ("text",)),
-        _single("semantics", "translation", "lindsea.translation", _free("reference"),
-                ("text", "target_language", "target_language_translated")),
-    )
-}
+for _loader in (
+    Loader("lindsea.mp", lambda lang: tuple(f"lindsea/{lang}/syntax/{s}.jsonl" for s in SYNTAX_FILES),
+           read_minimal_pairs),
+    _single("pragmatics", "pragmatic_reasoning_single", "lindsea.pragmatic_single", _truth,
+            ("text", "question", "question_translated", "choices", "choices_translated")),
+    _single("pragmatics", "pragmatic_reasoning_pair", "lindsea.pragmatic_pair", _truth, ("text", "conclusion")),
+    _single("semantics", "coref_binary_choice", "lindsea.coref_binary", _binary, ("text", "choice1", "choice2")),
+    _single("semantics", "coref_open_ended", "lindsea.coref_open", _free("label"),
+            ("text", "question", "question_translated")),
+    _single("semantics", "coref_pronoun_resolution", "lindsea.coref_pronoun", _free("label"), ("text",)),
+    _single("semantics", "translation", "lindsea.translation", _free("reference"),
+            ("text", "target_language", "target_language_translated")),
+):
+    LOADERS.add(_loader.key, _loader)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from evaluator.datasets import validate
-from evaluator.datasets.base import Loader, Row, item_key, make_item, read_jsonl
+from evaluator.datasets.base import LOADERS, Loader, Row, item_key, make_item, read_jsonl
 from evaluator.spec import Item
 
 SUITE = ("affixation", "composition", "manipulation", "syllabification")
@@ -129,12 +129,10 @@ def _control_reader(data: str, fmt: str):
     return Loader(key, lambda lang: (f"pacute/benchmarks/{stem}.jsonl",), read)
 
 
-LOADERS = {
-    loader.key: loader
-    for loader in (
-        *(_suite_reader(data, fmt) for data in SUITE for fmt in ("mcq", "gen")),
-        *(_hierarchical_reader(fmt) for fmt in ("mcq", "gen")),
-        *(_control_reader(data, fmt) for data in CONTROLS for fmt in ("mcq", "gen")),
-        _control_reader("cute", "gen"),
-    )
-}
+for _loader in (
+    *(_suite_reader(data, fmt) for data in SUITE for fmt in ("mcq", "gen")),
+    *(_hierarchical_reader(fmt) for fmt in ("mcq", "gen")),
+    *(_control_reader(data, fmt) for data in CONTROLS for fmt in ("mcq", "gen")),
+    _control_reader("cute", "gen"),
+):
+    LOADERS.add(_loader.key, _loader)

@@ -10,12 +10,13 @@ the file and the field.
 from __future__ import annotations
 
 import functools
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
 import yaml
+
+from evaluator.plugins import declared_dirs
 
 BUILTIN_DIR = Path(__file__).resolve().parent
 ENV_DIRS = "TANAW_LANGUAGES_DIR"
@@ -139,12 +140,7 @@ def read_entry(path: Path) -> Language:
 
 def entry_dirs() -> list[Path]:
     """Folders read for language entries: built-ins, then `$TANAW_LANGUAGES_DIR`, then `$TANAW_DATA_DIR/languages`."""
-    dirs = [BUILTIN_DIR]
-    dirs += [Path(p).expanduser() for p in os.environ.get(ENV_DIRS, "").split(os.pathsep) if p.strip()]
-    data = os.environ.get("TANAW_DATA_DIR", "")
-    if data and not data.startswith("hf:") and (Path(data).expanduser() / "languages").is_dir():
-        dirs.append(Path(data).expanduser() / "languages")
-    return dirs
+    return declared_dirs(BUILTIN_DIR, ENV_DIRS, "languages")
 
 
 def load_languages(dirs: list[Path] | None = None) -> dict[str, Language]:

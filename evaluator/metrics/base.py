@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+from evaluator.plugins import Registry
+
 
 @dataclass(frozen=True)
 class MetricSpec:
@@ -115,23 +117,15 @@ def item_score(spec: MetricSpec, answer: str | None, gold: Any, *, task: Any, it
     return float(spec.item(answer, gold, lang=item.lang, item=item, **extra))
 
 
-METRICS: dict[str, MetricSpec] = {}
+METRICS: Registry[MetricSpec] = Registry("metric")
+"""Metric by name; each metric module registers its own (`register(MetricSpec(...))` beside its functions)."""
 
 
 def register(spec: MetricSpec) -> MetricSpec:
     """Add a metric to the registry (names are unique)."""
-    if spec.name in METRICS:
-        raise ValueError(f"metric {spec.name!r} registered twice")
-    METRICS[spec.name] = spec
-    return spec
+    return METRICS.add(spec.name, spec)
 
 
 def get_metric(name: str) -> MetricSpec:
     """Look a metric up by name, with a close-match hint when it is unknown."""
-    try:
-        return METRICS[name]
-    except KeyError:
-        import difflib
-
-        hint = difflib.get_close_matches(name, METRICS, n=1)
-        raise KeyError(f"unknown metric {name!r}" + (f"; did you mean {hint[0]!r}?" if hint else "")) from None
+    return METRICS.lookup(name)

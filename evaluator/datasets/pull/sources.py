@@ -10,10 +10,13 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evaluator.registry import FAMILIES as REGISTERED
+
 HERE = Path(__file__).resolve().parent
 SOURCES_FILE = HERE / "sources.toml"
 LOCK_FILE = HERE / "lock.json"
-FAMILIES = ("bhasa", "lindsea", "cultural", "pacute")
+FAMILIES = tuple(REGISTERED)
+"""Families a source may belong to (the registry's, `evaluator/tasks/<family>/family.yaml`)."""
 HOSTS = ("github", "hub", "unavailable")
 
 
