@@ -16,8 +16,7 @@ from pages._filters import also_available, filtered_models, first_available, mod
 from pages._ui import csv_bytes, dashed, empty_state, md_escape, plot_text, table
 
 ensure_app()
-FAMILIES = BOARDS
-"""Leaderboard tabs: family title → family (`evaluator.registry.BOARDS`, from each family's declaration)."""
+FAMILIES = BOARDS  # tabs: family title -> family, from each family's declaration (evaluator/tasks/*/family.yaml)
 PROMPTS = {"English": "en", "Native": "native"}
 SCORES = {"Normalized": "normalized", "Raw": "value"}
 TEXT_COLUMNS = ("rank range", "tied with #1", "model", HUMAN, "origin", "model_type", "weights")
