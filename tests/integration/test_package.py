@@ -55,7 +55,7 @@ def test_wheel_holds_every_top_level_package_and_the_apps_files():
     shipped = set(PYPROJECT["tool"]["hatch"]["build"]["targets"]["wheel"]["only-include"])
     packages = {p.name for p in REPO.iterdir()
                 if p.is_dir() and not p.name.startswith(".") and p.name not in NOT_SHIPPED and any(p.glob("*.py"))}
-    assert packages == {"evaluator", "services", "store", "pages"}
+    assert packages == {"evaluator", "services", "store", "pages", "cli"}
     assert packages <= shipped
     assert {"app.py", "tanaw_cli.py", ".streamlit/config.toml", "data"} <= shipped
     assert PYPROJECT["project"]["scripts"] == {"tanaw": "tanaw_cli:main"}
