@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from evaluator.__main__ import main
+from cli.main import main
 from services import hub_sync
 from store import db
 from store.parquet import _export_table, checksum, export_store, file_sha256, schema_tables
