@@ -3,7 +3,7 @@
 One function, `check`, is the policy. The queue page, `python -m evaluator queue add` and the worker call it before a
 request is stored or run, and for a queued run the HTTP client resolves every new connection's host through
 `connect_addresses` and connects only to the addresses it checked (so a host name that resolves differently later,
-DNS rebinding, is caught too: `evaluator.clients.CheckedResolver`). See SECURITY.md, "Endpoints" and "Secrets".
+DNS rebinding, is caught too: `evaluator.clients.CheckedResolver`). See docs/security.md, "Endpoints" and "Secrets".
 
 - Every comma-separated URL is checked: http(s) only, no user info, a host name that resolves.
 - The host is resolved (IP literals in any spelling: decimal `2130706433`, short `127.1`, hex `0x7f000001`, octal

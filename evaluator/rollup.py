@@ -20,6 +20,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from evaluator.registry import TASKS
+from evaluator.stats import Z95
 
 SUBTASKS = {t.name: t.rollup_as for t in TASKS.values() if t.rollup_as}
 """Tasks averaged into one sub-task before competency means (`TaskSpec.rollup_as`: both translation directions)."""
@@ -111,8 +112,6 @@ def rollup_rows(cells: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-Z95 = 1.959963984540054
-"""Two-sided 95% normal quantile."""
 
 
 def overall_interval(cells: Mapping[tuple[str, str], tuple[float, float, float]],

@@ -4,7 +4,7 @@ is shown: everything Streamlit reads as Markdown (`md_escape`, `md_code`: st.mar
 and the labels of buttons, download buttons, widgets, metrics, expanders and tabs, radio and segmented-control
 options through `format_func`), Plotly labels and hover text (`plot_text`, `plot_frame`) and spreadsheet cells
 (`store.sheets.sheet_safe`, used by `table` and `frame`). Selectbox and multiselect options, `st.text`, `st.code`
-and dataframe cells are shown as plain text by Streamlit and take the raw value. See SECURITY.md, "Uploads and
+and dataframe cells are shown as plain text by Streamlit and take the raw value. See docs/security.md, "Uploads and
 rendering"."""
 from __future__ import annotations
 

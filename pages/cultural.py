@@ -75,7 +75,7 @@ else:
 
 def _ratings_upload() -> None:
     """Upload ratings through services.ratings.save_ratings (locked, audited; a rater token names its rater).
-    Closed on a public Space unless TANAW_RATER_TOKENS is set (SECURITY.md, "Ratings")."""
+    Closed on a public Space unless TANAW_RATER_TOKENS is set (docs/security.md, "Ratings and admin actions")."""
     state = access.mode("rate")
     if state == "closed":
         st.info("Rating uploads are closed here: the operator has not set rater tokens (TANAW_RATER_TOKENS).",

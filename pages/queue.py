@@ -2,7 +2,7 @@
 
 Submitted values are untrusted: they are shown in dataframes only, never as Markdown or HTML. The form calls
 `services.queue.submit_request` (field checks, the endpoint policy, one locked write); refusals are shown
-generically (SECURITY.md, "Endpoints"). On a public Space requests need TANAW_SUBMIT_TOKEN (closed without it).
+generically (docs/security.md, "Endpoints"). On a public Space requests need TANAW_SUBMIT_TOKEN (closed without it).
 """
 from __future__ import annotations
 

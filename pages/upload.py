@@ -67,7 +67,7 @@ def _admin() -> None:
 
 
 def _drain_inbox() -> None:
-    """Import the files the operator queued from the command line (an admin action: SECURITY.md, roles)."""
+    """Import the files the operator queued from the command line (an admin action: docs/security.md, roles)."""
     queued = upload_flow.queued_count(None)
     if queued and st.button(f"Import {queued} file(s) queued from the command line (`ingest --inbox`)", key="drain"):
         try:
@@ -107,7 +107,7 @@ if access.mode("admin") == "token":  # admin is never open without TANAW_ADMIN_T
     _admin()
 
 token = ""
-# SECURITY.md, "Roles and tokens": closed on a public Space without a token; an uploader's token names the identity
+# docs/security.md, "Roles and tokens": closed on a public Space without a token; an uploader's token names the identity
 # that owns the models it creates (services.upload.name_refusal)
 upload_mode = gate.mode("upload", connection().cursor())
 if upload_mode == "closed":

@@ -1,4 +1,4 @@
-"""Human evaluation campaigns: the one write path (SECURITY.md, "Ratings and admin actions").
+"""Human evaluation campaigns: the one write path (docs/security.md, "Ratings and admin actions").
 
 The operator creates a campaign (CLI `python -m evaluator campaign create`): candidates come from the store, the plan
 from `evaluator.human.campaign` (seeded), and every annotator gets a personal token, of which only the sha256 is

@@ -1,4 +1,4 @@
-"""Which identity may write under a model name (SECURITY.md, "Model names and owners").
+"""Which identity may write under a model name (docs/security.md, "Model names and owners").
 
 Every write path that names a model asks `name_refusal` first, under the writer lock: uploads
 (services.upload.ingest_upload, the identity the uploader's token names; the command line is the operator), queued

@@ -11,7 +11,7 @@ the repo while the queue itself (submitters, endpoints, key variables) does not.
 private dataset repo; a public one is refused), the worker merges the requests queued there (on a Space) into its
 store before claiming, and pushes the `submissions` table back there after each status change.
 
-Every request is hostile until checked (SECURITY.md, "The worker"): its fields are validated again, its endpoint and
+Every request is hostile until checked (docs/security.md, "The worker"): its fields are validated again, its endpoint and
 key go through `evaluator.endpoints.check` (and the run connects only to addresses the policy checked), the child
 process gets a scrubbed environment holding only the one allow-listed key, and the error stored on a FAILED request
 is generic: connection errors and status codes from the endpoint go to this worker's log only.

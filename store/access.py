@@ -1,4 +1,4 @@
-"""Who may write: one token per action, closed by default on a public Space (SECURITY.md, "Roles and tokens").
+"""Who may write: one token per action, closed by default on a public Space (docs/security.md, "Roles and tokens").
 
 Actions and their tokens:
 

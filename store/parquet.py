@@ -13,7 +13,7 @@ Layout of an export folder (also the layout of the results dataset repo on the H
 Partition values are URL-encoded by DuckDB ("meta/llama 3" -> "meta%2Fllama%203"). A checksum is the order-independent
 sum of DuckDB's `hash()` of every row, so an import that reproduces the same rows reproduces the same checksum.
 
-A manifest is data from whoever can push to the results repo (SECURITY.md, "No SQL from data"): every table, column
+A manifest is data from whoever can push to the results repo (docs/security.md, "No SQL from data"): every table, column
 and partition key it names is checked against this store's own schema (`checked_manifest`) and only the schema's
 names, quoted, reach SQL; row counts and uncompressed sizes are read from the Parquet footers and checked against the
 manifest and TANAW_IMPORT_MAX_GB before any row is read. The manifest lists each table's files with their sha256,

@@ -7,7 +7,7 @@ the first problem is raised as `file:line: field: message` and the database is l
 
 Ratings are one kind of campaign result: each task and language has a campaign of protocol 'ratings' (id
 `ratings-<task>-<lang>`), raters are its annotators and every score is a judgement (store.campaigns.write_ratings).
-The app writes them through `services.campaigns.import_ratings` (SECURITY.md, "Ratings and admin actions"): the
+The app writes them through `services.campaigns.import_ratings` (docs/security.md, "Ratings and admin actions"): the
 writer lock, one transaction with an audit row (who, when, file hash), and a signed-in rater (store.access) may only
 write rows under their own name, so nobody replaces another rater's scores.
 """

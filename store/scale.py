@@ -6,7 +6,7 @@ runs unchanged. `root` is a local folder, `hf://datasets/<org>/<repo>[@<rev>]` (
 `s3://bucket/prefix`. Partition folders are read as hive partitions: filters on `model_id` / `task` skip whole
 files, and per-run tables (predictions, scores) gain `model_id` and `task` columns for such filters.
 
-The manifest is data (SECURITY.md, "No SQL from data"): tables must be tables of the store's schema and partition
+The manifest is data (docs/security.md, "No SQL from data"): tables must be tables of the store's schema and partition
 keys among parquet.PARTITION_KEYS (`parquet.checked_manifest`) before any name reaches a statement, quoted.
 """
 from __future__ import annotations

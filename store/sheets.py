@@ -3,7 +3,7 @@ and by the command line's CSV exports (`python -m evaluator campaign export --fo
 
 A text cell starting with `=`, `+`, `-`, `@`, tab or CR is read by spreadsheets as a formula (OWASP CSV injection:
 `=HYPERLINK(...)`, `+cmd|...`, `@SUM(...)`); such cells get a leading `'`, which spreadsheets show as text. Numbers
-are untouched. See SECURITY.md, "Uploads and rendering"."""
+are untouched. See docs/security.md, "Uploads and rendering"."""
 from __future__ import annotations
 
 import os

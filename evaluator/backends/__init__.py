@@ -9,7 +9,7 @@ from evaluator.runspec import ConfigError, RunSpec
 
 def for_spec(spec: RunSpec) -> tuple[Any, dict]:
     """The model backend a spec names and the endpoint description recorded in each run's settings. With
-    `spec.public_endpoint` (queued runs, see SECURITY.md) the URLs are checked by the endpoint policy and every new
+    `spec.public_endpoint` (queued runs, see docs/security.md) the URLs are checked by the endpoint policy and every new
     connection goes only to addresses the policy resolved and checked (`endpoints.connect_addresses`). ConfigError
     for a missing key variable, a refused endpoint, a base URL or key the transport refuses or an unusable GGUF."""
     if spec.backend == "llamacpp":

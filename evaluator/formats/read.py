@@ -3,7 +3,7 @@
 `read_upload` never raises on bad input: everything wrong is in `Upload.errors` (reject) or `Upload.warnings`
 (imported anyway, minus the rows named). Scoring and writing are the pipeline's job.
 
-Bounds for any upload (see SECURITY.md, "Uploads and rendering"): files are read in 1 MB chunks, never whole;
+Bounds for any upload (see docs/security.md, "Uploads and rendering"): files are read in 1 MB chunks, never whole;
 reading stops after `Limits.max_errors` errors (saying how much was not checked), `Limits.max_rows` rows or
 `Limits.max_cpu_seconds` of CPU. The same item answered in two files of one upload is a duplicate like one
 answered twice in a file: identical answers keep the first, differing ones refuse the upload.

@@ -1,4 +1,4 @@
-"""Every write authorised, locked and audited (SECURITY.md, "Roles and tokens" and "Ratings"): on a public Space
+"""Every write authorised, locked and audited (docs/security.md, "Roles and tokens" and "Ratings and admin actions"): on a public Space
 (SPACE_ID set) each action is closed without its own token; ratings go through the writer lock with an audit row, and
 a rater can only add or replace their own ratings."""
 from __future__ import annotations
@@ -157,7 +157,7 @@ def test_upload_page_closed_on_a_space_without_a_token(store_copy, clean_env):
 
 
 def test_queued_imports_need_the_admin_token(store_copy, clean_env):
-    """Importing the files the operator queued is an admin action (SECURITY.md, roles): an uploader sees no button."""
+    """Importing the files the operator queued is an admin action (docs/security.md, roles): an uploader sees no button."""
     from store import inbox
 
     inbox.drop(store_copy, b'{"x": 1}\n', {"model": "queued-model", "name": "q.jsonl"})

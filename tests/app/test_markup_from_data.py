@@ -1,4 +1,4 @@
-"""Markup from data is shown as text (SECURITY.md, "Uploads and rendering"): a model named in Streamlit's Markdown
+"""Markup from data is shown as text (docs/security.md, "Uploads and rendering"): a model named in Streamlit's Markdown
 (tests/helpers/hostile_names.py) reaches every page only through `pages._ui.md_escape` (Markdown bodies and labels)
 or `plot_text` (Plotly), and a results repo whose manifest names a Markdown table gets a fixed banner, with the
 detail and the server's paths kept for the operator's log."""

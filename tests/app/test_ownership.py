@@ -1,4 +1,4 @@
-"""Model ownership and look-alike names (SECURITY.md, "Model names and owners"), through the Upload page (AppTest)
+"""Model ownership and look-alike names (docs/security.md, "Model names and owners"), through the Upload page (AppTest)
 and the command line: an uploader cannot add runs to another identity's model or change its card, and a new name
 that only looks like another model's or a paper-reported system's is refused with the existing name."""
 from __future__ import annotations

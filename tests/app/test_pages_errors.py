@@ -1,4 +1,4 @@
-"""No traceback reaches a visitor (SECURITY.md, "Uploads and rendering"): a failure while reading or importing an
+"""No traceback reaches a visitor (docs/security.md, "Uploads and rendering"): a failure while reading or importing an
 upload, or anywhere in a page, is logged with an id and the page shows the id only."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Refusals are audited and slowed down (SECURITY.md, "Roles and tokens"): a wrong token on the upload, queue,
+"""Refusals are audited and slowed down (docs/security.md, "Roles and tokens"): a wrong token on the upload, queue,
 rating or admin form leaves an audit row naming the action and the client (never the token), and a client that
 keeps trying is locked out for longer and longer, even with the right token, until the lock-out has passed
 (AppTest, with the limiter's clock injected: nothing here waits). Ratings outside the protocol's scale are

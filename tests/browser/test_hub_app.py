@@ -57,7 +57,7 @@ def test_app_pulls_pushes_and_survives_the_hub_going_down(tmp_path):
         env = {"TANAW_RESULTS_REPO": REPO, "HF_TOKEN": "write-token", "HF_ENDPOINT": standin.url,
                "TANAW_HOME": str(tmp_path / "home"), "TANAW_HUB_PULL_EVERY_S": "2",
                "TANAW_DATA_DIR": str(fixture_data.data_dir()),
-               "TANAW_ALLOW_PRIVATE_ENDPOINTS": "1"}  # self-hosted: gpu-7.example need not resolve (SECURITY.md)
+               "TANAW_ALLOW_PRIVATE_ENDPOINTS": "1"}  # self-hosted: gpu-7.example need not resolve (docs/security.md)
         server_log = tmp_path / "server.log"
         with serve_app(tmp_path / "space.duckdb", env=env, log_path=server_log) as url, chromium_page(height=2400) as page:
             page.goto(url)  # the first run pulls (a deep link as a fresh server's first request may draw once before)

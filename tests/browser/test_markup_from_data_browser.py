@@ -1,4 +1,4 @@
-"""Markup from data in a real browser (SECURITY.md, "Uploads and rendering"): the app served on the fixture store
+"""Markup from data in a real browser (docs/security.md, "Uploads and rendering"): the app served on the fixture store
 with a model named in Streamlit's Markdown, and a results repo (the local Hub stand-in) whose manifest names a
 Markdown table. On the leaderboard, the Model page and the LINDSEA page, headless Chromium finds no image, asks no
 host but the app's, draws none of the payloads bold, coloured, as a link, an icon, an emoji or a formula, and the

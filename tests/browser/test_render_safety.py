@@ -1,4 +1,4 @@
-"""Untrusted names are text everywhere (SECURITY.md, "Uploads and rendering"): Plotly labels and hover text,
+"""Untrusted names are text everywhere (docs/security.md, "Uploads and rendering"): Plotly labels and hover text,
 Markdown (no auto-linked URLs), CSV downloads and the grid's own export (no spreadsheet formulas). The demo store
 is built once with its two baselines renamed as an attacker would name a model; the leaderboard is then checked in
 AppTest and in headless Chromium (no <a> element in the heatmap; the screenshot shows the name as text)."""

@@ -1,6 +1,6 @@
 """Markup an attacker puts where a page shows data: a model name and a results-repo manifest table name written in
 Streamlit's Markdown (image, link, colour, bold, LaTeX, emoji and Material-icon shortcodes, HTML), the fixture store
-with one of its models renamed to that name, and the Hub stand-in serving that manifest (SECURITY.md, "Uploads and
+with one of its models renamed to that name, and the Hub stand-in serving that manifest (docs/security.md, "Uploads and
 rendering")."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The endpoint policy (SECURITY.md, "Endpoints" and "Secrets"): every SSRF spelling refused by the one function
+"""The endpoint policy (docs/security.md, "Endpoints" and "Secrets"): every SSRF spelling refused by the one function
 `evaluator.endpoints.check`, then through each of its callers: the queue page (AppTest), `python -m evaluator queue
 add` (exit 2, one line), the worker (FAILED with a generic message, nothing sent) and the client (every request)."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""No server secret leaves for a user-chosen endpoint (SECURITY.md, "Secrets"): a stand-in endpoint records every
+"""No server secret leaves for a user-chosen endpoint (docs/security.md, "Secrets"): a stand-in endpoint records every
 header it receives while the worker runs queued requests with the Space's HF_TOKEN, an admin token, the operator's
 OpenAI key and OpenAI's header variables in its environment."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The memory bound of reading an upload (SECURITY.md, "Uploads and rendering"): peak RSS ≤ 300 MB for any file
+"""The memory bound of reading an upload (docs/security.md, "Uploads and rendering"): peak RSS ≤ 300 MB for any file
 within the default limits (200 MB, 150,000 rows), measured in a fresh subprocess per case. Files are written to a
 temporary folder; each case is a shape that used to blow memory up (a 200 MB file of newlines took 2 GB)."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Fuzz (SECURITY.md, "Uploads and rendering"): 1,040 malformed or hostile uploads in every format (native,
+"""Fuzz (docs/security.md, "Uploads and rendering"): 1,040 malformed or hostile uploads in every format (native,
 pacute-bench, SEA-HELM, lm-eval, their summaries; many as zip members; lone UTF-16 surrogates in every string field)
 are each refused with a message naming the upload (the surrogates with their line and field), none raises or hits an
 internal error, and the store is unchanged but for one audit row per refusal ingested; a valid file under 60

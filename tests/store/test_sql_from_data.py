@@ -1,4 +1,4 @@
-"""No SQL from data (SECURITY.md, "No SQL from data"): a results-repo co-writer controls manifest.json, so every table,
+"""No SQL from data (docs/security.md, "No SQL from data"): a results-repo co-writer controls manifest.json, so every table,
 column and partition key it names is checked against the store's schema and quoted. The attacks (a
 `COPY (...) TO '<file>'` hidden in a column name, a partition key or a table name) write no file, through
 `import_store` (the CLI `import` and the app's Hub pull) and through `store.scale` (TANAW_PARQUET). Row counts and

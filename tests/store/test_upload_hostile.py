@@ -1,4 +1,4 @@
-"""Uploads as the world sends them (SECURITY.md, "Uploads and rendering"): every line-ending style and a BOM,
+"""Uploads as the world sends them (docs/security.md, "Uploads and rendering"): every line-ending style and a BOM,
 U+2028 inside strings, answers repeated across the files of one upload, numbers outside a column's range or
 not representable, the error cap and the CPU budget. Items come from a stand-in index (no shared data needed)."""
 from __future__ import annotations
