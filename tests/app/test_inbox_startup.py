@@ -6,6 +6,7 @@ import json
 import logging
 from pathlib import Path
 
+import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
@@ -22,6 +23,7 @@ def _with_lone_surrogates() -> bytes:
     return "\n".join(json.dumps(r) for r in rows).encode() + b"\n"
 
 
+@pytest.mark.needs_samples  # the queued files are built from the public samples (tests.helpers.fuzz_uploads)
 def test_start_up_sets_aside_queued_files_it_cannot_import(tmp_path, caplog):
     path = tmp_path / "app.duckdb"
     path.write_bytes(fixture_db().read_bytes())
