@@ -7,7 +7,6 @@ stored). `tokens` issues new links (old ones stop working). `export` writes judg
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -68,7 +67,9 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 
 def _actor() -> str:
-    return f"cli:{os.environ.get('USER', '')}".rstrip(":")
+    from services.upload import default_actor
+
+    return default_actor()
 
 
 def _links(url: str, tokens: dict[str, str]) -> None:
