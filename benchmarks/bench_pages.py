@@ -166,7 +166,6 @@ def pages(models: list[str]) -> dict[str, list]:
         "pacute": [("explore_models", {"task_prefix": "pacute-"}), ("pacute_availability", {"models": four}),
                    ("pacute_levels", mcq),
                    ("pacute_ceiling", {"models": four, "fmt": "mcq", "metric": "mcq_acc"}),
-                   ("pacute_diagnosis", {"levels": "@pacute_levels"}),
                    ("pacute_level_means", mcq),
                    ("pacute_suite", mcq)],
         "cultural": [("explore_models", {"task_prefix": "cultural-"}), ("cultural_items", {"lang": "id"}),

@@ -7,11 +7,14 @@ import streamlit as st
 from pages._cached import q
 from pages._entry import ensure_app
 from pages._filters import also_available, filtered_models, first_available, model_filters
-from pages._ui import empty_state, md_escape, plot_frame, plot_text, table
+from pages._ui import empty_state, plot_frame, plot_text, table
+from services.pacute_readout import pacute_readout
 
 ensure_app()
 
 METRICS = {"MCQ": ("mcq_acc", "mcq_norm_acc"), "GEN": ("exact_match", "contains_match")}
+VERDICT_MARKS = {"holds": "✓", "breaks": "▼", "breaks_to_chance": "✗", "unclear": "?", "no_base": "–"}
+"""A mark before each read-out sentence (evaluator.pacute_readout's verdicts)."""
 METRIC_NAMES = {"mcq_acc": "accuracy", "mcq_norm_acc": "chance-normalised accuracy", "exact_match": "exact match",
                 "contains_match": "contains match"}
 
@@ -86,30 +89,26 @@ else:
     table(levels, f"pacute_levels_{fmt}_{metric}_{prompt_lang}")
 
 read_chance = chance
-st.subheader(f"Diagnostic read-out ({fmt.upper()}, chance {read_chance:.0f}%)")
-st.caption("MCQ is read on accuracy against 25% chance (four options); generation on "
-           f"{METRIC_NAMES[metric if fmt == 'gen' else 'exact_match']} against 0 (a model cannot match the answer "
-           "by guessing). A level is at chance when its 95% interval reaches the chance line.")
+st.subheader(f"Where it breaks ({fmt.upper()}, chance {read_chance:.0f}%)")
+st.caption("Per model, L2 (morpheme decomposition) against the same model's L0-L1 (character skills, pooled) and "
+           "against chance, with 95% Wilson intervals. MCQ is read on accuracy against 25% chance (four options); "
+           f"generation on {METRIC_NAMES[metric if fmt == 'gen' else 'exact_match']} against 0 (a model cannot "
+           "match the answer by guessing, so being above chance says nothing). Decomposition counts as present only "
+           "when L2's interval reaches the L0-L1 level.")
 read_levels = levels if fmt == "gen" or metric == "mcq_acc" else q(
     "pacute_levels", models=chosen, fmt="mcq", metric="mcq_acc", prompt_lang=prompt_lang)
-diag = q("pacute_diagnosis", levels=read_levels, chance=read_chance)
-if diag.empty or diag["l2_value"].isna().all():
+readout = pacute_readout(read_levels, read_chance)
+if readout.empty:
     empty_state(f"No {fmt.upper()} hierarchy results to read.",
-                f"The read-out needs pacute-hierarchical-{fmt} scores with this prompt.")
-for row in diag.dropna(subset=["l2_value"]).itertuples():
-    name = md_escape(row.model_id)
-    l2 = f"L2 {row.l2_value:.1f}% (95% CI {row.l2_ci_low:.1f}-{row.l2_ci_high:.1f}, n={int(row.l2_n)})"
-    if row.flag:
-        st.error(f"{name}: {l2} is at chance, and every L3-L5 interval reaches chance too, the collapse "
-                 f"the paper predicts (best point estimate {row.l3_5_max:.1f}%). Morpheme decomposition is missing.",
-                 icon=":material/flag:")
-    elif row.l2_at_chance:
-        st.warning(f"{name}: {l2} is at chance, yet some of L3-L5 are above it (best {row.l3_5_max:.1f}%):"
-                   " not the collapse the paper predicts; check those items.", icon=":material/help:")
-    else:
-        st.success(f"{name}: {l2} is above chance; decomposition is present.", icon=":material/check:")
-if not diag.empty and (diag["l2_n"] < 30).any():
-    st.caption("Few L2 items for some models: wide intervals reach chance easily; read those flags with care.")
+                f"The read-out needs L0, L1 and L2 scores of pacute-hierarchical-{fmt} with this prompt.")
+else:
+    for row in readout.itertuples():
+        st.text(f"{VERDICT_MARKS[row.verdict]} {row.sentence}")  # plain text: model names come from uploads
+    table(readout.drop(columns=["sentence"]), f"pacute_readout_{fmt}_{prompt_lang}",
+          columns={c: st.column_config.NumberColumn(format="%.1f")
+                   for c in ("base", "base_low", "base_high", "l2", "l2_low", "l2_high", "upper_max")})
+    if (readout["l2_n"] < 30).any():
+        st.caption("Few L2 items for some models: wide intervals overlap easily; read those verdicts with care.")
 
 st.subheader("Level means")
 st.caption("Micro: all hierarchy items pooled. Macro: the mean of the six level means (each level weighs the same).")

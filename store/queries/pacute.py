@@ -62,25 +62,6 @@ def pacute_level_means(con, *, models: tuple[str, ...], fmt: str = "mcq", metric
 
 
 @query
-def pacute_diagnosis(con, *, levels: pd.DataFrame, chance: float = MCQ_CHANCE) -> pd.DataFrame:
-    """The paper's read-out per model from `pacute_levels`: is L2 at chance (its interval reaches `chance`: 25%
-    for MCQ, 0 for generation scored by exact or contains match), and do L3-L5 collapse too?
-
-    Columns: model_id, l2_value, l2_ci_low, l2_ci_high, l2_n, l2_at_chance, l3_5_at_chance (all of L3-L5 reach
-    chance), l3_5_max (best of L3-L5), flag (L2 at chance and L3-L5 collapse, as the paper predicts).
-    """
-    return con.execute(f"""
-        SELECT model_id,
-               max(value) FILTER (WHERE level = 2) AS l2_value, max(ci_low) FILTER (WHERE level = 2) AS l2_ci_low,
-               max(ci_high) FILTER (WHERE level = 2) AS l2_ci_high, max(n) FILTER (WHERE level = 2) AS l2_n,
-               bool_or(ci_low <= {float(chance)}) FILTER (WHERE level = 2) AS l2_at_chance,
-               bool_and(ci_low <= {float(chance)}) FILTER (WHERE level >= 3) AS l3_5_at_chance,
-               max(value) FILTER (WHERE level >= 3) AS l3_5_max,
-               coalesce(l2_at_chance AND l3_5_at_chance, false) AS flag
-        FROM levels GROUP BY model_id ORDER BY model_id""").df()
-
-
-@query
 def pacute_suite(con, *, models: tuple[str, ...], fmt: str = "mcq", metric: str = "mcq_acc",
                  prompt_lang: str = "en") -> pd.DataFrame:
     """Cell scores of the main-suite tasks and the controls for the chosen format and metric.

@@ -19,10 +19,19 @@ def test_levels_and_diagnostic_mcq(db):
     # Wilson 95% for 2/10: 5.67-50.98
     assert levels.loc[("Gemma-2B", 2), "ci_low"] == pytest.approx(5.67, abs=0.01)
     assert levels.loc[("Closed-XL", 4), "value"] == pytest.approx(90.0)
-    errors = [e.value for e in at.error]
-    # model names are Markdown-escaped (they come from uploads)
-    assert len(errors) == 1 and errors[0].startswith("Gemma\\-2B: L2 20.0% (95% CI 5.7-51.0, n=10) is at chance")
-    assert {s.value.split(":")[0] for s in at.success} == {"SeaLion\\-9B\\-it", "Closed\\-XL"}
+    texts = [t.value for t in at.text]  # plain text, never Markdown: model names come from uploads
+    # Gemma: L0-L1 pooled 11/20 = 55% (Wilson 34.2-74.2); L2 2/10 = 20% (5.7-51.0) stays under 55% but overlaps
+    gemma = [t for t in texts if t.startswith("? Gemma-2B ")]
+    assert gemma == ["? Gemma-2B scores 20% at L2 (95% CI 6-51%) against 55% at L0-L1 (95% CI 34-74%): lower, "
+                     "but the intervals overlap, so more items are needed to say whether morpheme decomposition "
+                     "breaks."]
+    # Closed-XL: 9/10 at every level, L2 reaches the L0-L1 level
+    assert any(t.startswith("✓ Closed-XL holds up at L2: 90% (95% CI 60-98%) against 90% at L0-L1") for t in texts)
+    readout = _frame(at, "model_id", "verdict").set_index("model_id")
+    assert readout.loc["Gemma-2B", "base"] == pytest.approx(55.0)
+    assert readout.loc["Gemma-2B", "base_low"] == pytest.approx(34.21, abs=0.01)
+    assert readout.loc["Gemma-2B", "l2_high"] == pytest.approx(50.98, abs=0.01)
+    assert not at.error and not at.success  # no coloured Markdown boxes built from data
     means = _frame(at, "model_id", "micro", "macro").set_index("model_id")
     assert means.loc["Gemma-2B", "micro"] == pytest.approx(100 * 20 / 60)
     assert means.loc["SeaLion-9B-it", "macro"] == pytest.approx(60.0)
@@ -46,5 +55,5 @@ def test_gen_contains_match(db):
     levels = _frame(at, "model_id", "level")
     assert (levels["chance"] == 0).all()
     assert levels["value"].tolist() == pytest.approx([90.0] * 6)
-    # the diagnostic still reads the MCQ hierarchy
-    assert any(s.value.startswith("Closed\\-XL: L2 90.0%") for s in at.success)
+    # generation is read on its own hierarchy with chance 0: 90% everywhere holds
+    assert any(t.value.startswith("✓ Closed-XL holds up at L2: 90%") for t in at.text)

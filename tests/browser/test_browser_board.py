@@ -70,7 +70,7 @@ def test_embed_shows_the_table_alone(app_url):
 
 def test_pacute_page(app_url):
     with chromium_page(1400, 1400) as page:
-        _open(page, f"{app_url}/pacute", "Diagnostic read-out")
+        _open(page, f"{app_url}/pacute", "Where it breaks")
         screenshot(page, "board-pacute")
         _shows_no_none_and_nothing_cut(page)
         _open(page, f"{app_url}/?bench=PACUTE", "PACUTE · normalized scores")
