@@ -15,6 +15,7 @@ ensure_app()
 METRICS = {"MCQ": ("mcq_acc", "mcq_norm_acc"), "GEN": ("exact_match", "contains_match")}
 VERDICT_MARKS = {"holds": "✓", "breaks": "▼", "breaks_to_chance": "✗", "unclear": "?", "no_base": "–"}
 """A mark before each read-out sentence (evaluator.pacute_readout's verdicts)."""
+HUMAN_MARKER = "human (mean of 3)"
 METRIC_NAMES = {"mcq_acc": "accuracy", "mcq_norm_acc": "chance-normalised accuracy", "exact_match": "exact match",
                 "contains_match": "contains match"}
 
@@ -118,6 +119,7 @@ table(q("pacute_level_means", models=chosen, fmt=fmt, metric=metric, prompt_lang
 
 st.subheader("Main suite and controls")
 suite = q("pacute_suite", models=chosen, fmt=fmt, metric=metric, prompt_lang=prompt_lang)
+human = q("pacute_human_baseline", fmt=fmt, metric=metric)
 if suite.empty:
     empty_state("No main-suite or control scores for this format.", "Switch format or metric.")
 else:
@@ -130,9 +132,33 @@ else:
                          "kind": ""}, range_y=(0, 105), hover_data={"n": True})
     if chance is not None:
         fig.add_hline(y=chance, line_dash="dash", line_color="#555")
+    shown_human = human[human["stem"].isin(set(suite["stem"]))]
+    if not shown_human.empty:  # beside the bars, never among the ranked models
+        fig.add_scatter(x=shown_human["stem"], y=shown_human["mean"], mode="markers", name=HUMAN_MARKER,
+                        marker=dict(symbol="diamond", size=12, color="#111"),
+                        hovertemplate="%{x}: human mean %{y:.1f}<extra></extra>")
     fig.update_layout(height=380, margin=dict(t=30, l=0, r=10, b=0),
                       legend=dict(orientation="h", y=1.0, x=0, xanchor="left", yanchor="bottom", title=""))
     st.plotly_chart(fig, key="suite")
     st.caption("Hatched bars are controls (English prompt); they show what the model can do with characters at all."
-               + f" Dashed line: chance ({chance:.0f}%).")
+               + f" Dashed line: chance ({chance:.0f}%)."
+               + (" Black diamonds: the paper's human baseline (mean of three native speakers)."
+                  if not shown_human.empty else ""))
     table(suite, f"pacute_suite_{fmt}_{metric}_{prompt_lang}")
+
+st.subheader(f"Human baseline ({fmt.upper()}, not ranked)")
+if human.empty:
+    empty_state("No human baseline stored.",
+                "`python -m evaluator results pull pacute-paper` loads the paper's (three native speakers).")
+else:
+    st.caption("Three native speakers answered the same stratified 10% sample of each main-suite benchmark "
+               f"(n items per row), scored by pacute-bench: {'accuracy' if fmt == 'mcq' else METRIC_NAMES[metric]}"
+               " per annotator and their mean, %. Fleiss' kappa (statsmodels) on the "
+               + ("option letters" if fmt == "mcq" else "right/wrong of each answer")
+               + "; raw agreement: items on which all three gave the identical answer, %. Shown beside the models, "
+               "never ranked. Source: pacute-bench results-202605/human_baseline (commit dcab16b, MIT); "
+               "Montalan et al. (2026), PACUTE, arXiv:2606.15144.")
+    table(human.drop(columns=["stem"]), f"pacute_human_{fmt}_{metric}",
+          columns={c: st.column_config.NumberColumn(format="%.1f")
+                   for c in ("annotator 1", "annotator 2", "annotator 3", "mean", "raw agreement")}
+          | {"Fleiss' kappa": st.column_config.NumberColumn(format="%.3f")})

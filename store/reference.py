@@ -13,6 +13,8 @@ import duckdb
 from store.db import transaction
 
 REPORTED_CSV = Path(__file__).resolve().parents[1] / "data" / "reported_results.csv"
+HUMAN_BASELINE_SOURCE = "PACUTE human baseline"
+"""The `reported.source` of the PACUTE paper's human baseline (three native speakers), loaded by `results pull`."""
 
 
 def load_reported(con: duckdb.DuckDBPyConnection, path: Path = REPORTED_CSV) -> int:
@@ -30,4 +32,15 @@ def load_reported(con: duckdb.DuckDBPyConnection, path: Path = REPORTED_CSV) -> 
         con.execute("DELETE FROM reported")
         con.executemany("INSERT INTO reported (source, citation, task, lang, metric, paper_metric, system, "
                         "prompt_lang, value, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    return len(rows)
+
+
+def replace_reported_source(con: duckdb.DuckDBPyConnection, source: str, rows: list[dict]) -> int:
+    """Replace the reported rows of one `source` with `rows` (dicts with the table's columns but `source`), inside
+    the caller's transaction; returns the row count."""
+    con.execute("DELETE FROM reported WHERE source = ?", [source])
+    con.executemany("INSERT INTO reported (source, citation, task, lang, metric, paper_metric, system, prompt_lang, "
+                    "value, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [[source, r["citation"], r["task"], r["lang"], r["metric"], r["paper_metric"], r["system"],
+                      r["prompt_lang"], r["value"], r["note"]] for r in rows])
     return len(rows)

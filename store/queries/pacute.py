@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from store.queries import query
+from store.reference import HUMAN_BASELINE_SOURCE
 
 CONTROL_STEMS = ("langgame", "mda", "cute")
 """Control benchmarks shown as a ceiling (English only)."""
@@ -103,3 +104,29 @@ def pacute_availability(con, *, models: tuple[str, ...]) -> pd.DataFrame:
         WHERE task IN ('pacute-hierarchical-mcq', 'pacute-hierarchical-gen') AND list_contains(?, model_id)
           AND items > 0
         GROUP BY ALL ORDER BY fmt, prompt_lang""", [list(models)]).df()
+
+
+HUMAN_COLUMNS = ["task", "stem", "annotator 1", "annotator 2", "annotator 3", "mean", "Fleiss' kappa",
+                 "raw agreement", "n"]
+
+
+@query
+def pacute_human_baseline(con, *, fmt: str = "mcq", metric: str = "mcq_acc") -> pd.DataFrame:
+    """The paper's human baseline (reported rows of HUMAN_BASELINE_SOURCE) per main-suite task of `fmt`: each
+    annotator's score and their mean on `metric` (MCQ: accuracy whatever the metric), Fleiss' kappa (-1..1; empty
+    when undefined), raw agreement (%), n items. Never ranked."""
+    metric = "mcq_acc" if fmt == "mcq" else metric
+    rows = con.execute("""
+        SELECT task, regexp_extract(task, '^pacute-(.*)-(mcq|gen)$', 1) AS stem, system, metric, value,
+               TRY_CAST(regexp_extract(note, '^n=([0-9]+)', 1) AS INTEGER) AS n
+        FROM reported WHERE source = ? AND task LIKE ? AND metric IN (?, 'fleiss_kappa', 'raw_agreement')""",
+                       [HUMAN_BASELINE_SOURCE, f"pacute-%-{_hierarchy(fmt).rsplit('-', 1)[1]}", metric]).df()
+    if rows.empty:
+        return pd.DataFrame(columns=HUMAN_COLUMNS)
+    rows["column"] = rows["system"].str.replace("human: ", "", regex=False).replace(
+        {"mean of 3 annotators": "mean", "agreement of 3 annotators": None})
+    rows.loc[rows["metric"] == "fleiss_kappa", "column"] = "Fleiss' kappa"
+    rows.loc[rows["metric"] == "raw_agreement", "column"] = "raw agreement"
+    wide = rows.groupby(["task", "stem", "column"])["value"].first().unstack("column")
+    wide = wide.join(rows.groupby(["task", "stem"])["n"].max()).reset_index()
+    return wide.reindex(columns=HUMAN_COLUMNS).sort_values("task", ignore_index=True)

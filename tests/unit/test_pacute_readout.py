@@ -51,6 +51,11 @@ def test_present_only_when_l2_reaches_the_base_level():
     assert r.upper_max is None and r.upper_at_chance is None
 
 
+def test_later_levels_that_do_not_fall_are_named():
+    r = readout("m", {**FALLS, 4: (100, 85.0)}, chance=0.0)
+    assert r.verdict == "breaks" and r.sentence.endswith(" L3-L5 do not all fall with it (best 85%).")
+
+
 def test_overlapping_but_lower_is_unclear_not_present():
     # L0-L1 11/20 = 55% (34.2-74.2); L2 2/10 = 20% (5.7-51.0): under 55, overlapping the base interval
     r = readout("m", {0: (10, 6.0), 1: (10, 5.0), 2: (10, 2.0)}, chance=25.0)
