@@ -36,6 +36,18 @@ RUN if [ "$WITH_DATA" = "1" ]; then \
         else echo "data pull failed: the image keeps the demo items"; fi; \
     fi
 
+# Optional: the PACUTE paper's own runs (about 50 models' per-item outputs) and its human baseline, from pacute-bench
+# at the pinned commit (`python -m evaluator results pull pacute-paper`, every file checked against its manifest),
+# ingested into the image's store so the PACUTE board shows them from the first start. Space variable
+# WITH_PACUTE_RESULTS=1 (docker: --build-arg WITH_PACUTE_RESULTS=1); it pulls the PACUTE data first when WITH_DATA
+# did not. Offline or failing, the build goes on without them.
+ARG WITH_PACUTE_RESULTS=0
+RUN if [ "$WITH_PACUTE_RESULTS" = "1" ]; then \
+        if { [ -d "$TANAW_HOME/data/pacute" ] || python -m evaluator data pull --only pacute --no-progress; } \
+            && python -m evaluator results pull pacute-paper --no-progress; then rm -rf "$TANAW_HOME/cache"; \
+        else echo "results pull failed: the image starts without the PACUTE paper runs"; fi; \
+    fi
+
 EXPOSE 7860
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:7860/_stcore/health', timeout=4)"]

@@ -13,8 +13,8 @@ from services.pacute_readout import pacute_readout
 ensure_app()
 
 METRICS = {"MCQ": ("mcq_acc", "mcq_norm_acc"), "GEN": ("exact_match", "contains_match")}
+# A mark before each read-out sentence, by evaluator.pacute_readout's verdict.
 VERDICT_MARKS = {"holds": "✓", "breaks": "▼", "breaks_to_chance": "✗", "unclear": "?", "no_base": "–"}
-"""A mark before each read-out sentence (evaluator.pacute_readout's verdicts)."""
 HUMAN_MARKER = "human (mean of 3)"
 METRIC_NAMES = {"mcq_acc": "accuracy", "mcq_norm_acc": "chance-normalised accuracy", "exact_match": "exact match",
                 "contains_match": "contains match"}

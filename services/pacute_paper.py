@@ -20,12 +20,11 @@ from evaluator.names import lookalike
 from evaluator.pacute_human import IAA_FILE, SCORES_FILE, WORKBOOKS, baseline_rows
 from evaluator.registry import TASKS, resolve
 from services.page_figures import refresh_reported
-from services.startup import prepare_store
 from services.upload import Outcome, ingest_upload
 from store import owners
 from store.db import transaction
 from store.reference import HUMAN_BASELINE_SOURCE as HUMAN_SOURCE
-from store.reference import replace_reported_source
+from store.reference import load_reported, replace_reported_source
 from store.writer_lock import writer as store_writer
 
 PAPER_METRIC = {"mcq_acc": "accuracy", "exact_match": "exact_match", "contains_match": "contains_match",
@@ -108,7 +107,8 @@ def pull_paper_results(db_path: str | Path | None, *, data_dir: str | Path | Non
     human = human_baseline_rows(root / rs.human_baseline, root / rs.workbooks, rs.citation, origin,
                                 report.warnings.append)
     with store_writer(db_path) as con:
-        prepare_store(con, db_path, drain=False)  # an empty store gets the app's first-start content first
+        if not con.execute("SELECT count(*) FROM reported").fetchone()[0]:
+            load_reported(con)  # the papers' rows the app would load in an empty store (it skips a filled one)
         report.human_rows = store_human_baseline(con, human)
         names = {m: _model_name(con, m) for m in (models or rs.models())}
     for folder, model_id in names.items():

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from evaluator.datasets.pull.results import RESULT_SETS, load_result_set
 from evaluator.registry import TASKS
 from tests.helpers.fixtures_store import app_test, frame_with, pages_on
-from tests.helpers.paper_results import paper_data_dir, served, served_files, write_manifest
-from tests.helpers.raw_standin import RawStandin
+from tests.helpers.paper_results import pulled_store
 
 pytestmark = pytest.mark.needs_samples
 
@@ -18,24 +16,12 @@ MORPHOLOGY = ("morphological-extraction", "morphological-production")
 
 @pytest.fixture(scope="module")
 def paper_store(tmp_path_factory):
-    from services.pacute_paper import pull_paper_results
-
-    tmp = tmp_path_factory.mktemp("paper")
-    files = served_files()
-    manifest = write_manifest(tmp / "pacute_paper.json", files)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setitem(RESULT_SETS, "pacute-paper", manifest)
-        rs = load_result_set("pacute-paper")
-        with RawStandin(served(files, rs.repo, rs.commit)) as server:
-            report = pull_paper_results(tmp / "t.duckdb", data_dir=paper_data_dir(tmp / "data"),
-                                        base_url=server.url, cache=tmp / "cache", progress=False)
-    assert {o.status for o in report.outcomes.values()} == {"imported"}
-    return tmp / "t.duckdb"
+    return pulled_store(tmp_path_factory.mktemp("paper"))
 
 
 def test_read_out_names_the_l2_drop_in_words(paper_store):
     with pages_on(paper_store):
-        at = app_test("pacute", models=["gemma-4-e2b-it", "GPT-5-Mini"], fmt="GEN", prompt="native")
+        at = app_test("pacute", models=["gemma-4-e2b-it", "GPT-5-Mini"], fmt="GEN")  # the page picks the prompt
         assert not at.exception, [e.value for e in at.exception]
         texts = [t.value for t in at.text]
         readout = frame_with(at, "model_id", "verdict").set_index("model_id")

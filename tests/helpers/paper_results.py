@@ -51,3 +51,24 @@ def paper_data_dir(folder: Path) -> Path:
     if not link.exists():
         link.symlink_to(PAPER / "benchmarks", target_is_directory=True)
     return folder
+
+
+def pulled_store(folder: Path) -> Path:
+    """A store filled by `results pull pacute-paper` of the samples through the raw-file stand-in (every folder
+    imported): the app's first-start content, the two sample models and the human baseline."""
+    import pytest
+
+    from evaluator.datasets.pull.results import load_result_set
+    from services.pacute_paper import pull_paper_results
+    from tests.helpers.raw_standin import RawStandin
+
+    files = served_files()
+    manifest = write_manifest(folder / "pacute_paper.json", files)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(RESULT_SETS, "pacute-paper", manifest)
+        rs = load_result_set("pacute-paper")
+        with RawStandin(served(files, rs.repo, rs.commit)) as server:
+            report = pull_paper_results(folder / "t.duckdb", data_dir=paper_data_dir(folder / "data"),
+                                        base_url=server.url, cache=folder / "cache", progress=False)
+    assert {o.status for o in report.outcomes.values()} == {"imported"}, report.outcomes
+    return folder / "t.duckdb"

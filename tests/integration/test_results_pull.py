@@ -143,3 +143,14 @@ def test_an_unknown_model_folder_is_one_clear_line(manifest, tmp_path, capsys):
     assert rc == 2 and err[-1].startswith("pacute-paper: no model folder 'no-such-model' at dcab16b")
     assert not (tmp_path / "t.duckdb").exists()
     assert json.loads(manifest.read_text())["commit"] == COMMIT
+
+
+def test_a_space_build_variable_enables_it_off_by_default():
+    from tests.helpers.samples import REPO as ROOT
+
+    docker = (ROOT / "Dockerfile").read_text("utf-8")
+    assert "ARG WITH_PACUTE_RESULTS=0" in docker
+    block = docker[docker.index("ARG WITH_PACUTE_RESULTS=0"):]
+    assert 'if [ "$WITH_PACUTE_RESULTS" = "1" ]' in block
+    assert "python -m evaluator results pull pacute-paper --no-progress" in block.split("EXPOSE")[0]
+    assert "WITH_PACUTE_RESULTS=1" in (ROOT / "docs" / "deploying.md").read_text("utf-8")
