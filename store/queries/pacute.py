@@ -115,12 +115,13 @@ def pacute_human_baseline(con, *, fmt: str = "mcq", metric: str = "mcq_acc") -> 
     """The paper's human baseline (reported rows of HUMAN_BASELINE_SOURCE) per main-suite task of `fmt`: each
     annotator's score and their mean on `metric` (MCQ: accuracy whatever the metric), Fleiss' kappa (-1..1; empty
     when undefined), raw agreement (%), n items. Never ranked."""
+    _hierarchy(fmt)  # checks fmt
     metric = "mcq_acc" if fmt == "mcq" else metric
     rows = con.execute("""
         SELECT task, regexp_extract(task, '^pacute-(.*)-(mcq|gen)$', 1) AS stem, system, metric, value,
                TRY_CAST(regexp_extract(note, '^n=([0-9]+)', 1) AS INTEGER) AS n
         FROM reported WHERE source = ? AND task LIKE ? AND metric IN (?, 'fleiss_kappa', 'raw_agreement')""",
-                       [HUMAN_BASELINE_SOURCE, f"pacute-%-{_hierarchy(fmt).rsplit('-', 1)[1]}", metric]).df()
+                       [HUMAN_BASELINE_SOURCE, f"pacute-%-{fmt}", metric]).df()
     if rows.empty:
         return pd.DataFrame(columns=HUMAN_COLUMNS)
     rows["column"] = rows["system"].str.replace("human: ", "", regex=False).replace(

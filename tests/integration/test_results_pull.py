@@ -88,6 +88,17 @@ def test_pull_ingests_each_folder_as_a_labelled_source(files, manifest, tmp_path
                   ("human: agreement of 3 annotators", 60.0)}
     assert all(n.startswith("n=20 items; ") for _, _, n in human)
 
+    # the same pull again changes nothing: every folder is a known upload, the baseline is replaced by itself
+    with RawStandin(served(files, REPO, COMMIT)) as server:
+        rc = cli(["results", "pull", "pacute-paper", "--db", str(store), "--data-dir", str(data),
+                  "--base-url", server.url, "--no-progress"])
+    assert rc == 0 and "0 model folders imported, 2 already there, 0 refused" in capsys.readouterr().out
+    con = db.connect(store)
+    try:
+        assert con.execute("SELECT count(*) FROM reported WHERE source = 'PACUTE human baseline'").fetchone()[0] == 80
+    finally:
+        con.close()
+
 
 def test_a_checksum_refusal_leaves_the_store_unchanged(files, manifest, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("TANAW_HOME", str(tmp_path / "home"))
@@ -107,6 +118,25 @@ def test_a_checksum_refusal_leaves_the_store_unchanged(files, manifest, tmp_path
     assert err[-1].endswith("the store was not changed")
     assert _digest(store) == before
     assert not (tmp_path / "home" / "cache" / "results" / REPO / COMMIT / bad).exists()  # discarded
+
+
+def test_a_malformed_baseline_file_is_refused_naming_file_and_field(files, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("TANAW_HOME", str(tmp_path / "home"))
+    path = "results-202605/human_baseline/iaa.json"
+    bad = dict(files)
+    doc = json.loads(files[path])
+    doc["syllabification_mcq"]["kappa"] = "0.5894"  # a string where a number belongs
+    bad[path] = json.dumps(doc).encode()
+    monkeypatch.setitem(RESULT_SETS, "pacute-paper", write_manifest(tmp_path / "m.json", bad))  # checksums match
+    store = tmp_path / "t.duckdb"
+    with RawStandin(served(bad, REPO, COMMIT)) as server:
+        rc = cli(["results", "pull", "pacute-paper", "--model", "gpt-5-mini", "--db", str(store), "--data-dir",
+                  str(paper_data_dir(tmp_path / "data")), "--base-url", server.url, "--no-progress"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2
+    assert err[-1] == ("iaa.json: syllabification_mcq.kappa: '0.5894' is not a kappa in -1..1; "
+                       "the store was not changed")
+    assert not store.exists()
 
 
 def test_an_interrupted_pull_resumes_and_writes_nothing_until_whole(files, manifest, tmp_path):
