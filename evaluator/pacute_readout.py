@@ -66,7 +66,7 @@ def _sentence(model_id: str, verdict: str, base: tuple[float, float, float], l2:
                 f"reach of its character skills, so morpheme decomposition is present.")
     then = ""
     if upper_max is not None:
-        then = (f" L3-L5 follow it down (best {_pct(upper_max)})." if upper_at_chance or upper_max <= b_lo
+        then = (f" L3-L5 follow it down (best {_pct(upper_max)})." if upper_at_chance or upper_max <= hi
                 else f" L3-L5 do not all fall with it (best {_pct(upper_max)}).")
     if verdict == "breaks_to_chance":
         return (f"{model_id} drops from {_pct(b)} at L0-L1 to {_pct(v)} at L2 {l2_ci}, no better than guessing "

@@ -56,6 +56,13 @@ def test_later_levels_that_do_not_fall_are_named():
     assert r.verdict == "breaks" and r.sentence.endswith(" L3-L5 do not all fall with it (best 85%).")
 
 
+def test_later_levels_far_above_l2_do_not_follow_it_down():
+    # L0-L1 192/200 = 96% (Wilson 92.3-97.9); L2 37/100 (28.2-46.7); L4 90/100 is far above L2, if under L0-L1
+    r = readout("m", {0: (100, 96.0), 1: (100, 96.0), 2: (100, 37.0), 3: (100, 40.0), 4: (100, 90.0)}, chance=0.0)
+    assert r.verdict == "breaks" and r.base_low > 90.0
+    assert r.sentence.endswith(" L3-L5 do not all fall with it (best 90%).")
+
+
 def test_overlapping_but_lower_is_unclear_not_present():
     # L0-L1 11/20 = 55% (34.2-74.2); L2 2/10 = 20% (5.7-51.0): under 55, overlapping the base interval
     r = readout("m", {0: (10, 6.0), 1: (10, 5.0), 2: (10, 2.0)}, chance=25.0)
