@@ -132,8 +132,9 @@ else:
                          "kind": ""}, range_y=(0, 105), hover_data={"n": True})
     if chance is not None:
         fig.add_hline(y=chance, line_dash="dash", line_color="#555")
-    shown_human = human[human["stem"].isin(set(suite["stem"]))]
-    if not shown_human.empty:  # beside the bars, never among the ranked models
+    # beside the bars, never among the ranked models; on the chart's own scale only (accuracy, not normalised)
+    shown_human = human[human["stem"].isin(set(suite["stem"]))] if metric != "mcq_norm_acc" else human.iloc[:0]
+    if not shown_human.empty:
         fig.add_scatter(x=shown_human["stem"], y=shown_human["mean"], mode="markers", name=HUMAN_MARKER,
                         marker=dict(symbol="diamond", size=12, color="#111"),
                         hovertemplate="%{x}: human mean %{y:.1f}<extra></extra>")
