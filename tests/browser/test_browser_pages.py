@@ -26,7 +26,7 @@ VIEWS = [
     # (screenshot name, url path, query params, texts that must be visible)
     ("lindsea", "lindsea", {"model": "Gemma-2B", "lang": "id", "branch": "syntax", "phenomenon": "morphology"},
      ["LINDSEA linguistic diagnostics", "Where it breaks", "chance 50%", "Minimal pairs answered wrongly"]),
-    ("pacute", "pacute", {}, ["Hierarchy L0-L5", "chance 25%", "Gemma-2B: L2 20.0%", "Main suite and controls"]),
+    ("pacute", "pacute", {}, ["Hierarchy L0-L5", "chance 25%", "Gemma-2B scores 20% at L2", "Main suite and controls"]),
     ("cultural", "cultural", {"lang": "ta", "item": "0"},
      ["Cultural probes", "ஒற்றுமையே பலம்", "<script>alert('x')</script>", "Mean per model and criterion"]),
     ("compare_deep_link", "compare", DEEP_LINK,
