@@ -37,6 +37,12 @@ if not models:
     empty_state("No model selected.", "Choose one or more models above.")
     st.stop()
 chosen = tuple(models)
+paper_runs = q("pacute_paper_runs", models=chosen)
+if not paper_runs.empty:  # a count, not the names: captions are Markdown
+    st.caption(f"{len(paper_runs)} of the {len(chosen)} selected models are the PACUTE paper's own runs: the "
+               "per-item outputs pacute-bench published (results-202605 at commit dcab16b; MIT, as its "
+               "pyproject.toml states), re-scored here by Tanaw. Paper: Montalan et al. (2026), PACUTE, "
+               "arXiv:2606.15144.")
 avail = q("pacute_availability", models=chosen)
 formats_with = [f for f in METRICS if f.lower() in set(avail["fmt"])]
 c2, c3, c4 = st.columns(3)

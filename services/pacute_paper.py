@@ -112,7 +112,7 @@ def pull_paper_results(db_path: str | Path | None, *, data_dir: str | Path | Non
         report.human_rows = store_human_baseline(con, human)
         names = {m: _model_name(con, m) for m in (models or rs.models())}
     for folder, model_id in names.items():
-        label = f"{rs.label} · pacute-bench@{rs.commit[:7]} · {rs.root}/{folder}"
+        label = f"{rs.label} · pacute-bench@{rs.commit[:7]} · {rs.root}/{folder}"  # PAPER_RUNS_LABEL first
         upload = read_upload(root / rs.root / folder, name=label, fmt="pacute-bench", data_dir=data_dir)
         url = f"https://github.com/{rs.repo}/tree/{rs.commit}/{rs.root}/{folder}"
         report.outcomes[folder] = ingest_upload(db_path, upload, model={"model_id": model_id, "url": url},

@@ -131,3 +131,16 @@ def pacute_human_baseline(con, *, fmt: str = "mcq", metric: str = "mcq_acc") -> 
     wide = rows.groupby(["task", "stem", "column"])["value"].first().unstack("column")
     wide = wide.join(rows.groupby(["task", "stem"])["n"].max()).reset_index()
     return wide.reindex(columns=HUMAN_COLUMNS).sort_values("task", ignore_index=True)
+
+
+PAPER_RUNS_LABEL = "PACUTE paper runs"
+"""How `results pull pacute-paper` labels the runs it ingests (the start of `runs.source_file`)."""
+
+
+@query
+def pacute_paper_runs(con, *, models: tuple[str, ...]) -> pd.DataFrame:
+    """Which of the chosen models have PACUTE runs from the paper's published outputs: model_id, source_file."""
+    return con.execute("""
+        SELECT model_id, min(source_file) AS source_file FROM runs
+        WHERE NOT superseded AND task LIKE 'pacute-%' AND list_contains(?, model_id) AND starts_with(source_file, ?)
+        GROUP BY model_id ORDER BY model_id""", [list(models), PAPER_RUNS_LABEL]).df()

@@ -24,6 +24,7 @@ def test_read_out_names_the_l2_drop_in_words(paper_store):
         at = app_test("pacute", models=["gemma-4-e2b-it", "GPT-5-Mini"], fmt="GEN")  # the page picks the prompt
         assert not at.exception, [e.value for e in at.exception]
         texts = [t.value for t in at.text]
+        assert any(c.value.startswith("2 of the 2 selected models are the PACUTE paper's own runs") for c in at.caption)
         readout = frame_with(at, "model_id", "verdict").set_index("model_id")
     assert set(readout.index) == {"gemma-4-e2b-it", "GPT-5-Mini"}
     for model, row in readout.iterrows():

@@ -14,6 +14,7 @@ from evaluator.datasets.pull import results as results_mod
 from evaluator.datasets.pull.results import RESULT_SETS, load_result_set
 from services.pacute_paper import pull_paper_results
 from store import db
+from store.queries.pacute import PAPER_RUNS_LABEL
 from tests.helpers.paper_results import paper_data_dir, served, served_files, write_manifest
 from tests.helpers.raw_standin import RawStandin
 
@@ -41,7 +42,7 @@ def _digest(path) -> str | None:
 
 def test_the_pinned_manifest_matches_the_verbatim_samples(files):
     rs = load_result_set("pacute-paper")
-    assert (rs.repo, rs.commit, rs.label) == (REPO, COMMIT, "PACUTE paper runs")
+    assert (rs.repo, rs.commit, rs.label) == (REPO, COMMIT, PAPER_RUNS_LABEL) == (REPO, COMMIT, "PACUTE paper runs")
     assert rs.licence.startswith("MIT (pacute-bench pyproject.toml") and "no LICENSE file" in rs.licence
     assert "arXiv:2606.15144" in rs.citation
     assert len(rs.models()) == 53 and {"gemma-4-e2b-it", "gpt-5-mini", "gpt-5.5"} <= set(rs.models())
