@@ -26,7 +26,7 @@ def test_every_task_language_has_an_entry_and_names_come_from_it():
     for task in TASKS.values():
         assert set(task.langs) <= set(LANGUAGES), task.name
     assert LANG_NAMES == {code: lang.name for code, lang in LANGUAGES.items()}
-    assert list(LANG_NAMES)[:6] == ["id", "vi", "th", "ta", "tl", "en"]
+    assert list(LANG_NAMES)[:8] == ["id", "vi", "th", "ta", "tl", "ms", "my", "en"]
 
 
 def test_entries_hold_what_extraction_and_prompts_need():
