@@ -175,5 +175,10 @@ UNAVAILABLE = {
     ("bhasa.ner", "vi"): "VLSP2018 NER is not public (registration-only release), so no sample ships for it",
     ("bhasa.ner", "ta"): "Naamapadam is only on the Hugging Face Hub (ai4bharat/naamapadam); "
                          "load it with evaluator.datasets.load_hub_items",
+    **{(loader, lang): "SEA-HELM's items are only on the Hugging Face Hub (aisingapore/*) with no pinned revision, "
+                       "so `data pull` cannot fetch them (see its sources table)"
+       for lang, loaders in (("ms", ("sentiment", "toxicity", "mt_en_xx", "mt_xx_en")),
+                             ("my", ("sentiment", "toxicity", "mt_en_xx", "mt_xx_en", "abssum", "nli", "causal")))
+       for loader in (f"bhasa.{name}" for name in loaders)},
 }
 """Known-missing (loader, lang) cells and why, quoted when their file is absent."""

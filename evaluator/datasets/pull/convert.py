@@ -197,6 +197,17 @@ def seahelm_sentiment(blobs: list[bytes], lang: str) -> bytes:
                   for i, r in enumerate(_json_lines(blobs[0], "indicsentiment")))
 
 
+def seahelm_batayan_sentiment(blobs: list[bytes], lang: str) -> bytes:
+    """SEA-HELM Batayan sentiment copy (`tl_elections_sentiment.jsonl`): `id`, `label` (English), `prompts[0].text`."""
+    rows = []
+    for n, r in enumerate(_json_lines(blobs[0], "batayan-sentiment"), start=1):
+        where = f"batayan-sentiment:{n}"
+        text = _need(_need(r, "prompts", where)[0], "text", where)
+        rows.append({"id": f"batayan-{lang}-{_need(r, 'id', where)}", "text": text, "label": r["label"],
+                     "label_en": _need(r, "label", where)})
+    return _jsonl(rows)
+
+
 # --- toxicity ------------------------------------------------------------------------------------------------
 
 MLHSD_FLAGS = ("HS", "Abusive", "HS_Individual", "HS_Group", "HS_Religion", "HS_Race", "HS_Physical",
@@ -243,7 +254,27 @@ def thaitox(blobs: list[bytes], lang: str) -> bytes:
 
 # --- MT, summarisation, NLI, causal ---------------------------------------------------------------------------
 
-FLORES = {"id": "ind_Latn", "vi": "vie_Latn", "th": "tha_Thai", "ta": "tam_Taml"}
+FLORES = {"id": "ind_Latn", "vi": "vie_Latn", "th": "tha_Thai", "ta": "tam_Taml", "tl": "tgl_Latn",
+          "ms": "zsm_Latn", "my": "mya_Mymr"}
+
+
+SEAHELM_TOXICITY = {"tl": {0: "clean", 1: "hate"}}
+"""SEA-HELM's toxicity label numbers per language (aisingapore/SEA-HELM@360c7cc,
+seahelm_tasks/safety/toxicity_detection/toxicity_detection.py `label_map`: tl Malinis 0, Mapoot 1)."""
+
+
+def seahelm_toxicity(blobs: list[bytes], lang: str) -> bytes:
+    """SEA-HELM Batayan toxicity copy (`tl_elections_hsd.jsonl`): `id`, `label` 0/1, `prompts[0].text`."""
+    names, rows = SEAHELM_TOXICITY[lang], []
+    for n, r in enumerate(_json_lines(blobs[0], "batayan-toxicity"), start=1):
+        where = f"batayan-toxicity:{n}"
+        label = _need(r, "label", where)
+        if label not in names:
+            raise ConvertError(f"{where}: label: {label!r} is not one of {sorted(names)}")
+        rows.append({"id": f"batayan-{lang}-{_need(r, 'id', where)}",
+                     "text": _need(_need(r, "prompts", where)[0], "text", where), "label": label,
+                     "label_en": names[label]})
+    return _jsonl(rows)
 
 
 def seahelm_flores(blobs: list[bytes], lang: str) -> bytes:
@@ -279,6 +310,28 @@ def seahelm_xnli(blobs: list[bytes], lang: str) -> bytes:
                   for i, r in enumerate(_json_lines(blobs[0], "xnli")))
 
 
+COPA_QUESTIONS = {"tl": {"sanhi": "cause", "bunga": "effect"}}
+"""The native cause/effect words of SEA-HELM's Balanced COPA copies (`prompts[0].question_translated`)."""
+
+
+def seahelm_copa(blobs: list[bytes], lang: str) -> bytes:
+    """SEA-HELM Balanced COPA copy (`tl_balanced_copa.jsonl`): `label` 0/1, `prompts[0].{premise, choice1,
+    choice2, question_translated}`. Not XCOPA: there are no reference languages, so the file's own word is the
+    consensus."""
+    words, rows = COPA_QUESTIONS[lang], []
+    for n, r in enumerate(_json_lines(blobs[0], "balanced-copa"), start=1):
+        where = f"balanced-copa:{n}"
+        p = _need(r, "prompts", where)[0]
+        native = _need(p, "question_translated", where)
+        if native not in words:
+            raise ConvertError(f"{where}: question_translated: {native!r} is not one of {sorted(words)}")
+        rows.append({"id": f"balanced-copa-{lang}-{_need(r, 'id', where)}", "idx": r["id"],
+                     "premise": _need(p, "premise", where), "choice1": _need(p, "choice1", where),
+                     "choice2": _need(p, "choice2", where), "question": words[native], "label": r["label"],
+                     "question_consensus": words[native], "question_mismatch": False})
+    return _jsonl(rows)
+
+
 def xcopa(blobs: list[bytes], lang: str) -> bytes:
     """XCOPA `test.<lang>.jsonl` plus reference-language files (ta, vi): the consensus cause/effect word.
 
@@ -300,5 +353,7 @@ CONVERTERS: dict[str, Callable[[list[bytes], str], bytes]] = {
     "uit_vsfc": uit_vsfc, "wisesight": wisesight, "seahelm_sentiment": seahelm_sentiment, "mlhsd": mlhsd,
     "vihsd": vihsd, "thaitox": thaitox, "seahelm_flores": seahelm_flores, "seahelm_xlsum": seahelm_xlsum,
     "indonli": indonli, "seahelm_xnli": seahelm_xnli, "xcopa": xcopa,
+    "seahelm_batayan_sentiment": seahelm_batayan_sentiment, "seahelm_toxicity": seahelm_toxicity,
+    "seahelm_copa": seahelm_copa,
 }
 """Converter name (the source table's `convert`) → function; `copy` is handled by the puller."""
