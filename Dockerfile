@@ -10,6 +10,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 # Spaces run the container as uid 1000; give that user a home for the store and the Hub snapshots.
 RUN useradd --create-home --uid 1000 user
+# Noto fonts for the scripts beyond Latin (Thai, Tamil, Myanmar for Burmese, Khmer), so pages rendered inside the
+# image (headless screenshots) show them rather than empty boxes.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends fonts-noto-core=20201225-1 \
+    && rm -rf /var/lib/apt/lists/*
 WORKDIR /home/user/app
 
 # Requirements first, in one layer, so a source change does not reinstall them.
