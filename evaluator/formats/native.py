@@ -10,7 +10,7 @@ from typing import Any
 
 from evaluator.formats import limits as L
 from evaluator.formats.base import FormatError, ParsedFile
-from evaluator.registry import ALIASES, TASKS, resolve
+from evaluator.registry import TASKS, resolve
 from evaluator.spec import Prediction
 
 REQUIRED = ("task", "lang", "item_id", "prompt_lang", "prediction")
@@ -18,37 +18,9 @@ OPTIONAL = ("run", "option_logprobs", "order", "reasoning", "prompt", "scores")
 ALLOWED = frozenset(REQUIRED + OPTIONAL)
 
 
-def _well_formed(obj: Any, line: int) -> Prediction | None:
-    """The Prediction of a row that passes every check of `_check` (without log-probabilities), or None: then
-    `_check` finds what is wrong. One pass without building an error list, for the common row."""
-    if not isinstance(obj, dict) or not obj.keys() <= ALLOWED or obj.get("option_logprobs") is not None:
-        return None
-    try:
-        name, lang, item_id, prompt_lang, output = obj["task"], obj["lang"], obj["item_id"], obj["prompt_lang"], \
-            obj["prediction"]
-    except KeyError:
-        return None
-    if not (isinstance(name, str) and isinstance(lang, str) and isinstance(item_id, str)
-            and isinstance(prompt_lang, str) and name.strip() and lang.strip() and item_id.strip()
-            and prompt_lang.strip()):
-        return None
-    task = TASKS.get(name) or TASKS.get(ALIASES.get(name, ""))
-    run, order = obj.get("run", 1), obj.get("order", "ab")
-    reasoning, prompt = obj.get("reasoning"), obj.get("prompt")
-    if (task is None or lang not in task.langs or prompt_lang not in ("en", "native")
-            or (output is not None and not isinstance(output, str))
-            or isinstance(run, bool) or not isinstance(run, int) or not 1 <= run <= L.INT32_MAX
-            or order not in ("ab", "ba") or (order == "ba" and not task.both_orders)
-            or not (reasoning is None or isinstance(reasoning, str)) or not (prompt is None or isinstance(prompt, str))):
-        return None
-    return Prediction(task=task.name, lang=lang, item_id=item_id.strip(), prompt_lang=prompt_lang, output=output,
-                      run=run, order=order, reasoning=reasoning, prompt=prompt, line=line)
-
-
 def _check(obj: Any, file: str, line: int) -> tuple[Prediction | None, list[FormatError]]:
-    pred = _well_formed(obj, line)
-    if pred is not None:
-        return pred, []
+    """The row's Prediction, or None and every problem found (file, line, field); a well-formed row passes each
+    check once without building an error."""
     errs: list[FormatError] = []
 
     def err(fld: str | None, problem: str) -> None:
@@ -57,13 +29,13 @@ def _check(obj: Any, file: str, line: int) -> tuple[Prediction | None, list[Form
     if not isinstance(obj, dict):
         err(None, f"expected a JSON object, got {type(obj).__name__}")
         return None, errs
-    for k in REQUIRED:
-        if k not in obj:
-            err(k, "missing")
-    unknown = obj.keys() - ALLOWED
-    if unknown:
-        err(sorted(unknown)[0], "unknown field" + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""))
-    if errs:
+    if not obj.keys() <= ALLOWED or not all(k in obj for k in REQUIRED):
+        for k in REQUIRED:
+            if k not in obj:
+                err(k, "missing")
+        unknown = obj.keys() - ALLOWED
+        if unknown:
+            err(sorted(unknown)[0], "unknown field" + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""))
         return None, errs
     for k in ("task", "lang", "item_id", "prompt_lang"):
         if not isinstance(obj[k], str) or not obj[k].strip():
