@@ -106,32 +106,22 @@ def _by_run(rows: Sequence[_Row]) -> list[list[_Row]]:
 
 
 def _value(spec: MetricSpec, rows: Sequence[_Row]) -> float:
-    """Metric on 0-1 for rows of possibly several runs: per run, then the mean over runs."""
-    vals = []
-    for run_rows in _by_run(rows):
-        if spec.corpus is not None:
-            v = spec.corpus(_triples(run_rows))
-        else:
-            v = float(np.mean([_item_score(spec, r) for r in run_rows]))
-        if not math.isnan(v):
-            vals.append(v)
+    """A corpus metric on 0-1 for rows of possibly several runs: per run, then the mean over runs."""
+    vals = [v for v in (spec.corpus(_triples(run_rows)) for run_rows in _by_run(rows)) if not math.isnan(v)]
     return float(np.mean(vals)) if vals else float("nan")
 
 
-def _bootstrap(spec: MetricSpec, rows: Sequence[_Row], n_boot: int, seed: int) -> tuple[float, float]:
-    """Percentile 95% interval (0-1) from resampling items with all their rows."""
+def _bootstrap(spec: MetricSpec, rows: Sequence[_Row], n_boot: int, seed: int) -> np.ndarray:
+    """Bootstrap statistics (0-1) of a corpus metric without a label-count form, from resampling items with all
+    their rows: the metric's own vectorised resampling where it has one, else the metric on each resample."""
     by_item: dict[str, list[_Row]] = defaultdict(list)
     for r in rows:
         by_item[r.item.item_id].append(r)
     ids = sorted(by_item)  # the interval is a function of the items, not of the order rows arrive in
     draws = bootstrap_draws(seed, n_boot, len(ids))
-    if spec.corpus is None:
-        # Item metrics: the run-mean of run-means equals the mean of per-item means when runs cover the same items.
-        means = np.array([np.mean([_item_score(spec, r) for r in by_item[i]]) for i in ids])
-        stats = means[draws].mean(axis=1)
-    elif spec.resample is not None:
-        # The metric's own vectorised resampling over the same draws, run by run, then the mean over runs: the
-        # same values as the loop below (a run with no rows in a resample is left out of that resample's mean).
+    if spec.resample is not None:
+        # Run by run over the same draws, then the mean over runs (a run with no rows in a resample is left out of
+        # that resample's mean).
         by_run_item: dict[tuple[int, str], list[_Row]] = defaultdict(list)
         for r in rows:
             by_run_item[(r.result.prediction.run, r.item.item_id)].append(r)
@@ -141,30 +131,17 @@ def _bootstrap(spec: MetricSpec, rows: Sequence[_Row], n_boot: int, seed: int) -
         stacked = np.vstack(per_run)
         counted = (~np.isnan(stacked)).sum(axis=0)
         stats = np.where(counted > 0, np.nansum(stacked, axis=0) / np.maximum(counted, 1), np.nan)
-        stats = stats[~np.isnan(stats)]
-    else:
-        triples = {i: [(r.result.prediction.run, t) for r, t in zip(by_item[i], _triples(by_item[i]))] for i in ids}
-        stats = []
-        for draw in draws:
-            runs: dict[int, list[tuple]] = defaultdict(list)
-            for j in draw:
-                for run, t in triples[ids[j]]:
-                    runs[run].append(t)
-            vals = [v for v in (spec.corpus(ts) for ts in runs.values()) if not math.isnan(v)]
-            stats.append(float(np.mean(vals)) if vals else float("nan"))
-        stats = np.array([s for s in stats if not math.isnan(s)])
-    return percentile_interval(stats)
-
-
-def _clustered_se(spec: MetricSpec, rows: Sequence[_Row]) -> float | None:
-    """Standard error of an item metric with rows clustered by item (runs and orders of one item together)."""
-    if spec.corpus is not None:
-        return None
-    by_item: dict[str, list[float]] = defaultdict(list)
-    for r in rows:
-        by_item[r.item.item_id].append(_item_score(spec, r))
-    means = np.array([np.mean(v) for v in by_item.values()])
-    return float(means.std(ddof=1) / math.sqrt(len(means))) if len(means) > 1 else None
+        return stats[~np.isnan(stats)]
+    triples = {i: [(r.result.prediction.run, t) for r, t in zip(by_item[i], _triples(by_item[i]))] for i in ids}
+    stats = []
+    for draw in draws:
+        runs: dict[int, list[tuple]] = defaultdict(list)
+        for j in draw:
+            for run, t in triples[ids[j]]:
+                runs[run].append(t)
+        vals = [v for v in (spec.corpus(ts) for ts in runs.values()) if not math.isnan(v)]
+        stats.append(float(np.mean(vals)) if vals else float("nan"))
+    return np.array([s for s in stats if not math.isnan(s)])
 
 
 def _empty(metric: str, task: TaskSpec, lang: str, n: int, n_runs: int, fail: float, status: str,
@@ -173,17 +150,40 @@ def _empty(metric: str, task: TaskSpec, lang: str, n: int, n_runs: int, fail: fl
                      metric == task.headline_metric(lang), status, note)
 
 
+class _Cell:
+    """One cell's rows as columns (`evaluator.cell_columns`), and as row objects only when a metric needs them."""
+
+    def __init__(self, task: TaskSpec, cols: CellColumns):
+        self.task, self.cols, self.lay = task, cols, Layout.of(cols)
+        self._rows: tuple | None = None
+
+    def rows(self) -> tuple[list[_Row], Layout]:
+        """The rows (pairs order) and their layout."""
+        if self._rows is None:
+            pairs = self.cols.pairs()
+            self._rows = (_rows(self.task, pairs), Layout.of(CellColumns.from_pairs(pairs)))
+        return self._rows
+
+    def item_values(self, spec: MetricSpec) -> tuple[np.ndarray, Layout]:
+        """Every row's item score of `spec` and the rows' layout: the stored scores, or (some row scored before
+        the metric existed) each row's score taken or computed now, in pairs order."""
+        values = columns.item_scores(spec, self.cols)
+        if values is not None:
+            return values, self.lay
+        rows, lay = self.rows()
+        return np.array([_item_score(spec, r) for r in rows], dtype=float), lay
+
+
 def aggregate_cell(task: TaskSpec, lang: str, pairs: Sequence[tuple[Item, ItemResult]] | None = None, *,
                    n_boot: int = N_BOOTSTRAP, seed: int = BOOTSTRAP_SEED,
                    columns: CellColumns | None = None) -> list[CellScore]:
     """One CellScore per metric of the task, from the (item, result) pairs of one cell (or the same rows as
     `columns`, in store order: run, item id, order)."""
-    cols = columns if columns is not None else CellColumns.from_pairs(list(pairs or ()))
-    lay = Layout.of(cols)
+    cell = _Cell(task, columns if columns is not None else CellColumns.from_pairs(list(pairs or ())))
+    cols, lay = cell.cols, cell.lay
     items = [cols.items[i] for i in lay.first]
     n, n_runs = len(items), len(lay.runs)
     fail = float(np.mean(~cols.parsed)) if cols.n_rows else 0.0
-    rows: list[list[_Row]] = []  # built only when a metric has no columnar form
     out = []
     for name in task.metrics:
         spec = METRICS.get(name)
@@ -199,32 +199,35 @@ def aggregate_cell(task: TaskSpec, lang: str, pairs: Sequence[tuple[Item, ItemRe
         if not cols.n_rows:
             out.append(_empty(name, task, lang, 0, 0, 0.0, "not_scored", "no predictions"))
             continue
-        score = _columnar(spec, task, lang, cols, lay, items, fail, n_boot, seed)
-        if score is None:
-            rows = rows or [_rows(task, cols.pairs())]
-            score = _score(spec, task, lang, rows[0], items, n_runs, fail, n_boot, seed)
-        out.append(score)
+        out.append(_score(spec, task, lang, cell, items, fail, n_boot, seed))
     return out
 
 
-def _columnar(spec: MetricSpec, task: TaskSpec, lang: str, cols: CellColumns, lay: Layout, items: list[Item],
-              fail: float, n_boot: int, seed: int) -> CellScore | None:
-    """`_score` from the columns (`evaluator.cell_columns`), or None when the metric has no columnar form."""
-    if spec.detail is not None or spec.interval is not None:
-        return None
-    n, n_runs = len(items), len(lay.runs)
-    draws = bootstrap_draws(seed, n_boot, len(lay.ids))
-    values = columns.item_scores(spec, cols)
-    se = None
-    if values is not None:
+def _score(spec: MetricSpec, task: TaskSpec, lang: str, cell: _Cell, items: list[Item], fail: float, n_boot: int,
+           seed: int) -> CellScore:
+    """One metric of the cell: its value, its 95% interval and the notes saying how they were made."""
+    n, n_runs = len(items), len(cell.lay.runs)
+    se = stats = None
+    if spec.interval is not None:
+        per_run = np.array([spec.interval(_triples(run_rows)) for run_rows in _by_run(cell.rows()[0])], dtype=float)
+        value, lo, hi = (float(x) for x in per_run.mean(axis=0))
+        notes = [f"95% CI: {spec.display}'s reference bootstrap" + (" (mean of per-run intervals)"
+                                                                   if len(per_run) > 1 else "")]
+        if n_runs > 1 and spec.corpus is None:
+            se = columns.clustered_se(*cell.item_values(spec))
+        return _close(spec, task, lang, cell, items, fail, value, lo, hi, notes, se)
+    if spec.corpus is None:  # an item metric: the mean of item scores
+        values, lay = cell.item_values(spec)
         value = columns.item_value(values, lay)
-        stats = None if spec.binary else columns.item_bootstrap(values, lay, draws)
+        if not spec.binary:
+            stats = columns.item_bootstrap(values, lay, bootstrap_draws(seed, n_boot, len(lay.ids)))
         se = columns.clustered_se(values, lay) if n_runs > 1 else None
+    elif spec.counted:
+        draws = bootstrap_draws(seed, n_boot, len(cell.lay.ids))
+        value, stats = cell_counts.counted_metric(spec, task, lang, cell.cols, cell.lay, draws)
     else:
-        got = cell_counts.counted_metric(spec, task, lang, cols, lay, draws)
-        if got is None:
-            return None
-        value, stats = got
+        rows = cell.rows()[0]
+        value, stats = _value(spec, rows), _bootstrap(spec, rows, n_boot, seed)
     if math.isnan(value):
         return _empty(spec.name, task, lang, n, n_runs, fail, "not_scored", spec.empty_reason)
     if stats is None:
@@ -236,47 +239,17 @@ def _columnar(spec: MetricSpec, task: TaskSpec, lang: str, cols: CellColumns, la
         if lo == hi and value in (0.0, 1.0):
             lo, hi = wilson(value, n)
             notes.append("degenerate at the boundary: Wilson used")
-    return _close(spec, task, lang, items, n_runs, fail, value, lo, hi, notes, se)
+    return _close(spec, task, lang, cell, items, fail, value, lo, hi, notes, se)
 
 
-def _score(spec: MetricSpec, task: TaskSpec, lang: str, rows: list[_Row], items: list[Item], n_runs: int,
-           fail: float, n_boot: int, seed: int) -> CellScore:
-    n = len(items)
-    notes = []
-    if spec.interval is not None:
-        per_run = np.array([spec.interval(_triples(run_rows)) for run_rows in _by_run(rows)], dtype=float)
-        value, lo, hi = (float(x) for x in per_run.mean(axis=0))
-        notes.append(f"95% CI: {spec.display}'s reference bootstrap" + (" (mean of per-run intervals)"
-                                                                      if len(per_run) > 1 else ""))
-        return _finish(spec, task, lang, rows, items, n_runs, fail, value, lo, hi, notes)
-    value = _value(spec, rows)
-    if math.isnan(value):
-        return _empty(spec.name, task, lang, n, n_runs, fail, "not_scored", spec.empty_reason)
-    if spec.binary and spec.corpus is None:
-        lo, hi = wilson(value, n)
-        notes.append(f"95% CI: Wilson over {n} items")
-    else:
-        lo, hi = _bootstrap(spec, rows, n_boot, seed)
-        notes.append(f"95% CI: bootstrap over items (B={n_boot}, seed {seed})")
-        if lo == hi and value in (0.0, 1.0):
-            lo, hi = wilson(value, n)
-            notes.append("degenerate at the boundary: Wilson used")
-    return _finish(spec, task, lang, rows, items, n_runs, fail, value, lo, hi, notes)
-
-
-def _finish(spec: MetricSpec, task: TaskSpec, lang: str, rows: list[_Row], items: list[Item], n_runs: int,
-            fail: float, value: float, lo: float, hi: float, notes: list[str]) -> CellScore:
+def _close(spec: MetricSpec, task: TaskSpec, lang: str, cell: _Cell, items: list[Item], fail: float, value: float,
+           lo: float, hi: float, notes: list[str], se: float | None) -> CellScore:
+    """The CellScore with its notes (breakdown, runs, clustered SE), chance and normalised value."""
+    n_runs = len(cell.lay.runs)
     if spec.detail is not None:
-        detail = spec.detail(_triples(_by_run(rows)[0]))
+        detail = spec.detail(_triples(_by_run(cell.rows()[0])[0]))
         if detail:
             notes.append(detail + (" (run 1)" if n_runs > 1 else ""))
-    se = _clustered_se(spec, rows) if n_runs > 1 else None
-    return _close(spec, task, lang, items, n_runs, fail, value, lo, hi, notes, se)
-
-
-def _close(spec: MetricSpec, task: TaskSpec, lang: str, items: list[Item], n_runs: int, fail: float, value: float,
-           lo: float, hi: float, notes: list[str], se: float | None) -> CellScore:
-    """The CellScore with its notes (runs, clustered SE), chance and normalised value."""
     if n_runs > 1:
         notes.append(f"mean of {n_runs} runs" + (f"; clustered SE by item {100 * se:.2f}" if se is not None else ""))
     chance = metric_chance(spec, task, lang, items)

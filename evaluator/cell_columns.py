@@ -1,11 +1,10 @@
-"""A cell's scored rows as columns, and the item metrics computed from them with numpy.
+"""A cell's scored rows as columns, and the item metrics' cell figures computed from them with numpy.
 
 `aggregate.aggregate_cell` recomputes a cell from its per-item rows. The rows arrive as columns with their text
 fields coded (item ids, option orders and answers as positions in sorted lists), so a cell is read and aggregated
-without one Python object per row. Item metrics (mean of stored 0-1 or graded item scores) are computed here; the
-label-count metrics (macro-F1, balanced accuracy, the SEA-HELM view, order consistency) in `evaluator.cell_counts`,
-with the same draws, the same formulas and the same percentile as the row-by-row path. Metrics without a columnar
-form (n-gram, NER, QA, MCQ, phenomena, COMET) are computed from the rows by `aggregate`.
+without one Python object per row. Item metrics (mean of 0-1 or graded item scores: value, bootstrap, clustered
+SE) are computed here, the label-count metrics in `evaluator.cell_counts`; corpus metrics without a count form
+(n-gram, NER, MCQ F1, phenomena, COMET) from the rows by `aggregate`.
 """
 from __future__ import annotations
 
@@ -182,7 +181,7 @@ def group_means(values: np.ndarray, codes: np.ndarray, n: int) -> np.ndarray:
 
 
 def item_value(values: np.ndarray, lay: Layout) -> float:
-    """Mean per run, then the mean over runs (as `aggregate._value`)."""
+    """Mean per run, then the mean over runs."""
     per_run = group_means(values, lay.run_code, len(lay.runs))
     return float(np.mean(per_run)) if len(per_run) else float("nan")
 
@@ -198,32 +197,8 @@ def item_bootstrap(values: np.ndarray, lay: Layout, draws: np.ndarray) -> np.nda
 
 
 def clustered_se(values: np.ndarray, lay: Layout) -> float | None:
-    """Standard error with rows clustered by item (items in first appearance, as `aggregate._clustered_se`)."""
+    """Standard error with rows clustered by item (items in first appearance)."""
     first_pos = {i: k for k, i in enumerate(lay.first)}
     remap = np.array([first_pos[i] for i in lay.ids], dtype=np.int64)
     means = item_means(values, remap[lay.code], len(lay.first))
     return float(means.std(ddof=1) / np.sqrt(len(means))) if len(means) > 1 else None
-
-
-class _Answer:
-    """One stored answer as the row-by-row code reads it: prediction (run, order), parsed, scores."""
-
-    __slots__ = ("prediction", "parsed", "scores")
-
-    def __init__(self, prediction: Any, parsed: bool, scores: dict[str, float]):
-        self.prediction, self.parsed, self.scores = prediction, parsed, scores
-
-
-def light_pairs(cols: CellColumns) -> list[tuple[Item, Any]]:
-    """The rows as (Item, answer) pairs carrying run, order, parsed and the stored scores, without rebuilding full
-    ItemResults (for `evaluator.drilldown.cell_drilldown` on rows that came as columns)."""
-    from types import SimpleNamespace
-
-    names = list(cols.scores)
-    table = np.column_stack([cols.scores[m] for m in names]) if names else np.zeros((cols.n_rows, 0))
-    out = []
-    for item_id, run, order, parsed, row in zip(cols.item_id, cols.run.tolist(), cols.order,
-                                                cols.parsed.tolist(), table.tolist()):
-        scores = {m: v for m, v in zip(names, row) if v == v}  # NaN: none
-        out.append((cols.items[item_id], _Answer(SimpleNamespace(run=run, order=order), parsed, scores)))
-    return out

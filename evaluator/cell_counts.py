@@ -1,15 +1,15 @@
 """Label-count metrics of a cell from its columns: macro-F1, balanced accuracy, the SEA-HELM view, order
-consistency (`MetricSpec.counted`), each run's value and the percentile bootstrap of the mean over runs.
+consistency (`MetricSpec.counted`), each run's value and the percentile bootstrap of the mean over runs: the one
+implementation of these metrics' cell figures (their corpus functions in `evaluator.metrics` are the definitions it
+is tested against, tests/unit/test_cell_counts.py).
 
 Every run's per-item counts (true positives, predictions, golds per label; consistent pairs and pairs) are summed
 over each resample's drawn items for all runs at once: one product of the resample multiplicity matrix with the
 count columns (counts are integers, so the sums are exact in any order and in float32 while they stay below 2^24;
 columns that are zero everywhere, and gold counts that every run shares, are summed once or not at all). The
-metric is then finished from the sums with the same functions and the same label sets per run as the row-by-row
-path (`metrics.classification.*_from_counts`), in row blocks that stay in cache, and the runs are averaged in the
-same order, so every value is bit-identical to `aggregate._bootstrap`. Runs whose integer counts are identical
-(repeated runs at temperature 0, the same answers) have identical values on every resample: each distinct run is
-resampled and finished once and its row repeated in place of the others before the runs are averaged.
+metric is then finished from the sums in row blocks that stay in cache, and the runs are averaged in run order.
+Runs whose integer counts are identical (repeated runs at temperature 0, the same answers) have identical values
+on every resample: each distinct run is resampled and finished once and its row repeated in place of the others.
 """
 from __future__ import annotations
 
@@ -184,9 +184,9 @@ def row_sum(cols: list[np.ndarray]) -> np.ndarray:
 
 
 def finish(kind: str, sums: list[list[np.ndarray]], chance: float | None) -> np.ndarray:
-    """The metric from summed counts given label by label (one value per row): the arithmetic of
-    `metrics.classification.macro_f1_from_counts`, `balanced_accuracy_from_counts` and `nba_from_bacc`, or
-    consistent pairs over pairs for order consistency."""
+    """The metric from summed counts given label by label (one value per row): macro-F1 over the labels present,
+    mean recall over the gold labels (normalised by `nba_from_bacc` for the SEA-HELM view), or consistent pairs
+    over pairs for order consistency."""
     if kind == "order":
         (ok,), (n,) = sums
         return np.where(n > 0, ok / np.maximum(n, 1), np.nan)
@@ -302,8 +302,8 @@ def _resampled(parts: list[np.ndarray], draws: np.ndarray) -> list[Resampled]:
 
 
 def counted_metric(spec: MetricSpec, task: TaskSpec, lang: str, cols: CellColumns, lay: Layout,
-                   draws: np.ndarray) -> tuple[float, np.ndarray] | None:
-    """(value, bootstrap statistics without NaN) of a label-count metric, or None when it has no columnar form."""
+                   draws: np.ndarray) -> tuple[float, np.ndarray]:
+    """(value, bootstrap statistics without NaN) of a label-count metric (`MetricSpec.counted`)."""
     chance = task.chance_level(lang)
     kind = spec.counted
     if kind == "order" and "ba" not in cols.orders:  # no answer in order "ba", so no pair: every run's value and
@@ -314,14 +314,14 @@ def counted_metric(spec: MetricSpec, task: TaskSpec, lang: str, cols: CellColumn
         sums = _cached(lay, ("order", id(draws)),
                        lambda: _resampled([counts[first, :, j:j + 1] for j in (0, 1)], draws))
         stacked = np.ascontiguousarray(_finished(kind, sums, chance).T)
-    elif kind in ("f1", "recall") or (kind == "recall_over_chance" and chance):
+    else:
         counts = _cached(lay, ("labels", spec.null_label), lambda: LabelCounts(cols, lay, spec.null_label))
+        if kind == "recall_over_chance" and not chance:  # no chance level for the language: 1/(gold labels)
+            chance = 1 / max(int((counts.totals[2].sum(axis=0) > 0).sum()), 1)
         first, inverse = _cached(lay, ("label runs", spec.null_label), lambda: distinct_runs(counts.parts))
         sums = _cached(lay, ("labels", spec.null_label, id(draws)),
                        lambda: _resampled([p[first] for p in counts.parts], draws))
         stacked = _label_stats(kind, counts.present[first], sums, chance)
-    else:
-        return None
     values = run_values(kind, counts, len(lay.runs), chance)
     values = values[~np.isnan(values)]
     value = float(np.mean(values)) if len(values) else float("nan")

@@ -45,9 +45,10 @@ class MetricSpec:
     item's rows, `draws` is an (n_boot, n_items) index array, and stats[b] equals `corpus` on the rows of the items
     drawn in resample b."""
     counted: str = ""
-    """How the corpus metric follows from per-item label counts, for `evaluator.cell_columns`: "f1" (macro-F1 over
+    """How the corpus metric follows from per-item label counts, for `evaluator.cell_counts`: "f1" (macro-F1 over
     labels), "recall" (balanced accuracy), "recall_over_chance" (balanced accuracy normalised by the task's chance,
-    clipped at 0), "order" (order consistency); empty: no columnar form (computed row by row)."""
+    clipped at 0; 1/(gold labels) when the task has no chance level), "order" (order consistency); empty: no count
+    form (computed row by row)."""
     null_label: bool = False
     """With `counted`: an unparsed answer is a label of its own (SEA-HELM's "null") instead of no prediction."""
     reads_output: bool = False

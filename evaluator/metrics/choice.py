@@ -98,17 +98,6 @@ def phenomenon_macro(rows: Sequence[tuple]) -> float:
     return sum(sum(v) / len(v) for v in hits.values()) / len(hits)
 
 
-def order_consistency_resample(groups: Sequence[Sequence[tuple]], draws: np.ndarray) -> np.ndarray:
-    """`order_consistency` on every resample at once: per item (consistent pairs, pairs), summed over draws."""
-    per_item = []
-    for rows in groups:
-        value = order_consistency(rows)
-        n_pairs = min(sum(e.get("order") == "ba" for *_, e in rows), sum(e.get("order") != "ba" for *_, e in rows))
-        per_item.append((0.0 if np.isnan(value) else value * n_pairs, n_pairs))
-    ok, n = resample_sums(per_item, draws).T
-    return np.where(n > 0, ok / np.maximum(n, 1), np.nan)
-
-
 def phenomenon_macro_resample(groups: Sequence[Sequence[tuple]], draws: np.ndarray) -> np.ndarray:
     """`phenomenon_macro` on every resample at once: per item and phenomenon (hits, rows), summed over draws."""
     phens = sorted({str((e.get("metadata") or {}).get("phenomenon", "?")) for rows in groups for *_, e in rows})
@@ -144,8 +133,7 @@ MCQ_F1 = register(MetricSpec(
     reference="PACUTE paper §5; pacute-bench src/pacute_bench/evaluator.py _calc_metrics @ 89a610f"))
 ORDER_CONSISTENCY = register(MetricSpec(
     name="order_consistency", display="Order consistency", item=None, corpus=order_consistency, chance="none",
-    empty_reason="no item asked in both orders",
-    resample=order_consistency_resample, counted="order",
+    empty_reason="no item asked in both orders", counted="order",
     description="Binary choices asked in both option orders: share of items where the model picks the same "
                 "option both times (position-bias control). Needs runs with both orders.",
     reference="Tanaw (position-bias control; position bias: BHASA paper §3.5.3)"))

@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from evaluator.metrics.base import MetricSpec, register, resample_sums
+from evaluator.metrics.base import MetricSpec, register
 from evaluator.registry import get_task
 
 
@@ -117,61 +117,9 @@ def seahelm_nba(rows: Sequence[tuple]) -> float:
     return max((bacc - c) / (1 - c), 0.0) if c < 1 else 0.0
 
 
-def _item_counts(groups: Sequence[Sequence[tuple]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per item and label (labels in gold ∪ parsed answers): true positives, predictions and golds, (n × K) each."""
-    labels = sorted({x for rows in groups for a, g in _pairs(rows) for x in (a, g) if x is not None})
-    code = {lab: i for i, lab in enumerate(labels)}
-    tp, pred_n, gold_n = (np.zeros((len(groups), len(labels))) for _ in range(3))
-    for i, rows in enumerate(groups):
-        for a, g in _pairs(rows):
-            gold_n[i, code[g]] += 1
-            if a is not None:
-                pred_n[i, code[a]] += 1
-                tp[i, code[a]] += a == g
-    return tp, pred_n, gold_n
-
-
-def macro_f1_resample(groups: Sequence[Sequence[tuple]], draws: np.ndarray) -> np.ndarray:
-    """`macro_f1` on every resample at once (over the labels present in each resample's gold or answers)."""
-    return macro_f1_from_counts(*(resample_sums(m, draws) for m in _item_counts(groups)))
-
-
-def macro_f1_from_counts(tp: np.ndarray, pred_n: np.ndarray, gold_n: np.ndarray) -> np.ndarray:
-    """`macro_f1` from summed (rows × labels) true positives, predictions and golds: one value per row."""
-    denom = pred_n + gold_n
-    f1 = np.where(denom > 0, 2 * tp / np.maximum(denom, 1), 0.0)
-    value = f1.sum(axis=1) / np.maximum((denom > 0).sum(axis=1), 1)
-    return np.where(gold_n.sum(axis=1) > 0, value, np.nan)  # a resample without rows: NaN, as `macro_f1`
-
-
-def seahelm_macro_f1_resample(groups: Sequence[Sequence[tuple]], draws: np.ndarray) -> np.ndarray:
-    """`seahelm_macro_f1` on every resample at once (`macro_f1_resample` with unparsed answers as "null")."""
-    return macro_f1_resample([[(NULL if a is None else a, g, *rest) for a, g, *rest in rows] for rows in groups],
-                             draws)
-
-
-def seahelm_nba_resample(groups: Sequence[Sequence[tuple]], draws: np.ndarray) -> np.ndarray:
-    """`seahelm_nba` on every resample at once (balanced accuracy resampled, then normalised and clipped)."""
-    return nba_from_bacc(balanced_accuracy_resample(groups, draws),
-                         _label_chance([r for rows in groups for r in rows[:1]][:1]))
-
-
 def nba_from_bacc(bacc: np.ndarray, c: float) -> np.ndarray:
     """`seahelm_nba` from balanced accuracies and the chance 1/K: normalised and clipped at 0."""
     return np.where(np.isnan(bacc), np.nan, np.maximum((bacc - c) / (1 - c), 0.0) if c < 1 else 0.0)
-
-
-def balanced_accuracy_resample(groups: Sequence[Sequence[tuple]], draws: np.ndarray) -> np.ndarray:
-    """`balanced_accuracy` on every resample at once (mean recall over the gold classes present)."""
-    counts = _item_counts(groups)
-    return balanced_accuracy_from_counts(resample_sums(counts[0], draws), resample_sums(counts[2], draws))
-
-
-def balanced_accuracy_from_counts(tp: np.ndarray, gold_n: np.ndarray) -> np.ndarray:
-    """`balanced_accuracy` from summed (rows × labels) true positives and golds: one value per row."""
-    recall = np.where(gold_n > 0, tp / np.maximum(gold_n, 1), 0.0)
-    value = recall.sum(axis=1) / np.maximum((gold_n > 0).sum(axis=1), 1)
-    return np.where(gold_n.sum(axis=1) > 0, value, np.nan)
 
 
 ACCURACY = register(MetricSpec(
@@ -179,17 +127,16 @@ ACCURACY = register(MetricSpec(
     description="Share of items whose extracted answer equals the gold; unparseable answers count as wrong.",
     reference="BHASA paper §3.5.1 (NLI, causal, LINDSEA)"))
 MACRO_F1 = register(MetricSpec(
-    name="macro_f1", display="Macro-F1", item=None, corpus=macro_f1, resample=macro_f1_resample, counted="f1",
+    name="macro_f1", display="Macro-F1", item=None, corpus=macro_f1, counted="f1",
     description="Unweighted mean of per-class F1 over the classes in gold or in parsed answers; "
                 "unparseable answers are wrong predictions, not an extra class.",
     reference="scikit-learn f1_score(average='macro'); BHASA paper §3.5.1 (sentiment, toxicity)"))
 BALANCED_ACCURACY = register(MetricSpec(
-    name="balanced_accuracy", display="Balanced accuracy", item=None, corpus=balanced_accuracy,
-    resample=balanced_accuracy_resample, counted="recall",
+    name="balanced_accuracy", display="Balanced accuracy", item=None, corpus=balanced_accuracy, counted="recall",
     description="Mean recall over gold classes; robust to class imbalance (e.g. rare neutral in UIT-VSFC).",
     reference="scikit-learn balanced_accuracy_score"))
 SEAHELM_NBA = register(MetricSpec(
-    name="seahelm_nba", display="SEA-HELM view", item=None, corpus=seahelm_nba, resample=seahelm_nba_resample,
+    name="seahelm_nba", display="SEA-HELM view", item=None, corpus=seahelm_nba,
     counted="recall_over_chance", null_label=True,
     chance="zero",
     description="SEA-HELM's headline for classification: balanced accuracy normalised by the chance of the "
@@ -197,8 +144,7 @@ SEAHELM_NBA = register(MetricSpec(
                 "to compare with SEA-HELM's public board; Tanaw ranks the BHASA paper's metrics.",
     reference="SEA-HELM src/metrics/f1_acc_metric.py + SeaHelmMetric.normalize_score (seahelm_metric.py)"))
 SEAHELM_MACRO_F1 = register(MetricSpec(
-    name="seahelm_macro_f1", display="Macro-F1 (SEA-HELM, null class)", item=None, corpus=seahelm_macro_f1,
-    resample=seahelm_macro_f1_resample, counted="f1", null_label=True,
+    name="seahelm_macro_f1", display="Macro-F1 (SEA-HELM, null class)", item=None, corpus=seahelm_macro_f1, counted="f1", null_label=True,
     description="Macro-F1 as SEA-HELM logs it: unparsed answers are the extra class \"null\" (F1 0), which lowers "
                 "the mean; Tanaw's macro_f1 counts them as wrong without adding a class.",
     reference="SEA-HELM src/metrics/f1_acc_metric.py (f1_score(average='macro') with null_label)"))

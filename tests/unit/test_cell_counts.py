@@ -1,35 +1,8 @@
-"""The column-wise finish of the label-count metrics is bit-identical to the reference functions.
-
-`evaluator.cell_counts.finish` takes the summed counts label by label (so the bootstrap of every run is finished in
-cache-sized blocks without one row per resample); its arithmetic and its order of addition must give exactly the
-floats `metrics.classification.macro_f1_from_counts`, `balanced_accuracy_from_counts` and `nba_from_bacc` give on
-the (rows × labels) matrices, for every label count (numpy adds up to 7 columns in order, more pairwise).
-"""
+"""The label-count metrics of a cell (`evaluator.cell_counts`) against their corpus definitions and numpy."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from evaluator.cell_counts import finish, row_sum
-from evaluator.metrics.classification import balanced_accuracy_from_counts, macro_f1_from_counts, nba_from_bacc
-
-
-@pytest.mark.parametrize("width", range(1, 11))
-@pytest.mark.parametrize("rows", (1, 7, 3000))
-def test_finish_equals_the_reference_functions_bit_for_bit(width, rows):
-    rng = np.random.default_rng(width * 100 + rows)
-    tp = rng.integers(0, 30, (rows, width)).astype(float)
-    pred, gold = tp + rng.integers(0, 30, (rows, width)), tp + rng.integers(0, 30, (rows, width))
-    absent = rng.random((rows, width)) < 0.3
-    tp[absent], pred[absent], gold[absent] = 0, 0, 0
-    gold[rng.random((rows, width)) < 0.1] = 0
-    by_label = [[m[:, j].copy() for j in range(width)] for m in (tp, pred, gold)]
-    bacc = balanced_accuracy_from_counts(tp, gold)
-    for kind, want in (("f1", macro_f1_from_counts(tp, pred, gold)), ("recall", bacc),
-                       ("recall_over_chance", nba_from_bacc(bacc, 1 / 3))):
-        assert np.array_equal(finish(kind, by_label, 1 / 3), want, equal_nan=True), kind
-    shares = rng.random((rows, width))
-    assert np.array_equal(row_sum([shares[:, j] for j in range(width)]), shares.sum(axis=1))
 
 
 def test_every_runs_value_at_once_equals_the_run_by_run_value():
@@ -73,14 +46,18 @@ def test_run_mean_equals_numpys_nan_mean_over_the_expanded_runs_bit_for_bit():
 
 
 @pytest.mark.parametrize("task_name, lang, orders", [("causal", "id", ("ab", "ba")), ("sentiment", "th", ("ab",))])
-def test_repeated_runs_give_the_row_by_row_reference_bit_for_bit(task_name, lang, orders):
-    """Runs that repeat another run's answers are resampled once (`distinct_runs`); every label-count metric's
-    value and interval equal the row-by-row `aggregate._score` (its own draws and per-run loop)."""
-    from evaluator.aggregate import _rows, _score, aggregate_cell
+def test_label_count_metrics_equal_their_corpus_definition_on_every_resample(task_name, lang, orders):
+    """Every label-count metric's value is its corpus function per run, averaged over runs, and its bootstrap
+    statistics are that function on each resample's drawn items (runs that repeat another run's answers are
+    resampled once by `distinct_runs`)."""
+    from evaluator.aggregate import _bootstrap, _rows, _value
+    from evaluator.cell_columns import CellColumns, Layout
+    from evaluator.cell_counts import counted_metric
     from evaluator.metrics import METRICS
     from evaluator.registry import get_task
     from evaluator.scoring import score_prediction
     from evaluator.spec import Item, Prediction
+    from evaluator.stats import bootstrap_draws
 
     task = get_task(task_name)
     golds = ["A", "B"] if task_name == "causal" else ["positive", "negative", "neutral"]
@@ -95,14 +72,16 @@ def test_repeated_runs_give_the_row_by_row_reference_bit_for_bit(task_name, lang
                 p = Prediction(task=task.name, lang=lang, item_id=item.item_id, prompt_lang="en", run=run,
                                order=order, output=outputs[int(pick.integers(0, len(outputs)))])
                 pairs.append((item, score_prediction(task, item, p)))
-    fast = {c.metric: c for c in aggregate_cell(task, lang, pairs, n_boot=200)}
-    rows = _rows(task, pairs)
+    cols = CellColumns.from_pairs(pairs)
+    lay, rows = Layout.of(cols), _rows(task, pairs)
+    draws = bootstrap_draws(4156, 200, len(items))
     counted = [m for m in task.metrics if METRICS[m].counted]
     assert len(counted) >= 2
     for name in counted:
-        want = _score(METRICS[name], task, lang, rows, items, 11, fast[name].parse_fail_rate, 200, 4156)
-        got = fast[name]
-        assert (got.value, got.ci_low, got.ci_high) == (want.value, want.ci_low, want.ci_high), name
+        value, stats = counted_metric(METRICS[name], task, lang, cols, lay, draws)
+        assert value == _value(METRICS[name], rows), name
+        want = _bootstrap(METRICS[name], rows, 200, 4156)
+        assert len(stats) == len(want) == 200 and np.allclose(stats, want, rtol=0, atol=1e-12), name
 
 
 @pytest.mark.parametrize("collide", (False, True))

@@ -83,19 +83,3 @@ def test_lindsea_referent_alternatives():
     cute = Item(task="pacute-cute-gen", lang="tl", item_id="2", inputs={}, gold="the mushroom or the squirrel")
     assert contains_match_item("the squirrel", cute.gold, item=cute,
                                task=get_task("pacute-cute-gen")) == 0.0  # no splitting outside LINDSEA
-
-
-def test_vectorised_resampling_equals_the_corpus_metric_on_every_resample():
-    import numpy as np
-
-    from evaluator.metrics.classification import (balanced_accuracy, balanced_accuracy_resample, macro_f1,
-                                                  macro_f1_resample)
-
-    rng = np.random.default_rng(0)
-    labels = ["positive", "negative", "neutral"]
-    rows = [(None if rng.random() < 0.1 else labels[rng.integers(3)], labels[rng.integers(3)], {})
-            for _ in range(150)]
-    draws = rng.integers(0, len(rows), size=(200, len(rows)))
-    for vectorised, scalar in ((macro_f1_resample, macro_f1), (balanced_accuracy_resample, balanced_accuracy)):
-        expected = np.array([scalar([rows[j] for j in d]) for d in draws])
-        assert np.allclose(vectorised([[r] for r in rows], draws), expected, atol=1e-12)

@@ -185,19 +185,3 @@ def test_syllabification_mcq_duplicates_and_lindsea_typo_are_flagged():
     mp = load_report("lindsea-mp", "id", data_dir=DATA)
     assert mp.flagged["argument_structure-21"] == ("known-typo: wrong 'mengambilan' (fixed copy: 'mengambilkan')",)
     assert mp.counts.get("known-typo") == 1
-
-
-def test_seahelm_view_resampling_equals_the_corpus_metric_on_every_resample():
-    import numpy as np
-
-    from evaluator.metrics.classification import (seahelm_macro_f1, seahelm_macro_f1_resample, seahelm_nba,
-                                                  seahelm_nba_resample)
-
-    rng = np.random.default_rng(7)
-    labels = ["positive", "negative", "neutral"]
-    groups = [[(None if rng.random() < 0.1 else labels[rng.integers(3)], labels[i % 3],
-                {"task": "sentiment", "lang": "vi"})] for i in range(90)]
-    draws = rng.integers(0, len(groups), size=(120, len(groups)))
-    for vectorised, scalar in ((seahelm_nba_resample, seahelm_nba), (seahelm_macro_f1_resample, seahelm_macro_f1)):
-        expected = np.array([scalar([row for j in d for row in groups[j]]) for d in draws])
-        assert np.allclose(vectorised(groups, draws), expected, atol=1e-12)
