@@ -272,7 +272,7 @@ def main() -> None:
         def new_cell() -> None:  # as before the run's last refresh: the cell has no derived rows yet, and the sink
             # holds its pairs (it gives them away on refresh)
             with transaction(con):
-                for table in ("aggregates", "drill_cells", "drill_nodes", "failed_flags", "cell_field"):
+                for table in ("aggregates", "drill_cells", "drill_nodes", "cell_field"):
                     con.execute(f"DELETE FROM {table} WHERE model_id = ? AND task = ? AND lang = ? "
                                 "AND prompt_lang = ?", [MODEL, *key])
             con.execute("DELETE FROM item_outcomes WHERE cell_no NOT IN (SELECT cell_no FROM drill_cells)")

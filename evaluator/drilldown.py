@@ -10,8 +10,9 @@ every view is what made them slow. `cell_drilldown` turns the cell's (Item, Item
   answer parsed, and each answer's (run, order, score);
 - node counts, one per (metric, node): items n, `correct` (sum of item scores), `wrong` (items not right in every
   answer), so any grouping of nodes is exact (sums of sums);
-- per run number: answers and unparsed answers; per cell: answers, unparsed, items scored;
-- failed flags: (flag, item) for items carrying a data-quality flag that some answer got wrong on a 0/1 metric.
+- per run number: answers and unparsed answers; per cell: answers, unparsed, items scored.
+
+The failed items' data-quality flags are a view over the outcomes (store/schema.sql `failed_flags`).
 
 Vectorised with numpy (one pass over the pairs, then grouped sums), so it costs a small share of an ingest.
 """
@@ -23,7 +24,6 @@ from typing import Any, Sequence
 import numpy as np
 
 from evaluator.cell_columns import CellColumns, sorted_distinct
-from evaluator.metrics import METRICS
 from evaluator.spec import Item, ItemResult
 from evaluator.usage import run_usage
 
@@ -51,8 +51,6 @@ class CellDrilldown:
     run_usage: dict[int, tuple[int, int, float, int]] = field(default_factory=dict)
     """Run number -> (tokens in, tokens out, latency sum, timed answers) (`evaluator.usage.run_usage`; empty when
     the rows came without them)."""
-    flags: list[tuple[str, str]] = field(default_factory=list)
-    """(flag, item_id) of flagged items answered wrongly on a 0/1 metric, sorted."""
     n_answers: int = 0
     n_unparsed: int = 0
     n_items: int = 0
@@ -75,11 +73,6 @@ def node_of(item: Item) -> tuple:
     p, c, s, level = meta.get("phenomenon"), meta.get("category"), meta.get("subcategory"), meta.get("level")
     return (None if p is None or p == "" else str(p), None if c is None or c == "" else str(c),
             None if s is None or s == "" else str(s), None if level is None or level == "" else int(level))
-
-
-def _binary(metric: str) -> bool:
-    spec = METRICS.get(metric)
-    return bool(spec is not None and spec.binary)
 
 
 def _all_true(ok: np.ndarray, group: np.ndarray, mask: np.ndarray, n: int) -> list:
@@ -134,13 +127,13 @@ def columns_drilldown(cols: CellColumns) -> CellDrilldown:
                    "ord_code": r_ord, "orders": list(cols.orders), "value": values}  # no text per answer: codes
     out.n_items = len(np.unique(o_item))
     first = {i: cols.items[i] for i in cols.ids}
-    _nodes_and_flags(out, first, ids, o_metric, o_item, np.asarray(metrics, dtype=str))
+    _nodes(out, first, ids, o_metric, o_item, np.asarray(metrics, dtype=str))
     return out
 
 
-def _nodes_and_flags(out: CellDrilldown, first: dict[str, Item], ids: np.ndarray, o_metric: np.ndarray,
+def _nodes(out: CellDrilldown, first: dict[str, Item], ids: np.ndarray, o_metric: np.ndarray,
                      o_item: np.ndarray, metrics: np.ndarray) -> None:
-    """Node counts and flagged failures from the outcomes already in `out`."""
+    """Node counts from the outcomes already in `out`."""
     node_keys = [node_of(first[i]) for i in ids.tolist()]
     nodes, node_code = {}, np.empty(len(ids), dtype=np.int64)
     for j, nk in enumerate(node_keys):
@@ -155,6 +148,3 @@ def _nodes_and_flags(out: CellDrilldown, first: dict[str, Item], ids: np.ndarray
     rows = [{"metric": str(metrics[k // len(nodes)]), **dict(zip(NODE_KEYS, by_code[k % len(nodes)])),
              "n": int(n[x]), "correct": float(correct[x]), "wrong": int(wrong[x])} for x, k in enumerate(gkeys.tolist())]
     out.nodes = sorted(rows, key=lambda r: (r["metric"], *(str(r[k]) for k in NODE_KEYS)))
-    binary = np.asarray([_binary(str(m)) for m in metrics])[o_metric]
-    failed = {ids[i] for i in o_item[binary & wrong_rows].tolist()}
-    out.flags = sorted({(flag, i) for i in failed for flag in first[i].warnings})

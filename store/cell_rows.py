@@ -58,7 +58,7 @@ class RefreshState(NamedTuple):
     next_cell: int
     """The number their drill-down cells get next: 1 + the largest `drill_cells.cell_no` outside them."""
     stored: frozenset[str]
-    """Which of drill_cells (with drill_nodes and failed_flags), aggregates and run_counts (of the active runs)
+    """Which of drill_cells (with drill_nodes), aggregates and run_counts (of the active runs)
     hold rows of these cells: a new cell (the live runner's every cell, a new model's upload) has none to delete."""
     levels: Groups
     """The drill-down level groups the cells pool into (`store.drill_levels.level_groups`)."""
@@ -67,7 +67,7 @@ class RefreshState(NamedTuple):
 def refresh_state(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Sequence[str]]) -> RefreshState:
     """`RefreshState` of a model's (task, lang, prompt_lang) cells: one statement (with the level groups, a
     statement of their own before), and a second one only when none of them has a drill-down cell row (then whether
-    node, flag or aggregate rows were left without one, and whether their runs have stored counts: a new cell's
+    node or aggregate rows were left without one, and whether their runs have stored counts: a new cell's
     run-count delete, which found nothing, cost as much as that check)."""
     keys = [list(c) for c in cells]
     rows = con.execute(f"""
@@ -86,11 +86,10 @@ def refresh_state(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence
         return RefreshState(runs, next_cell, frozenset(("drill_cells", "aggregates", "run_counts")), levels)
     own = "model_id = ? AND list_contains(?, [task, lang, prompt_lang])"
     left = con.execute(f"""
-        SELECT 'drill_cells', count(*) FROM (
-            SELECT 1 FROM drill_nodes WHERE {own} UNION ALL SELECT 1 FROM failed_flags WHERE {own})
+        SELECT 'drill_cells', count(*) FROM drill_nodes WHERE {own}
         UNION ALL SELECT 'aggregates', count(*) FROM aggregates WHERE {own}
         UNION ALL SELECT 'run_counts', count(*) FROM run_counts WHERE run_id IN (SELECT unnest(?))""",
-                       [model_id, keys] * 3 + [[r[4] for r in runs]]).fetchall()
+                       [model_id, keys] * 2 + [[r[4] for r in runs]]).fetchall()
     return RefreshState(runs, next_cell, frozenset(table for table, n in left if n), levels)
 
 
@@ -99,7 +98,7 @@ class PlanState(NamedTuple):
     (`plan_state`), so that a refresh of a clean cell needs no state read of its own (`services.live.StoreSink`)."""
 
     busy: frozenset[tuple[str, str, str]]
-    """The cells that already hold something: an active run, a drill-down, node, flag or aggregate row, or stored
+    """The cells that already hold something: an active run, a drill-down, node or aggregate row, or stored
     counts of one of the given runs. Only the others are clean."""
     next_cell: int
     """1 + the largest `drill_cells.cell_no` of the whole store."""
@@ -118,12 +117,11 @@ def plan_state(con: duckdb.DuckDBPyConnection, model_id: str, cells: Sequence[Se
             SELECT task, lang, prompt_lang FROM runs WHERE NOT superseded AND {own}
             UNION ALL SELECT task, lang, prompt_lang FROM drill_cells WHERE {own}
             UNION ALL SELECT task, lang, prompt_lang FROM drill_nodes WHERE {own}
-            UNION ALL SELECT task, lang, prompt_lang FROM failed_flags WHERE {own}
             UNION ALL SELECT task, lang, prompt_lang FROM aggregates WHERE {own})
         UNION ALL SELECT DISTINCT 'counted', run_id, NULL, NULL, NULL, NULL FROM run_counts WHERE list_contains(?, run_id)
         UNION ALL SELECT 'next', NULL, NULL, NULL, coalesce(max(cell_no), 0) + 1, NULL FROM drill_cells
         UNION ALL SELECT 'level', task, lang, prompt_lang, NULL, lindsea FROM ({LEVEL_CELLS})""",
-                       [model_id, keys] * 5 + [list(run_ids), keys]).fetchall()
+                       [model_id, keys] * 4 + [list(run_ids), keys]).fetchall()
     busy = {tuple(r[1:4]) for r in rows if r[0] == "busy"}
     busy |= {tuple(run_ids[r[1]]) for r in rows if r[0] == "counted"}
     next_cell = next(int(r[4]) for r in rows if r[0] == "next")

@@ -20,7 +20,7 @@ OUTCOME_SCHEMA = pa.schema([
     ("right_ab", pa.bool_()), ("right_ba", pa.bool_()), ("right_all", pa.bool_()), ("parsed", pa.bool_()),
     ("answers", pa.list_(ANSWER))])
 """item_outcomes' columns in the table's order (V7), as `_append` inserts them."""
-CELL_TABLES = ("drill_nodes", "failed_flags")
+CELL_TABLES = ("drill_nodes",)
 """Tables deleted by the cell's columns (item_outcomes by its cell_no)."""
 
 
@@ -85,10 +85,6 @@ def save_drilldowns(con: duckdb.DuckDBPyConnection, model_id: str, drills: Mappi
     _insert_nodes(con, [(no, key, node) for no, key, d in zip(numbers, keys, drills.values()) for node in d.nodes])
     _append(con, "item_outcomes", pa.concat_tables([_outcomes(no, key, d) for no, key, d in
                                                     zip(numbers, keys, drills.values())]))
-    flags = [[*key, str(f), str(i)] for key, d in zip(keys, drills.values()) for f, i in d.flags]
-    if flags:
-        con.execute("INSERT INTO failed_flags SELECT unnest(?), unnest(?), unnest(?), unnest(?), unnest(?), "
-                    "unnest(?)", [[row[c] for row in flags] for c in range(6)])
     _save_run_counts(con, drills, state.runs, delete="run_counts" in state.stored)
 
 

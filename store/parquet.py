@@ -375,7 +375,7 @@ def check_decoded_size(files: list[Path]) -> int:
     return total
 
 
-DERIVED_TABLES = ("drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags",
+DERIVED_TABLES = ("drill_cells", "drill_nodes", "item_outcomes", "run_counts",
                   "campaign_provisional", "campaign_quality", "language_alphas", "campaign_computed",
                   "model_usage", "drill_levels", "pair_tests", "reported_normalized", "cell_field",
                   "control_ceilings")

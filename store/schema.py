@@ -21,7 +21,7 @@ VIEW_SQL = {m.group(1): m.group(0) for m in re.finditer(r"^CREATE VIEW (\w+) AS.
 """View name -> its CREATE VIEW statement, from CURRENT_SCHEMA."""
 VIEWS = tuple(VIEW_SQL)
 """Figures once stored as tables, now views over the stored rows: an older store's tables of these names are
-dropped by V17, an older export's files of them are not imported (`store.parquet.checked_manifest`)."""
+dropped by V17 and V18, an older export's files of them are not imported (`store.parquet.checked_manifest`)."""
 
 V1 = (
     """CREATE TABLE IF NOT EXISTS schema_version (
@@ -291,21 +291,24 @@ TANAW_UPLOAD_TOKEN), and only that identity adds runs to it or changes its card 
 the per-uploader tokens the operator issues (`python -m evaluator uploader add`), kept out of exports like
 campaign tokens."""
 
-V17 = (*(f"DROP TABLE IF EXISTS {name}" for name in VIEWS), *VIEW_SQL.values())
+V17 = tuple(stmt for name in ("parse_failures", "run_self_reported")
+            for stmt in (f"DROP TABLE IF EXISTS {name}", VIEW_SQL[name]))
 """Figures a query derives in milliseconds become views (store/schema.sql): parse failures per language (V12) from
 the run counts, the mean of a file's own scores per run (V12) from its per-item rows."""
+V18 = ("DROP TABLE IF EXISTS failed_flags", VIEW_SQL["failed_flags"])
+"""The failed items' data-quality flags (V7) become a view over the item outcomes and the items' warnings."""
 
 MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6),
                                                        (7, V7), (8, V8), (9, V9), (10, V10), (11, V11),
                                                        (12, V12), (13, V13), (14, V14), (15, V15), (16, V16),
-                                                       (17, V17))
+                                                       (17, V17), (18, V18))
 """(version, statements) in order; append a new version, never edit an applied one."""
 
 TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",
           "self_reported", "ingests", "uploads", "self_reported_cells", "ratings", "submissions", "rollups", "metrics",
           "campaigns", "campaign_candidates", "campaign_assignments", "judgements", "campaign_tokens",
           "campaign_results", "campaign_provisional", "campaign_quality", "language_alphas", "campaign_computed",
-          "drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags", "model_usage", "drill_levels",
+          "drill_cells", "drill_nodes", "item_outcomes", "run_counts", "model_usage", "drill_levels",
           "reported_normalized", "cell_field", "control_ceilings", "pair_tests", "uploader_tokens")
 """Tables whose row counts the integrity tests compare before and after a failed write (not `audit`, which records
 refusals too, nor the bookkeeping tables `schema_version` and `hub_sync`)."""
@@ -313,9 +316,8 @@ refusals too, nor the bookkeeping tables `schema_version` and `hub_sync`)."""
 
 PUBLIC_TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",
                  "self_reported", "self_reported_cells", "uploads", "rollups", "metrics", "campaigns",
-                 "campaign_results", "drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags",
-                 "model_usage", "drill_levels", "reported_normalized", "cell_field", "control_ceilings",
-                 "pair_tests")
+                 "campaign_results", "drill_cells", "drill_nodes", "item_outcomes", "run_counts", "model_usage",
+                 "drill_levels", "reported_normalized", "cell_field", "control_ceilings", "pair_tests")
 """The only tables an export, a Hub push or a pull carries (store.parquet.public_tables): what the public board
 shows (results, items, models, visible uploads, finished campaigns' figures) and the figures derived from them.
 Every other table is private; a table added to the schema must be listed here or in PRIVATE_TABLES

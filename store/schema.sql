@@ -222,11 +222,6 @@ CREATE TABLE run_counts (
     latency_sum DOUBLE, latency_n BIGINT   -- summed latency and the answers timed
 );
 
-CREATE TABLE failed_flags (
-    model_id VARCHAR, task VARCHAR, lang VARCHAR, prompt_lang VARCHAR,
-    flag VARCHAR, item_id VARCHAR          -- flagged items some answer got wrong on a 0/1 metric
-);
-
 CREATE TABLE campaign_results (
     campaign_id VARCHAR,
     kind VARCHAR,                          -- mean (per system and criterion) | alpha (per criterion) | tau
@@ -339,3 +334,9 @@ CREATE VIEW parse_failures AS   -- per model, language and prompt language over 
 CREATE VIEW run_self_reported AS   -- an uploaded file's own per-item scores per run and metric (its own scale)
     SELECT run_id, metric, sum(value) / count(*) AS value, count(*) AS items
     FROM self_reported GROUP BY run_id, metric;
+
+CREATE VIEW failed_flags AS   -- per cell, each data-quality flag of an item some answer got wrong on a 0/1 metric
+    SELECT DISTINCT o.model_id, o.task, o.lang, o.prompt_lang, unnest(i.warnings) AS flag, o.item_id
+    FROM item_outcomes o JOIN metrics m ON m.metric = o.metric AND m.is_binary
+    JOIN items i ON i.task = o.task AND i.lang = o.lang AND i.item_id = o.item_id
+    WHERE NOT o.right_all AND len(i.warnings) > 0;

@@ -21,7 +21,7 @@ from evaluator.scoring import score_prediction
 from evaluator.spec import Item, ItemResult, Prediction
 from tests.helpers.fixtures_store import cell_pairs, DATA_DIR, app_test, fixture_db, pages_on, predictions
 
-DRILL_TABLES = ("drill_cells", "drill_nodes", "item_outcomes", "run_counts", "failed_flags")
+DRILL_TABLES = ("drill_cells", "drill_nodes", "item_outcomes", "run_counts")
 
 
 @pytest.fixture(scope="module")
@@ -140,7 +140,28 @@ def test_a_hand_made_cell():
                             "subcategory": None, "level": None, "n": 2, "correct": pytest.approx(5 / 3),
                             "wrong": 1}]
     assert drill.runs == {1: (4, 1), 2: (1, 0)} and (drill.n_answers, drill.n_unparsed, drill.n_items) == (5, 1, 2)
-    assert drill.flags == [("typo", "a")]
+
+
+def test_failed_flags_are_the_flags_of_items_wrong_on_a_binary_metric(tmp_path):
+    """The view lists, per cell, each flag of an item some answer got wrong on a 0/1 metric: item a (flagged,
+    wrong once) is listed under both flags; b (flagged, always right) and c (wrong, unflagged) are not, nor a's
+    wrong answers on a graded metric."""
+    from store.db import connect
+    from store.drilldown import save_drilldown
+
+    con = connect(tmp_path / "store.duckdb")
+    con.execute("DELETE FROM metrics")
+    con.execute("INSERT INTO metrics VALUES ('accuracy', 'Accuracy', true, true), ('chrf', 'chrF', false, true)")
+    items = [Item("lindsea-mp", "id", i, {}, "A", warnings=w) for i, w in
+             (("a", ("typo", "odd")), ("b", ("typo",)), ("c", ()))]
+    con.executemany("INSERT INTO items (task, lang, item_id, warnings) VALUES (?, ?, ?, ?)",
+                    [[it.task, it.lang, it.item_id, list(it.warnings)] for it in items])
+    pairs = [_pair(items[0], "ab", 1, 0.0), _pair(items[1], "ab", 1, 1.0), _pair(items[2], "ab", 1, 0.0)]
+    graded = [(it, ItemResult(res.prediction, res.answer, True, None, {"chrf": 0.5})) for it, res in pairs]
+    for prompt_lang, cell in (("en", pairs), ("native", graded)):
+        save_drilldown(con, "m", "lindsea-mp", "id", prompt_lang, cell_drilldown(cell))
+    assert con.execute("SELECT * FROM failed_flags ORDER BY ALL").fetchall() == [
+        ("m", "lindsea-mp", "id", "en", "odd", "a"), ("m", "lindsea-mp", "id", "en", "typo", "a")]
 
 
 def test_a_cell_left_without_runs_loses_its_pre_aggregates(tmp_path):
@@ -165,8 +186,8 @@ def test_a_cell_left_without_runs_loses_its_pre_aggregates(tmp_path):
 
 
 def test_a_refresh_replaces_node_rows_left_without_their_cell_row(tmp_path):
-    """A refresh deletes a cell's old pre-aggregates only when some are stored (a new cell has none): node and
-    flag rows without their drill_cells row (an inconsistent import) count as stored, so none is doubled."""
+    """A refresh deletes a cell's old pre-aggregates only when some are stored (a new cell has none): node rows
+    without their drill_cells row (an inconsistent import) count as stored, so none is doubled."""
     from services.ingest import refresh_aggregates
     from store.db import transaction
 
@@ -175,12 +196,12 @@ def test_a_refresh_replaces_node_rows_left_without_their_cell_row(tmp_path):
     con = duckdb.connect(str(path))
     cell = ["Gemma-2B", "lindsea-mp", "id", "en"]
     where = "model_id = ? AND task = ? AND lang = ? AND prompt_lang = ?"
-    counts = [f"SELECT count(*) FROM {t} WHERE {where}" for t in ("drill_nodes", "failed_flags", "drill_cells")]
+    counts = [f"SELECT count(*) FROM {t} WHERE {where}" for t in ("drill_nodes", "drill_cells")]
     before = [con.execute(q, cell).fetchone()[0] for q in counts]
     con.execute(f"DELETE FROM drill_cells WHERE {where}", cell)
     with transaction(con):
         refresh_aggregates(con, cell[0], [tuple(cell[1:])])
-    assert [con.execute(q, cell).fetchone()[0] for q in counts] == before and before[0] > 0 and before[2] == 1
+    assert [con.execute(q, cell).fetchone()[0] for q in counts] == before and before[0] > 0 and before[1] == 1
     con.close()
 
 
@@ -201,7 +222,7 @@ def test_a_refresh_replaces_run_counts_left_without_their_cell(tmp_path):
     runs = f"SELECT run_id FROM runs WHERE NOT superseded AND {where}"
     counts = f"SELECT run_id, answers, unparsed FROM run_counts WHERE run_id IN ({runs}) ORDER BY ALL"
     before = con.execute(counts, cell).fetchall()
-    for table in ("drill_cells", "drill_nodes", "failed_flags", "aggregates"):
+    for table in ("drill_cells", "drill_nodes", "aggregates"):
         con.execute(f"DELETE FROM {table} WHERE {where}", cell)
     assert refresh_state(con, cell[0], [tuple(cell[1:])]).stored == {"run_counts"}
     cells = [tuple(cell[1:]), ("sentiment", "id", "en"), ("pacute-hierarchical-mcq", "tl", "native")]

@@ -33,23 +33,23 @@ def test_a_new_store_from_schema_sql_is_an_old_store_after_every_migration():
     assert sum(k == "BASE TABLE" for k in kinds.values()) == 43 - len(VIEWS)  # 43 tables before V17
 
 
-def _as_v16(con) -> dict:
+def _before_views(con) -> dict:
     """Turn a current store back into one written before V17: the views' figures stored in tables of their names
-    (as V12 made them); returns those figures."""
+    (as V7 and V12 made them); returns those figures."""
     figures = {v: con.execute(f"SELECT * FROM {v} ORDER BY ALL").fetchall() for v in VIEWS}
     for view in VIEWS:
         con.execute(f"DROP VIEW {view}")
         con.execute(next(s for _, stmts in MIGRATIONS for s in stmts if f"EXISTS {view} (" in s))
         for row in figures[view]:
             con.execute(f"INSERT INTO {view} VALUES ({', '.join(['?'] * len(row))})", list(row))
-    con.execute("DELETE FROM schema_version WHERE version = 17")
+    con.execute("DELETE FROM schema_version WHERE version >= 17")
     return figures
 
 
 def test_an_old_store_and_an_old_export_get_the_views_with_the_same_figures(tmp_path, monkeypatch):
-    """A store written before V17 (its parse failures and own-score means in tables) is upgraded to the views, with
-    the same rows; its export (which holds those tables' files) imports into a current store, whose views give them
-    too."""
+    """A store written before V17 (its parse failures, own-score means and failed flags in tables) is upgraded to the
+    views, with the same rows; its export (which holds those tables' files) imports into a current store, whose
+    views give them too."""
     from store import db, parquet
     from store.parquet import export_store, import_store
     from tests.helpers.store_fixture import filled_store
@@ -57,7 +57,11 @@ def test_an_old_store_and_an_old_export_get_the_views_with_the_same_figures(tmp_
     con = filled_store()
     con.execute("INSERT INTO run_counts (run_id, answers, unparsed) SELECT run_id, 4, 1 FROM runs")
     con.execute("INSERT INTO self_reported SELECT run_id, 'x' || k, 'acc', k / 4 FROM runs, range(3) t(k)")
-    figures = _as_v16(con)
+    con.execute("INSERT INTO metrics VALUES ('acc', 'Accuracy', true, true)")
+    con.execute("INSERT INTO item_outcomes (cell_no, model_id, task, lang, prompt_lang, metric, item_id, value, "
+                "right_all) SELECT 1, r.model_id, r.task, r.lang, r.prompt_lang, s.metric, s.item_id, s.value, "
+                "s.value >= 1 FROM scores s JOIN runs r ON r.run_id = s.run_id")
+    figures = _before_views(con)
     assert all(figures[v] for v in VIEWS)
     with monkeypatch.context() as m:  # exported as the code before the views did: those tables were public
         m.setattr(parquet, "PUBLIC_TABLES", (*parquet.PUBLIC_TABLES, *VIEWS))
