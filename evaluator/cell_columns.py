@@ -69,18 +69,6 @@ class CellColumns:
     def n_rows(self) -> int:
         return len(self.item_code)
 
-    @property
-    def item_id(self) -> list[str]:
-        return [self.ids[c] for c in self.item_code.tolist()]
-
-    @property
-    def order(self) -> list[str]:
-        return [self.orders[c] for c in self.order_code.tolist()]
-
-    @property
-    def answer(self) -> list[str | None]:
-        return [self.answers[c] if c >= 0 else None for c in self.answer_code.tolist()]
-
     def is_ba(self) -> np.ndarray:
         """Rows asked in option order "ba"."""
         return self.order_code == (self.orders.index("ba") if "ba" in self.orders else -2)

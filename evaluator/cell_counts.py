@@ -70,60 +70,34 @@ class LabelCounts:
         self.totals = totals
         self.present = (totals[1] + totals[2]) > 0
         first = first_rows(lay.run_code * width + g, n_runs * width).reshape(n_runs, width)
-        self._by_first = np.argsort(first, axis=1, kind="stable")
-        self._seen = np.take_along_axis(first, self._by_first, axis=1) < len(g)
-        self.golds = self._seen.sum(axis=1)
-        """Each run's number of gold labels."""
-        self._gold_first: list[list[int]] | None = None
-
-    @property
-    def gold_first(self) -> list[list[int]]:
-        """Each run's gold labels in the order they first appear (built when first asked: one list per run costs
-        ~2 ms of a 250-run cell, and only balanced accuracy over more than two gold labels needs them)."""
-        if self._gold_first is None:
-            self._gold_first = [order[keep].tolist() for order, keep in zip(self._by_first, self._seen)]
-        return self._gold_first
+        by_first = np.argsort(first, axis=1, kind="stable")
+        seen = np.take_along_axis(first, by_first, axis=1) < len(g)
+        self.gold_first = [order[keep].tolist() for order, keep in zip(by_first, seen)]
 
 
 def order_counts(cols: CellColumns, lay: Layout) -> np.ndarray:
-    """(runs × items × 2): (consistent pairs, pairs) of items asked in both orders (as `order_consistency`)."""
+    """(runs × items × 2): (consistent pairs, pairs) of items asked in both orders (as `order_consistency`: in a run,
+    an item's k-th answer in order "ab" pairs with its k-th answer in order "ba")."""
     n, n_runs = len(lay.ids), len(lay.runs)
-    ba = cols.is_ba()
-    slot = (lay.run_code * n + lay.code) * 2 + ba
-    if len(slot) and np.bincount(slot).max() > 1:  # an order asked twice in a run: pair the k-th rows row by row
-        return _order_counts_rows(cols, lay)
+    slot = (lay.run_code * n + lay.code) * 2 + cols.is_ba()
+    by_slot = np.argsort(slot, kind="stable")
+    k = np.empty(len(slot), dtype=np.int64)  # each answer's place among its run's answers to the item in its order
+    k[by_slot] = np.arange(len(slot)) - np.searchsorted(slot[by_slot], slot[by_slot])
+    depth = int(k.max(initial=0)) + 1
     upper = [a.upper() for a in cols.answers]
     flip = [FLIP.get(u, u) for u in upper]
-    vals = sorted(set(upper) | set(flip))
-    pos = {v: k for k, v in enumerate(vals)}
+    pos = {v: j for j, v in enumerate(sorted(set(upper) | set(flip)))}
     own_map = np.array([pos[u] for u in upper] + [-1], dtype=np.int64)
     flip_map = np.array([pos[f] for f in flip] + [-1], dtype=np.int64)
     code = np.where(cols.parsed, cols.answer_code, -1)
-    grid_own = np.full(n_runs * n * 2, -2, dtype=np.int64)  # -2: not asked, -1: unparsed
-    grid_flip = np.full(n_runs * n * 2, -2, dtype=np.int64)
-    grid_own[slot], grid_flip[slot] = own_map[code], flip_map[code]
+    at = ((slot >> 1) * depth + k) * 2 + (slot & 1)
+    grid_own = np.full(n_runs * n * depth * 2, -2, dtype=np.int64)  # -2: not asked, -1: unparsed
+    grid_flip = grid_own.copy()
+    grid_own[at], grid_flip[at] = own_map[code], flip_map[code]
     ab_ans, ba_flip = grid_own[0::2], grid_flip[1::2]
     paired = (ab_ans != -2) & (ba_flip != -2)
     ok = paired & (ab_ans >= 0) & (ab_ans == ba_flip)
-    return np.stack([ok.astype(float), paired.astype(float)], axis=1).reshape(n_runs, n, 2)
-
-
-def _order_counts_rows(cols: CellColumns, lay: Layout) -> np.ndarray:
-    answers, order = cols.answer, cols.order
-    out = np.zeros((len(lay.runs), len(lay.ids), 2))
-    for k in range(len(lay.runs)):
-        ab: dict[int, list] = {}
-        ba: dict[int, list] = {}
-        for r in np.flatnonzero(lay.run_code == k).tolist():
-            a = answers[r] if cols.parsed[r] else None
-            (ba if order[r] == "ba" else ab).setdefault(int(lay.code[r]), []).append(a)
-        for i, firsts in ab.items():
-            pairs = list(zip(firsts, ba.get(i, [])))
-            ok = sum(1 for x, y in pairs if x is not None and y is not None
-                     and x.upper() == FLIP.get(y.upper(), y.upper()))
-            if pairs:
-                out[k, i] = (ok / len(pairs) * len(pairs), len(pairs))
-    return out
+    return np.stack([ok, paired], axis=1).reshape(n_runs, n, depth, 2).sum(axis=2).astype(float)
 
 
 def _weights(draws: np.ndarray, small: bool) -> np.ndarray | None:
@@ -257,7 +231,7 @@ def _label_stats(kind: str, present: np.ndarray, sums: list[Resampled], chance: 
 
 
 def run_value(kind: str, counts: LabelCounts | np.ndarray, k: int, chance: float | None) -> float:
-    """The metric of run k from its summed counts, with Python floats in the order the row-by-row functions add
+    """The metric of run k from its summed counts, with Python floats in the order its corpus function adds
     them (sorted labels for F1; gold labels as they first appear for balanced accuracy)."""
     if kind == "order":
         ok, n = counts[k].sum(axis=0).tolist()
@@ -272,21 +246,6 @@ def run_value(kind: str, counts: LabelCounts | np.ndarray, k: int, chance: float
     if kind == "recall":
         return bacc
     return max((bacc - chance) / (1 - chance), 0.0) if chance < 1 else 0.0
-
-
-def run_values(kind: str, counts: LabelCounts | np.ndarray, n_runs: int, chance: float | None) -> np.ndarray:
-    """Every run's `run_value` at once where `finish` on the runs' totals adds in the same order: exact counts for
-    order consistency; for the label metrics at most 7 labels (numpy adds them in order, as `sum` does over the
-    labels F1 keeps) and, for balanced accuracy, at most two gold labels per run (their sum does not depend on
-    the order they first appear in). Otherwise run by run."""
-    if kind == "order":
-        if bool((counts == np.rint(counts)).all()):
-            ok, n = counts[:, :, 0].sum(axis=1), counts[:, :, 1].sum(axis=1)  # exact: integers in any order
-            return finish(kind, [[ok], [n]], chance)
-    elif counts.totals[0].shape[1] <= 7 and (kind == "f1" or int(counts.golds.max(initial=0)) <= 2):
-        tp, pred_n, gold_n = (t.astype(float) for t in counts.totals)
-        return finish(kind, [[m[:, j] for j in range(m.shape[1])] for m in (tp, pred_n, gold_n)], chance)
-    return np.array([run_value(kind, counts, k, chance) for k in range(n_runs)], dtype=float)
 
 
 def _cached(lay: Layout, key: Any, make) -> Any:
@@ -322,7 +281,7 @@ def counted_metric(spec: MetricSpec, task: TaskSpec, lang: str, cols: CellColumn
         sums = _cached(lay, ("labels", spec.null_label, id(draws)),
                        lambda: _resampled([p[first] for p in counts.parts], draws))
         stacked = _label_stats(kind, counts.present[first], sums, chance)
-    values = run_values(kind, counts, len(lay.runs), chance)
+    values = np.array([run_value(kind, counts, k, chance) for k in range(len(lay.runs))], dtype=float)
     values = values[~np.isnan(values)]
     value = float(np.mean(values)) if len(values) else float("nan")
     stats = run_mean(stacked, inverse)

@@ -62,7 +62,9 @@ def test_columns_equal_the_sql_join_and_order(tmp_path):
             want = [r for r in rows if r[0] == k]
             cols = got[cell]
             assert [(r[1], r[2], r[3], bool(r[4]), r[5]) for r in want] == list(zip(
-                cols.run.tolist(), cols.item_id, cols.order, cols.parsed.tolist(), cols.answer)), cell
+                cols.run.tolist(), [cols.ids[c] for c in cols.item_code.tolist()],
+                [cols.orders[c] for c in cols.order_code.tolist()], cols.parsed.tolist(),
+                [cols.answers[c] if c >= 0 else None for c in cols.answer_code.tolist()])), cell
             stored = {m for r in want for m in (r[6] or {})}
             assert set(cols.scores) == stored | set(TASKS[cell[0]].metrics), cell
             for metric, values in cols.scores.items():

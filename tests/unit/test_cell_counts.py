@@ -5,31 +5,6 @@ import numpy as np
 import pytest
 
 
-def test_every_runs_value_at_once_equals_the_run_by_run_value():
-    from types import SimpleNamespace
-
-    from evaluator.cell_counts import run_value, run_values
-
-    rng = np.random.default_rng(1)
-    for _ in range(100):
-        runs, width = int(rng.integers(1, 6)), int(rng.integers(1, 8))
-        tp = rng.integers(0, 20, (runs, width))
-        pred, gold = tp + rng.integers(0, 20, (runs, width)), tp + rng.integers(0, 20, (runs, width))
-        firsts = []
-        for k in range(runs):
-            labels = [int(j) for j in rng.permutation(width)][:2 if rng.random() < 0.7 else width]
-            gold[k, [j for j in range(width) if j not in labels]] = 0
-            firsts.append([j for j in labels if gold[k, j] > 0])
-        counts = SimpleNamespace(totals=[tp, pred, gold], gold_first=firsts,
-                                 golds=np.array([len(f) for f in firsts]))
-        for kind in ("f1", "recall", "recall_over_chance"):
-            want = [run_value(kind, counts, k, 0.4) for k in range(runs)]
-            assert np.array_equal(run_values(kind, counts, runs, 0.4), want, equal_nan=True), kind
-        pairs = rng.integers(0, 3, (runs, 7, 2)).astype(float)
-        want = [run_value("order", pairs, k, None) for k in range(runs)]
-        assert np.array_equal(run_values("order", pairs, runs, None), want, equal_nan=True)
-
-
 def test_run_mean_equals_numpys_nan_mean_over_the_expanded_runs_bit_for_bit():
     from evaluator.cell_counts import run_mean
 
