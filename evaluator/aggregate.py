@@ -23,7 +23,6 @@ from evaluator.cell_columns import CellColumns, Layout
 from evaluator.chance import metric_chance, normalized_score
 from evaluator.metrics import METRICS
 from evaluator.metrics.base import MetricSpec, item_score
-from evaluator.rollup import SUBTASKS, rollup  # noqa: F401  (roll-ups live there; re-exported)
 from evaluator.scoring import gold_for
 from evaluator.spec import Item, ItemResult, TaskSpec
 from evaluator.stats import bootstrap_draws, percentile_interval, wilson
@@ -258,25 +257,3 @@ def _close(spec: MetricSpec, task: TaskSpec, lang: str, cell: _Cell, items: list
         notes.append("below chance")
     return CellScore(spec.name, 100 * value, 100 * lo, 100 * hi, len(items), n_runs, fail, chance, normalized,
                      spec.name == task.headline_metric(lang), "ok", "; ".join(notes))
-
-
-# --------------------------------------------------------------------------------------- breakdowns
-
-
-def breakdown(pairs: Sequence[tuple[Item, ItemResult]], metric: str, keys: Sequence[str] = ("level",),
-              macro_over: str = "subcategory") -> list[dict[str, Any]]:
-    """Per group of `item.metadata[keys]`: n, micro mean (over items) and macro mean (over `macro_over` values),
-    both 0-100. For PACUTE hierarchy levels: micro pools a level's items, macro weighs its subcategories equally.
-    """
-    groups: dict[tuple, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for item, res in pairs:
-        key = tuple(item.metadata.get(k) for k in keys)
-        groups[key][str(item.metadata.get(macro_over))].append(res.scores.get(metric, 0.0))
-    out = []
-    for key in sorted(groups, key=lambda k: tuple(str(x) for x in k)):
-        subs = groups[key]
-        flat = [v for vals in subs.values() for v in vals]
-        out.append({**dict(zip(keys, key)), "n": len(flat), "n_" + macro_over: len(subs),
-                    "micro": 100 * float(np.mean(flat)),
-                    "macro": 100 * float(np.mean([np.mean(v) for v in subs.values()]))})
-    return out

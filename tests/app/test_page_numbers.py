@@ -8,7 +8,8 @@ import statistics
 
 import pytest
 
-from evaluator.aggregate import aggregate_cell, breakdown
+from evaluator.aggregate import aggregate_cell
+from tests.helpers.breakdown import breakdown
 from evaluator.stats import wilson
 from evaluator.pair_tests import paired_test
 from evaluator.metrics import METRICS
