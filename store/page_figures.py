@@ -131,14 +131,6 @@ def save_field(con: duckdb.DuckDBPyConnection, keys: Sequence[Sequence[str]], ro
                                 "delta", "inputs_hash"), rows)
 
 
-
-
-
-
-
-
-
-
 def english_cells(con: duckdb.DuckDBPyConnection, model_id: str) -> pd.DataFrame:
     """A model's English-prompt aggregates: task, metric, value, n."""
     return con.execute("SELECT task, metric, value, n FROM aggregates WHERE model_id = ? AND prompt_lang = 'en' "

@@ -304,16 +304,6 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3)
                                                        (17, V17), (18, V18))
 """(version, statements) in order; append a new version, never edit an applied one."""
 
-TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",
-          "self_reported", "ingests", "uploads", "self_reported_cells", "ratings", "submissions", "rollups", "metrics",
-          "campaigns", "campaign_candidates", "campaign_assignments", "judgements", "campaign_tokens",
-          "campaign_results", "campaign_provisional", "campaign_quality", "language_alphas", "campaign_computed",
-          "drill_cells", "drill_nodes", "item_outcomes", "run_counts", "model_usage", "drill_levels",
-          "reported_normalized", "cell_field", "control_ceilings", "pair_tests", "uploader_tokens")
-"""Tables whose row counts the integrity tests compare before and after a failed write (not `audit`, which records
-refusals too, nor the bookkeeping tables `schema_version` and `hub_sync`)."""
-
-
 PUBLIC_TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",
                  "self_reported", "self_reported_cells", "uploads", "rollups", "metrics", "campaigns",
                  "campaign_results", "drill_cells", "drill_nodes", "item_outcomes", "run_counts", "model_usage",
@@ -382,6 +372,9 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> int:
 
 
 def row_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
-    """Row count of every table in TABLES (present ones)."""
-    present = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
-    return {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in TABLES if t in present}
+    """Row count of every table but the audit trail (which records refusals too) and the bookkeeping tables
+    `schema_version` and `hub_sync`: what the integrity tests compare before and after a failed write."""
+    tables = [r[0] for r in con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' "
+        "AND table_name NOT IN ('audit', 'schema_version', 'hub_sync') ORDER BY 1").fetchall()]
+    return {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}
