@@ -21,7 +21,7 @@ import numpy as np
 
 from evaluator.aggregate import BOOTSTRAP_SEED
 from evaluator.bulk import one_blas_thread
-from evaluator.stats import bootstrap_draws, mcnemar_exact, percentile_interval
+from evaluator.stats import bootstrap_draws, draw_counts, mcnemar_exact, percentile_interval
 
 N_PAIR_BOOTSTRAP = 10_000
 """Resamples per pair."""
@@ -68,19 +68,12 @@ def _common(a: Mapping[str, float], b: Mapping[str, float]) -> tuple[str, ...]:
     return tuple(sorted(keep, key=str))
 
 
-def _counted(draws: np.ndarray) -> np.ndarray:
-    """Per resample (row), how often each item was drawn, as float64 (so a product with 0/1 scores stays exact)."""
-    rows, n = draws.shape
-    counts = np.bincount((draws + (np.arange(rows) * n)[:, None]).ravel(), minlength=rows * n)
-    return counts.reshape(rows, n).astype(np.float64)
-
-
 @functools.lru_cache(maxsize=2)
 def _small_draws(seed: int, n_boot: int, n: int) -> tuple[np.ndarray, np.ndarray]:
     """The whole (n_boot × n) index matrix and its counts when they fit one chunk, kept for the next refresh of a
     cell of that size (the live runner refreshes after every cell); read-only."""
     draws = bootstrap_draws(seed, n_boot, n)
-    counts = _counted(draws)
+    counts = draw_counts(draws)
     counts.flags.writeable = False
     return draws, counts
 
@@ -114,7 +107,7 @@ def _system_sums(values: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
     sums = np.empty((n_boot, values.shape[1]))
     with one_blas_thread():  # small products: OpenBLAS's spinning helper threads cost more than they save
         for start, draws, counts in _chunks(seed, n_boot, values.shape[0]):
-            sums[start:start + len(draws)] = (_counted(draws) if counts is None else counts) @ values
+            sums[start:start + len(draws)] = (draw_counts(draws) if counts is None else counts) @ values
     return sums
 
 

@@ -4,8 +4,9 @@
   mean over runs; equal to `scipy.stats.binomtest(k, n).proportion_ci(method="wilson")` to rounding for whole k,
   tests/unit/test_stats.py);
 - `mcnemar_exact`: the two-sided exact McNemar p-value, `scipy.stats.binomtest` on the discordant pairs;
-- `bootstrap_draws` and `percentile_interval`: the seeded item indices of a percentile bootstrap and its 95%
-  interval, shared by the cell aggregates (`evaluator.aggregate`) and the paired tests (`evaluator.pair_tests`).
+- `bootstrap_draws`, `draw_counts` and `percentile_interval`: the seeded item indices of a percentile bootstrap,
+  how often each resample draws each item, and the 95% interval, shared by the cell aggregates
+  (`evaluator.aggregate`) and the paired tests (`evaluator.pair_tests`).
 
 Kendall's tau is `scipy.stats.kendalltau` itself (`evaluator.human.agreement`).
 """
@@ -49,6 +50,14 @@ def bootstrap_draws(seed: int, n_boot: int, n: int) -> np.ndarray:
     draws = np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
     draws.flags.writeable = False
     return draws
+
+
+def draw_counts(draws: np.ndarray) -> np.ndarray:
+    """How often each item is drawn in each resample of `draws` (resamples × items indices): a (resamples × items)
+    float64 matrix, so its product with 0/1 or count columns is exact."""
+    rows, n = draws.shape
+    counts = np.bincount((np.arange(rows)[:, None] * n + draws).ravel(), minlength=rows * n)
+    return counts.reshape(rows, n).astype(np.float64)
 
 
 def percentile_interval(stats: Sequence[float] | np.ndarray) -> tuple[float, float]:

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from evaluator.plugins import Registry
+from evaluator.stats import draw_counts
 
 
 @dataclass(frozen=True)
@@ -69,16 +70,13 @@ def resample_sums(per_item: Any, draws: Any, chunk: int = 32) -> Any:
     import numpy as np
 
     per_item = np.asarray(per_item, dtype=float)
-    n_boot, n = draws.shape
+    n_boot = draws.shape[0]
     weights = multiplicity(draws)
     if weights is not None:
         return weights @ per_item
     out = np.empty((n_boot, per_item.shape[1]))
     for start in range(0, n_boot, chunk):
-        d = draws[start:start + chunk]
-        b = d.shape[0]
-        weights = np.bincount((np.arange(b)[:, None] * n + d).ravel(), minlength=b * n).reshape(b, n)
-        out[start:start + b] = weights @ per_item
+        out[start:start + chunk] = draw_counts(draws[start:start + chunk]) @ per_item
     return out
 
 
@@ -92,16 +90,13 @@ def multiplicity(draws: Any) -> Any:
 
     A cell's draws are shared by all its metrics and runs, so the matrix is built once per draws array (the last
     one is kept); the sums it gives are the chunked sums of `resample_sums` (counts are exact in float)."""
-    import numpy as np
 
     global _weights_cache
     if draws.size > MAX_WEIGHTS:
         return None
     cached_draws, weights = _weights_cache
     if cached_draws is not draws:
-        n_boot, n = draws.shape
-        weights = np.bincount((np.arange(n_boot)[:, None] * n + draws).ravel(),
-                              minlength=n_boot * n).reshape(n_boot, n).astype(float)
+        weights = draw_counts(draws)
         _weights_cache = (draws, weights)
     return weights
 

@@ -42,3 +42,10 @@ def test_percentile_interval_interpolates_linearly():
     assert percentile_interval(np.arange(41.0)) == (1.0, 39.0)  # 2.5% and 97.5% of 0..40
     assert percentile_interval([0.0, 1.0]) == (0.025, 0.975)
     assert all(np.isnan(percentile_interval([])))
+
+
+def test_draw_counts_count_each_item_per_resample():
+    from evaluator.stats import draw_counts
+
+    got = draw_counts(np.array([[0, 0, 2], [1, 2, 2]]))
+    assert got.dtype == np.float64 and got.tolist() == [[2.0, 0.0, 1.0], [0.0, 1.0, 2.0]]
