@@ -16,6 +16,7 @@ from typing import Any, Sequence
 from sacrebleu.metrics import CHRF
 
 from evaluator.metrics.base import MetricSpec, register
+from evaluator.stats import bootstrap_draws, percentile_interval
 
 N_BOOTSTRAP = 1000
 
@@ -90,10 +91,8 @@ def comet_interval(rows: Sequence[tuple]) -> tuple[float, float, float]:
     model = _comet_model(os.environ["TANAW_COMET_PATH"])
     data = [{"src": str((e.get("inputs") or {}).get("text", "")), "mt": a or "", "ref": _ref(g)} for a, g, e in rows]
     seg = np.array(model.predict(data, batch_size=16, gpus=0, progress_bar=False).scores, dtype=float)
-    rng = np.random.default_rng(4156)
-    means = seg[rng.integers(0, len(seg), size=(N_BOOTSTRAP, len(seg)))].mean(axis=1)
-    lo, hi = np.percentile(means, [2.5, 97.5])
-    return (float(seg.mean()), float(lo), float(hi))
+    lo, hi = percentile_interval(seg[bootstrap_draws(4156, N_BOOTSTRAP, len(seg))].mean(axis=1))
+    return (float(seg.mean()), lo, hi)
 
 
 @lru_cache(maxsize=1)

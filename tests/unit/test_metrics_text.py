@@ -186,3 +186,21 @@ def test_bootstrap_mid_is_seeded_and_leaves_numpy_state_alone():
     a = bootstrap_mid([0.1, 0.5, 0.9, 0.3])
     assert a == bootstrap_mid([0.1, 0.5, 0.9, 0.3])
     assert (np.random.get_state()[1] == before).all()
+
+
+def test_comet_interval_is_the_seeded_percentile_bootstrap_of_its_segment_scores(monkeypatch):
+    """The COMET-22 interval resamples the segment scores with numpy's generator at seed 4156 and takes the 2.5th
+    and 97.5th percentiles of the resampled means (the model stands in: its segment scores are given)."""
+    import types
+
+    import numpy as np
+
+    from evaluator.metrics import translation
+
+    seg = [0.1, 0.9, 0.4, 0.75, 0.3]
+    model = types.SimpleNamespace(predict=lambda data, **kw: types.SimpleNamespace(scores=seg[:len(data)]))
+    monkeypatch.setattr(translation, "_comet_model", lambda path: model)
+    monkeypatch.setenv("TANAW_COMET_PATH", "unused")
+    rows = [("a", ["b"], {"inputs": {"text": "c"}})] * len(seg)
+    means = np.array(seg)[np.random.default_rng(4156).integers(0, 5, size=(1000, 5))].mean(axis=1)
+    assert translation.comet_interval(rows) == (np.mean(seg), *np.percentile(means, [2.5, 97.5]))
