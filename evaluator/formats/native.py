@@ -16,6 +16,8 @@ from evaluator.spec import Prediction
 REQUIRED = ("task", "lang", "item_id", "prompt_lang", "prediction")
 OPTIONAL = ("run", "option_logprobs", "order", "reasoning", "prompt", "scores")
 ALLOWED = frozenset(REQUIRED + OPTIONAL)
+_REQUIRED = frozenset(REQUIRED)
+_TEXT = ("task", "lang", "item_id", "prompt_lang")
 
 
 def _check(obj: Any, file: str, line: int) -> tuple[Prediction | None, list[FormatError]]:
@@ -29,7 +31,8 @@ def _check(obj: Any, file: str, line: int) -> tuple[Prediction | None, list[Form
     if not isinstance(obj, dict):
         err(None, f"expected a JSON object, got {type(obj).__name__}")
         return None, errs
-    if not obj.keys() <= ALLOWED or not all(k in obj for k in REQUIRED):
+    keys = obj.keys()
+    if not (keys <= ALLOWED and keys >= _REQUIRED):
         for k in REQUIRED:
             if k not in obj:
                 err(k, "missing")
@@ -37,8 +40,8 @@ def _check(obj: Any, file: str, line: int) -> tuple[Prediction | None, list[Form
         if unknown:
             err(sorted(unknown)[0], "unknown field" + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""))
         return None, errs
-    for k in ("task", "lang", "item_id", "prompt_lang"):
-        if not isinstance(obj[k], str) or not obj[k].strip():
+    for k in _TEXT:
+        if not isinstance(v := obj[k], str) or not v.strip():
             err(k, "must be a non-empty string")
     if obj["prediction"] is not None and not isinstance(obj["prediction"], str):
         err("prediction", f"must be a string or null, got {type(obj['prediction']).__name__}")
