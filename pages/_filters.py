@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from services.board_view import board_rows, leader_order, preselect
+from evaluator.registry import BOARDS, PROMPT_LANGS
 from pages._cached import q
 from pages._ui import md_escape
 from store.queries.explore import SIZE_BUCKETS
@@ -54,3 +56,17 @@ def also_available(label: str, shown: str, available: list[str]) -> str:
     values from the store."""
     others = [md_escape(a) for a in available if a != shown]
     return f"Also with results: {label} {', '.join(others)}." if others else ""
+
+
+def board_leaders(family: str | None = None) -> tuple[list[str], str | None]:
+    """Model ids of a board, leaders first (`services.board_view.leader_order`), and its prompt language: `family`
+    on the prompt it opens on, or the board the leaderboard opens on when None."""
+    rows = board_rows(q("board_models"), list(BOARDS.values()), PROMPT_LANGS, family)
+    return leader_order(rows), (rows["prompt_lang"].iloc[0] if len(rows) else None)
+
+
+def leaders_first(available: list[str], k: int, family: str | None = None) -> list[str]:
+    """Up to `k` of `available` for a picker's default: the board's leaders first, demo baselines last."""
+    models = q("board_models")
+    rows = board_rows(models, list(BOARDS.values()), PROMPT_LANGS, family)
+    return preselect(rows, available, k, models.loc[models["baseline"], "model"])

@@ -92,11 +92,12 @@ def plot_frame(df: pd.DataFrame, *columns: str) -> pd.DataFrame:
 
 def score_text(value: float | None, lo: float | None, hi: float | None, n: int | None,
                chance: float | None = None) -> str:
-    """"72.5 (95% CI 61.3-80.8, n=80)", marked when below chance; "not scored" for missing values."""
+    """"72.5 (95% CI 61.3-80.8, n=80)", marked "below chance" when the whole interval is; "not scored" for missing
+    values."""
     if value is None or pd.isna(value):
         return "not scored"
     ci = f"95% CI {lo:.1f}-{hi:.1f}, " if lo is not None and not pd.isna(lo) else ""
-    below = " — below chance" if chance is not None and not pd.isna(chance) and value < chance else ""
+    below = " — below chance" if hi is not None and chance is not None and not pd.isna(chance) and hi < chance else ""
     return f"{value:.1f} ({ci}n={int(n)}){below}"
 
 

@@ -7,7 +7,8 @@ import streamlit as st
 
 from pages._cached import q, q_many
 from pages._entry import ensure_app
-from pages._filters import model_filters, models_query
+from services.board_view import compare_cell, compare_default
+from pages._filters import board_leaders, model_filters, models_query
 from pages._ui import answer_text, empty_state, mark, md_code, md_escape, table, word_diff
 from services.compare import run_card_diff, run_cards
 from store.queries.compare import LABELS, SLICES
@@ -37,9 +38,17 @@ if cells.empty or not allowed:
     empty_state("Nothing to compare yet.", "Ingest results for at least one model (and clear the model filters).")
     st.stop()
 
+# opens on a cell where the board's two leaders both have results, the two of them side by side
+leaders, lead_prompt = board_leaders()
+scored = q("cell_models")
+opening = compare_cell(scored[scored["models"].map(lambda ms: bool(set(ms) & allowed))], leaders)
+tasks = sorted(cells["task"].unique())
 c1, c2, c3 = st.columns([2, 1, 1])
-task = c1.selectbox("Task", sorted(cells["task"].unique()), key="task", bind="query-params")
-lang = c2.selectbox("Language", sorted(cells.loc[cells["task"] == task, "lang"]), key="lang", bind="query-params")
+task = c1.selectbox("Task", tasks, key="task", bind="query-params",
+                    index=tasks.index(opening[0]) if opening and opening[0] in tasks else 0)
+langs = sorted(cells.loc[cells["task"] == task, "lang"])
+lang = c2.selectbox("Language", langs, key="lang", bind="query-params",
+                    index=langs.index(opening[1]) if opening and (task, opening[1]) == opening else 0)
 metrics, systems_df = q_many(("compare_metrics", {"task": task, "lang": lang}),
                              ("compare_systems", {"task": task, "lang": lang}))
 if metrics.empty:
@@ -50,7 +59,8 @@ metric = c3.selectbox("Metric", metrics["metric"].tolist(), key="metric", bind="
                       help="Headline metric first; right/wrong needs a 0/1 metric.")
 
 options = [s for s, m in zip(systems_df["system"], systems_df["model_id"]) if m in allowed]
-systems = st.multiselect("Systems (model|prompt language), in order A, B, C, D", options, default=options[:2],
+opening_systems = compare_default(systems_df[systems_df["model_id"].isin(allowed)], leaders, lead_prompt or "en")
+systems = st.multiselect("Systems (model|prompt language), in order A, B, C, D", options, default=opening_systems,
                          key="sys", bind="query-params", max_selections=len(LABELS))
 if not systems:
     empty_state("No system selected.", "Choose two to four systems above.")

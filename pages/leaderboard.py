@@ -6,33 +6,41 @@ from urllib.parse import urlencode
 import plotly.graph_objects as go
 import streamlit as st
 
+from services.board_view import STUB_MIN_ITEMS, default_board, default_prompt, ranks_without_stubs
 from evaluator.registry import BOARDS
 from pages._board_human import COLUMN as HUMAN
 from pages._board_human import HELP as HUMAN_HELP
 from pages._board_human import with_human
 from pages._cached import q
 from pages._entry import embedded, ensure_app
-from pages._filters import also_available, filtered_models, first_available, model_filters
+from pages._filters import also_available, filtered_models, model_filters
 from pages._ui import csv_bytes, dashed, empty_state, md_escape, plot_text, table
 
 ensure_app()
 FAMILIES = BOARDS  # tabs: family title -> family, from each family's declaration (evaluator/tasks/*/family.yaml)
 PROMPTS = {"English": "en", "Native": "native"}
 SCORES = {"Normalized": "normalized", "Raw": "value"}
+MISSING_GREY = "#9e9e9e"  # a heatmap cell without a score: darker than the scale's pale middle, never a score
 TEXT_COLUMNS = ("rank range", "tied with #1", "model", HUMAN, "origin", "model_type", "weights")
 EMBED = embedded()
 
-avail = q("board_availability")
-ranked = avail[avail["ranked"] > 0]
-has = ranked if not ranked.empty else avail  # open on what evaluated models have; demo baselines only as a fallback
+avail = q("board_models")
 families_with = [b for b, f in FAMILIES.items() if f in set(avail["family"])]
-bench_default = first_available(list(FAMILIES), [b for b, f in FAMILIES.items() if f in set(has["family"])])
+# open on the benchmark and prompt with the most ranked, non-stub models (services.board_view states the rule)
+opening = default_board(avail, list(FAMILIES.values()), list(PROMPTS.values()))
+bench_default = next((b for b, f in FAMILIES.items() if opening and f == opening[0]), list(FAMILIES)[0])
 
 
 def prompts_with(bench: str) -> list[str]:
     """Prompt languages with results in `bench`."""
     return [p for p, code in PROMPTS.items() if code in set(avail.loc[avail["family"] == FAMILIES[bench],
                                                                             "prompt_lang"])]
+
+
+def prompt_for(bench: str) -> str:
+    """The prompt language `bench` opens on: the one with the most ranked, non-stub models."""
+    code = default_prompt(avail, FAMILIES[bench], list(PROMPTS.values()))
+    return next((p for p, c in PROMPTS.items() if c == code), list(PROMPTS)[0])
 
 
 def url_choice(key: str, options, default: str) -> str:
@@ -43,7 +51,7 @@ def url_choice(key: str, options, default: str) -> str:
 
 if EMBED:  # ?embed=1: only the table, for an iframe; choices from the URL or the data
     bench = url_choice("bench", FAMILIES, bench_default)
-    prompt = url_choice("prompt", PROMPTS, first_available(list(PROMPTS), prompts_with(bench)))
+    prompt = url_choice("prompt", PROMPTS, prompt_for(bench))
     score_name = url_choice("score", SCORES, "Normalized")
     models = None
 else:
@@ -55,7 +63,7 @@ else:
     c1, c2, c3 = st.columns([2, 2, 2])
     bench = c1.segmented_control("Benchmark", list(FAMILIES), key="bench", bind="query-params",
                                  default=bench_default) or bench_default
-    prompt_default = first_available(list(PROMPTS), prompts_with(bench))
+    prompt_default = prompt_for(bench)
     prompt = c2.segmented_control("Prompt", list(PROMPTS), default=prompt_default, key="prompt",
                                   bind="query-params",
                                   help="Every cell is run with the English prompt and with the native-language "
@@ -91,7 +99,10 @@ def board_table(board) -> None:
     table(board, f"leaderboard-{family}-{prompt_lang}-{score}", columns=cols, display=dashed(board, decimals))
 
 
-board = with_human(q("leaderboard_table", prompt_lang=prompt_lang, score=score, family=family, models=models),
+# rank ranges over the ranked models without the stubs (a stub's wide interval must not push a real model down)
+ranks = ranks_without_stubs(q("board_intervals", prompt_lang=prompt_lang, family=family, score=score))
+board = with_human(q("leaderboard_table", prompt_lang=prompt_lang, score=score, family=family, models=models,
+                     min_items=STUB_MIN_ITEMS, ranks=ranks),
                    prompt_lang, family)
 if EMBED:
     st.markdown(f"**Tanaw · {bench} · {score_name.lower()} scores · {prompt} prompt**")
@@ -109,13 +120,16 @@ else:
     st.caption("Rank counts evaluated and uploaded models only (over all of them, whatever the filters); demo "
                "baselines are reference points. Ranks are ranges: models whose overall 95% intervals overlap share "
                "ranks, and every model that could be first is marked 'tied with #1' (Methodology → Aggregation). "
+               f"A model with fewer than {STUB_MIN_ITEMS} scored answers here is listed as 'too few items' and "
+               "never ranked. "
                "Averages: per language the mean of competency means, overall the mean over languages, over the "
                "cells a model has (coverage). Hover a heatmap cell for its 95% interval and n.")
     board_table(board)
 
-    z = q("leaderboard_matrix", prompt_lang=prompt_lang, score=score, family=family, models=models)
+    z = q("leaderboard_matrix", prompt_lang=prompt_lang, score=score, family=family, models=models,
+          min_items=STUB_MIN_ITEMS, ranks=ranks)
     hover = q("leaderboard_matrix", prompt_lang=prompt_lang, score=score, family=family, models=models,
-              what="hover")
+              what="hover", min_items=STUB_MIN_ITEMS, ranks=ranks)
     if not z.empty:
         fig = go.Figure(go.Heatmap(
             z=z.values, x=[plot_text(c) for c in z.columns], y=[plot_text(m) for m in z.index],
@@ -123,9 +137,18 @@ else:
             hovertemplate="%{y}<br>%{x}<br>%{customdata}<extra></extra>", texttemplate="%{z:.0f}",
             colorscale="RdBu", zmid=0 if score == "normalized" else 50, zmin=-100 if score == "normalized" else 0,
             zmax=100, colorbar={"title": "normalized" if score == "normalized" else "raw"}))
+        missing = z.isna()
+        if missing.any().any():  # a missing cell is grey with a dash, never the colour of a score
+            fig.add_trace(go.Heatmap(
+                z=missing.where(missing).values.astype(float), x=[plot_text(c) for c in z.columns],
+                y=[plot_text(m) for m in z.index], colorscale=[[0, MISSING_GREY], [1, MISSING_GREY]],
+                showscale=False, texttemplate="—", customdata=hover.map(plot_text).values,
+                hovertemplate="%{y}<br>%{x}<br>no score: %{customdata}<extra></extra>"))
         fig.update_layout(height=160 + 38 * len(z.index), margin={"l": 10, "r": 10, "t": 30, "b": 10},
                           xaxis={"side": "top", "tickangle": -45}, yaxis={"autorange": "reversed"})
         st.plotly_chart(fig, width="stretch")
+        if missing.any().any():
+            st.caption("Grey cells with a dash have no score (not run, or not scored yet); hover for why.")
 
     with st.expander("Every cell with its interval, n and format failures"):
         details = q("leaderboard_cells", prompt_lang=prompt_lang, family=family, models=models)

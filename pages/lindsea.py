@@ -8,7 +8,7 @@ import streamlit as st
 from evaluator.registry import family_langs
 from pages._cached import q, q_many
 from pages._entry import ensure_app
-from pages._filters import filtered_models, model_filters
+from pages._filters import filtered_models, leaders_first, model_filters
 from pages._ui import (
     LANG_NAMES,
     PROMPT_NAMES,
@@ -40,7 +40,8 @@ if not models:
     st.stop()
 
 c1, c2, c3 = st.columns([2, 1, 1])
-model = c1.selectbox("Model", models, key="model", bind="query-params")
+model = c1.selectbox("Model", models, key="model", bind="query-params",  # opens on LINDSEA's leader
+                     index=models.index(leaders_first(models, 1, "lindsea")[0]))
 langs = family_langs("lindsea")
 lang = c2.selectbox("Language", langs, key="lang", bind="query-params", help=", ".join(map(lang_label, langs)))
 prompt_lang = c3.radio("Prompt", ("en", "native"), key="prompt", bind="query-params", horizontal=True,

@@ -6,7 +6,7 @@ import streamlit as st
 
 from pages._cached import q
 from pages._entry import ensure_app
-from pages._filters import filtered_models, model_filters
+from pages._filters import filtered_models, leaders_first, model_filters
 from pages._ui import empty_state, md_escape, plot_frame, table
 
 ensure_app()
@@ -16,7 +16,8 @@ models = filtered_models(model_filters())
 if not models:
     empty_state("No model passes the filters.", "Clear the model filters in the sidebar.")
     st.stop()
-model = st.selectbox("Model", models, key="model", bind="query-params")
+model = st.selectbox("Model", models, key="model", bind="query-params",  # opens on the board's leader
+                     index=models.index(leaders_first(models, 1)[0]))
 
 info = q("model_info", model=model).iloc[0]
 size = "size unknown" if info["params_b"] != info["params_b"] else f"{info['params_b']:g}B parameters"

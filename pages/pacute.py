@@ -6,11 +6,17 @@ import streamlit as st
 
 from pages._cached import q
 from pages._entry import ensure_app
-from pages._filters import also_available, filtered_models, first_available, model_filters
+from pages._filters import also_available, filtered_models, first_available, leaders_first, model_filters
 from pages._ui import empty_state, plot_frame, plot_text, table
 from services.pacute_readout import pacute_readout
 
 ensure_app()
+
+
+def preselected(available: list[str]) -> list[str]:
+    """The models the page opens on: PACUTE's leaders (never a baseline before a real model)."""
+    return leaders_first(available, 4, "pacute")
+
 
 METRICS = {"MCQ": ("mcq_acc", "mcq_norm_acc"), "GEN": ("exact_match", "contains_match")}
 # A mark before each read-out sentence, by evaluator.pacute_readout's verdict.
@@ -31,7 +37,7 @@ if not available:
                 "Clear the model filters in the sidebar, or ingest pacute-bench results.")
     st.stop()
 
-models = st.multiselect("Models", available, default=available[:4], key="models", bind="query-params",
+models = st.multiselect("Models", available, default=preselected(available), key="models", bind="query-params",
                         max_selections=6)
 if not models:
     empty_state("No model selected.", "Choose one or more models above.")

@@ -41,7 +41,7 @@ def leaderboard_cells(con: duckdb.DuckDBPyConnection, prompt_lang: str = "en", f
     ids = list(models) if models is not None else None
     df = con.execute(_CELLS_SQL, [prompt_lang, family, family, ids, ids]).df()
     df["cell"] = df["task"] + " · " + df["lang"]
-    df["below_chance"] = df["normalized"] < 0
+    df["below_chance"] = df["ci_high"] < df["chance"]  # the whole 95% interval below chance, not a point under it
     return df
 
 
@@ -73,8 +73,12 @@ def _averages(con: duckdb.DuckDBPyConnection, prompt_lang: str, col: str, family
 
 @query
 def leaderboard_table(con: duckdb.DuckDBPyConnection, prompt_lang: str = "en", score: str = "normalized",
-                      family: str | None = None, models: tuple[str, ...] | None = None) -> pd.DataFrame:
-    """Models × (averages, task·lang cells): rank (evaluated/uploaded models only), origin, type, size, scores."""
+                      family: str | None = None, models: tuple[str, ...] | None = None,
+                      min_items: int = 0, ranks: tuple[tuple[str, int, int], ...] | None = None) -> pd.DataFrame:
+    """Models × (averages, task·lang cells): rank (evaluated/uploaded models with at least `min_items` scored
+    answers over their cells here; fewer: listed, "too few items", never ranked), origin, type, size, scores.
+    `ranks`: (model, best, worst) rank ranges computed without the models below `min_items`, in place of the
+    stored ones (services.board_view.ranks_without_stubs)."""
     col = _score_col(score)
     cells = leaderboard_cells(con, prompt_lang, family, models)
     if cells.empty:
@@ -86,16 +90,24 @@ def leaderboard_table(con: duckdb.DuckDBPyConnection, prompt_lang: str = "en", s
     averages = _averages(con, prompt_lang, col, family, models["model"].tolist())
     out = models.merge(averages, on="model", how="left").merge(
         wide.reset_index(), on="model", how="left")
-    ranked = out["origin"].isin(RANKED_ORIGINS) & out["overall"].notna() & out["rank_best"].notna()
+    if ranks is not None:
+        given = {m: (b, w) for m, b, w in ranks}
+        out["rank_best"] = out["model"].map(lambda m: given.get(m, (None, None))[0]).astype(float)
+        out["rank_worst"] = out["model"].map(lambda m: given.get(m, (None, None))[1]).astype(float)
+    items = cells[cells["status"] == "ok"].groupby("model")["n"].sum()
+    enough = out["model"].map(items).fillna(0) >= min_items
+    ranked = out["origin"].isin(RANKED_ORIGINS) & out["overall"].notna() & out["rank_best"].notna() & enough
     best, worst = out["rank_best"].where(ranked), out["rank_worst"].where(ranked)
     out["rank"] = best.astype("Int64")
-    out["rank range"] = [None if pd.isna(b) else f"{int(b)}" if b == w else f"{int(b)}–{int(w)}"
-                         for b, w in zip(best, worst)]
+    out["rank range"] = [("too few items" if o in RANKED_ORIGINS and not e else None) if pd.isna(b)
+                         else f"{int(b)}" if b == w else f"{int(b)}–{int(w)}"
+                         for b, w, o, e in zip(best, worst, out["origin"], enough)]
     out["tied with #1"] = [None if pd.isna(b) else ("#1" if w == 1 else "tied with #1") if b == 1 else ""
                            for b, w in zip(best, worst)]
     out = out.sort_values(["rank", "overall"], ascending=[True, False], na_position="last")
-    front = ["rank", "rank range", "tied with #1", "model", "origin", "model_type", "params_b", "weights", "overall",
-             *([CEILING] if CEILING in out.columns else []), "coverage"]
+    # scores before rank ranges and model details: a phone-width grid shows rank, model and overall first
+    front = ["rank", "model", "overall", *([CEILING] if CEILING in out.columns else []), "rank range", "tied with #1",
+             "coverage", "origin", "model_type", "params_b", "weights"]
     return out[front + [c for c in out.columns if c not in front and c not in RANK_COLUMNS]].reset_index(drop=True)
 
 
@@ -140,19 +152,20 @@ def leaderboard_families(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
 @query
 def leaderboard_matrix(con: duckdb.DuckDBPyConnection, prompt_lang: str = "en", score: str = "normalized",
                        family: str | None = None, models: tuple[str, ...] | None = None,
-                       what: str = "value") -> pd.DataFrame:
+                       what: str = "value", min_items: int = 0,
+                       ranks: tuple[tuple[str, int, int], ...] | None = None) -> pd.DataFrame:
     """Models (rows, ranked order) × task·lang cells (columns) for the heatmap: scores, or hover text when
     `what="hover"` ("raw 72.5 · normalized 45.0 · 95% CI [61.3, 80.8] · n=80", or why a cell is not scored)."""
     col = _score_col(score)
     cells = leaderboard_cells(con, prompt_lang, family, models)
-    order = leaderboard_table(con, prompt_lang, score, family, models)["model"].tolist()
+    order = leaderboard_table(con, prompt_lang, score, family, models, min_items, ranks)["model"].tolist()
     if cells.empty:
         return pd.DataFrame()
     if what == "hover":
         def text(r) -> str:
             if r["status"] != "ok":
                 return f"not scored yet: {r['note'] or r['status']}"
-            below = " · below chance" if r["normalized"] is not None and r["normalized"] < 0 else ""
+            below = " · below chance" if r["below_chance"] else ""
             return (f"raw {r['value']:.1f} · normalized {r['normalized']:.1f} · 95% CI [{r['ci_low']:.1f}, "
                     f"{r['ci_high']:.1f}] · n={int(r['n'])}{below}")
         cells = cells.assign(val=cells.apply(text, axis=1))

@@ -25,7 +25,7 @@ def lindsea_cells(con, *, model: str, lang: str) -> pd.DataFrame:
     return con.execute(f"""
         SELECT {BRANCH_SQL.format(t='a.task')} AS branch, a.task, a.prompt_lang, a.metric,
                a.value, a.ci_low, a.ci_high, a.n, a.chance, a.parse_fail_rate * 100 AS parse_fail_pct,
-               a.value < a.chance AS below_chance, a.status, a.note
+               a.ci_high < a.chance AS below_chance, a.status, a.note
         FROM aggregates a
         WHERE a.task LIKE 'lindsea-%' AND a.model_id = ? AND a.lang = ? AND a.is_headline
         ORDER BY branch DESC, a.task, a.prompt_lang""", [model, lang]).df()
@@ -88,7 +88,7 @@ def lindsea_drill(con, *, model: str, lang: str, depth: int = 3, branch: str | N
     where, more = _where(branch=branch, phenomenon=phenomenon, category=category)
     return con.execute(f"""
         WITH grouped AS (
-            SELECT {keys}, prompt_lang, n, correct, value, ci_low, ci_high, chance, value < chance AS below_chance
+            SELECT {keys}, prompt_lang, n, correct, value, ci_low, ci_high, chance, ci_high < chance AS below_chance
             FROM ({LEVELS_SQL}) WHERE depth = ? {where.replace("WHERE ", "AND ", 1)})
         -- each node's rows (one per prompt language) rolled into a list beside their largest n, then unrolled:
         -- one scan and one grouping, where max(n) OVER (PARTITION BY the keys) scans the levels twice and joins

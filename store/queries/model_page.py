@@ -22,7 +22,7 @@ def model_cells(con, *, model: str) -> pd.DataFrame:
     overlap), field median and the difference to it (delta), parse-failure percentage."""
     return con.execute(f"""{_FIELD}
         SELECT task, lang, prompt_lang, value, ci_low, ci_high, n, rank_best, rank_worst, n_models, field_median,
-               delta, chance, value < chance AS below_chance, metric,
+               delta, chance, ci_high < chance AS below_chance, metric,
                100 * parse_fail_rate AS parse_fail_pct
         FROM ranked ORDER BY task, lang, prompt_lang""", [model]).df()
 
@@ -30,12 +30,13 @@ def model_cells(con, *, model: str) -> pd.DataFrame:
 @query
 def model_extremes(con, *, model: str, side: str = "strength", k: int = 5) -> pd.DataFrame:
     """The k cells ("task · lang · prompt_lang") furthest above (side="strength") or below ("weakness") the field
-    median, among cells with 2+ models: cell, value, field_median, delta, n."""
+    median, among cells with 2+ models whose 95% interval excludes that median (a difference inside the interval
+    is noise, not a strength or weakness): cell, value, field_median, delta, n."""
     order = "DESC" if side == "strength" else "ASC"
     sign = ">" if side == "strength" else "<"
     return con.execute(f"""{_FIELD}
         SELECT task || ' · ' || lang || ' · ' || prompt_lang AS cell, value, field_median, delta, n
-        FROM ranked WHERE n_models > 1 AND delta {sign} 0
+        FROM ranked WHERE n_models > 1 AND delta {sign} 0 AND (ci_low > field_median OR ci_high < field_median)
         ORDER BY delta {order}, task LIMIT ?""", [model, k]).df()
 
 

@@ -44,7 +44,7 @@ def pacute_levels(con, *, models: tuple[str, ...], fmt: str = "mcq", metric: str
     return con.execute(f"""
         WITH lv AS ({LEVELS_SQL} AND depth = 1)
         SELECT model_id, level, {names} AS level_name, n, correct, value, ci_low, ci_high, {chance} AS chance,
-               value < {chance} AS below_chance,
+               ci_high < {chance} AS below_chance,
                'L' || level || ' (n=' || CASE WHEN min(n) OVER w = max(n) OVER w
                    THEN (min(n) OVER w)::VARCHAR
                    ELSE min(n) OVER w || '-' || max(n) OVER w END || ')' AS level_label
@@ -74,7 +74,7 @@ def pacute_suite(con, *, models: tuple[str, ...], fmt: str = "mcq", metric: str 
     return con.execute("""
         SELECT a.model_id, a.task, regexp_extract(a.task, '^pacute-(.*)-(mcq|gen)$', 1) AS stem,
                CASE WHEN list_contains(?, stem) THEN 'control' ELSE 'suite' END AS kind,
-               a.value, a.ci_low, a.ci_high, a.n, a.chance, a.value < a.chance AS below_chance
+               a.value, a.ci_low, a.ci_high, a.n, a.chance, a.ci_high < a.chance AS below_chance
         FROM aggregates a
         WHERE a.task LIKE 'pacute-%' AND a.task NOT LIKE 'pacute-hierarchical-%' AND a.task LIKE ?
           AND list_contains(?, a.model_id) AND a.metric = ?

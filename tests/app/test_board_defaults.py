@@ -77,14 +77,17 @@ def test_query_parameters_still_win(stores):
         assert any("Also with results: formats GEN" in c.value for c in at.caption)
 
 
-def test_with_bhasa_results_it_opens_on_bhasa(stores):
+def test_the_board_with_more_models_opens_first(stores):
+    """PACUTE (two evaluated models) beats BHASA (one); picked, BHASA opens on the prompt that has its results."""
     with pages_on(stores["bhasa"]):
         at = app_test("leaderboard")
         assert not at.exception, [e.value for e in at.exception]
-        assert at.segmented_control(key="bench").value == "BHASA"
+        assert at.segmented_control(key="bench").value == "PACUTE"
+        assert at.segmented_control(key="prompt").value == "Native"
+        assert any("Also with results: benchmarks BHASA" in c.value for c in at.caption)
+        at = app_test("leaderboard", bench="BHASA")
         assert at.segmented_control(key="prompt").value == "English"
         assert list(_board(at).index) == ["Closed-XL"]
-        assert any("Also with results: benchmarks PACUTE" in c.value for c in at.caption)
 
 
 def test_missing_values_show_as_a_dash_and_sort_last(stores):
