@@ -25,6 +25,7 @@ def prepare_store() -> str:
 PAGES = {
     "Leaderboards": [
         st.Page("pages/leaderboard.py", title="Leaderboard", icon=":material/leaderboard:", default=True),
+        st.Page("pages/language.py", title="By language", icon=":material/translate:"),
     ],
     "Explore": [
         st.Page("pages/lindsea.py", title="LINDSEA", icon=":material/account_tree:"),
@@ -46,9 +47,12 @@ PAGES = {
 
 
 def demo_banner() -> None:
-    """Say plainly when what the pages show is the embedded demo, not benchmark results."""
+    """Say plainly when what the pages show is the embedded demo, not benchmark results: when the store's ranked
+    rows are demo ones, i.e. no evaluated or uploaded model is ranked anywhere (`services.board_view`)."""
+    from services.board_view import with_stubs
+
     demo = q("demo_models")
-    if demo.empty:
+    if demo.empty or with_stubs(q("board_models"))["ranked"].any():
         return
     names = ", ".join(md_escape(m) for m in demo["model_id"])
     st.info(f"**Demo data.** {names} answered Tanaw's own demo items (`data/demo`: 10-60 sentences per cell "

@@ -16,13 +16,27 @@ import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
 
-from evaluator.registry import LANG_NAMES, LANGUAGES
+from evaluator.registry import LANG_NAMES, LANGUAGES, TASKS
 from store.sheets import csv_bytes, sheet_safe  # the one neutraliser, shared with the CLI's CSV exports
 
 
 def lang_label(code: str) -> str:
     """"id · Indonesian" for a language choice."""
     return f"{code} · {LANG_NAMES[code]}" if code in LANG_NAMES else code
+
+
+VIEW_LANGS = {LANG_NAMES[c]: c for c in LANG_NAMES if any(c in t.langs and t.metrics for t in TASKS.values())}
+"""The languages of the "By language" page: every language the registry has scored tasks in, name -> code (the
+page's URL carries the name, ?lang=Thai)."""
+LANGUAGE_PAGE = "pages/language.py"
+
+
+def language_links() -> None:
+    """One link per language to its "By language" view, in a row (the funder's question in one click)."""
+    with st.container(horizontal=True, gap="small"):
+        st.markdown("**Best model in**")
+        for name in VIEW_LANGS:
+            st.page_link(LANGUAGE_PAGE, label=name, query_params={"lang": name}, icon=":material/translate:")
 
 
 PROMPT_NAMES = {"en": "English prompt", "native": "Native prompt"}

@@ -14,7 +14,7 @@ from pages._board_human import with_human
 from pages._cached import q
 from pages._entry import embedded, ensure_app
 from pages._filters import also_available, filtered_models, model_filters
-from pages._ui import csv_bytes, dashed, empty_state, md_escape, plot_text, table
+from pages._ui import csv_bytes, dashed, empty_state, language_links, md_escape, plot_text, table
 
 ensure_app()
 FAMILIES = BOARDS  # tabs: family title -> family, from each family's declaration (evaluator/tasks/*/family.yaml)
@@ -74,6 +74,7 @@ else:
                                       help="Normalized = (score − chance) / (100 − chance) × 100, the SEA-HELM "
                                            "convention; 0 is chance, negative is below chance. Raw is the metric "
                                            "itself on 0-100.") or "Normalized"
+    language_links()
     others = " ".join(filter(None, [also_available("benchmarks", bench, families_with),
                                     also_available("prompts", prompt, prompts_with(bench))]))
     if others:
@@ -142,7 +143,8 @@ else:
             fig.add_trace(go.Heatmap(
                 z=missing.where(missing).values.astype(float), x=[plot_text(c) for c in z.columns],
                 y=[plot_text(m) for m in z.index], colorscale=[[0, MISSING_GREY], [1, MISSING_GREY]],
-                showscale=False, texttemplate="—", customdata=hover.map(plot_text).values,
+                showscale=False, text=missing.map(lambda m: "—" if m else "").values, texttemplate="%{text}",
+                customdata=hover.map(plot_text).values,
                 hovertemplate="%{y}<br>%{x}<br>no score: %{customdata}<extra></extra>"))
         fig.update_layout(height=160 + 38 * len(z.index), margin={"l": 10, "r": 10, "t": 30, "b": 10},
                           xaxis={"side": "top", "tickangle": -45}, yaxis={"autorange": "reversed"})

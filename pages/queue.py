@@ -103,7 +103,7 @@ rows = cached.q("submissions", status=None if status in (None, "ALL") else statu
 if rows.empty:
     st.info("No requests yet." if status in (None, "ALL") else f"No {status} requests.")
 else:
-    frame(rows, hide_index=True, use_container_width=True, column_config={
+    frame(rows, hide_index=True, width="stretch", column_config={
         "status": st.column_config.TextColumn("status"),
         "model_id": st.column_config.TextColumn("model"),
         "served_at": st.column_config.TextColumn("served at"),
@@ -122,4 +122,4 @@ with st.expander("Results repository sync", icon=":material/cloud_sync:"):
     st.text(f"Results repo: {repo}" if repo else "Hub sync is off (TANAW_RESULTS_REPO not set).")
     log = cached.q("hub_sync_log", limit=20)
     if not log.empty:
-        frame(log, hide_index=True, use_container_width=True)
+        frame(log, hide_index=True, width="stretch")

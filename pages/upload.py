@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import streamlit as st
 
 from evaluator import incidents
@@ -14,9 +15,10 @@ from pages import _cached as cached
 from pages._cached import connection
 from pages._entry import ensure_app
 from pages._gate import checked
-from pages._ui import frame, md_escape
+from pages._ui import dashed, frame, md_escape
 from services import gate
 from services import upload as upload_flow
+from services.self_reported import side_by_side, summary_on_scale
 from services.upload import DEFAULT_LIMITS, MB, read_upload
 from services.write import WriterBusy
 from store import access
@@ -35,7 +37,7 @@ def _problems(rows, kind: str, tail: str = "") -> None:
     (st.error if kind == "error" else st.warning)(f"{len(rows)} {kind}{'s' if len(rows) != 1 else ''}{tail}")
     frame([{"file": e.file, "line": str(e.line or ""), "field": e.field or "", "problem": e.problem}
                   for e in rows[:500]],
-                 hide_index=True, use_container_width=True)
+                 hide_index=True, width="stretch")
 
 
 def _admin() -> None:
@@ -48,7 +50,7 @@ def _admin() -> None:
         if "admin_done" in st.session_state:
             st.success(md_escape(st.session_state.pop("admin_done")))
         uploads = cached.q("uploads", include_hidden=True)
-        frame(uploads, hide_index=True, use_container_width=True)
+        frame(uploads, hide_index=True, width="stretch")
         if len(uploads):
             models = dict(zip(uploads["source_hash"], uploads["model_id"]))
             target = st.selectbox("Upload", list(models), key="admin_target",
@@ -63,7 +65,7 @@ def _admin() -> None:
                                                                            actor="admin")
                 cached.clear()
                 st.rerun()
-        frame(cached.q("audit_log", limit=100), hide_index=True, use_container_width=True)
+        frame(cached.q("audit_log", limit=100), hide_index=True, width="stretch")
 
 
 def _drain_inbox() -> None:
@@ -132,7 +134,7 @@ file = st.file_uploader("Result file", type=["jsonl", "json", "zip"], key="file"
                              "run_1/, run_2/ folders give run numbers.")
 if file is None:
     with st.expander("Recent uploads"):
-        frame(cached.q("uploads", limit=20), hide_index=True, use_container_width=True)
+        frame(cached.q("uploads", limit=20), hide_index=True, width="stretch")
     st.stop()
 
 try:
@@ -141,7 +143,7 @@ except Exception:
     _failed("reading an upload", "The file could not be checked")
 st.subheader("Detected")
 frame([{"file": f.name, "format": f.format, "run": f.run, "rows": f.rows, "matched": f.imported}
-              for f in upload.files], hide_index=True, use_container_width=True)
+              for f in upload.files], hide_index=True, width="stretch")
 st.text(f"{len(upload.predictions)} predictions matched to our items, {len(upload.summary)} self-reported "
         f"summary scores, sha256 {upload.sha256[:16]}…")
 
@@ -199,14 +201,26 @@ if submitted:
         st.stop()
     st.success(md_escape(outcome.message))
     if outcome.cells:
-        frame([{"task": c.task, "lang": c.lang, "prompt": c.prompt_lang, "metric": c.metric,
-                       "score": c.value, "ci_low": c.ci_low, "ci_high": c.ci_high, "n": c.n,
-                       "unparsed": c.parse_fail_rate, "status": c.status} for c in outcome.cells],
-                     hide_index=True, use_container_width=True)
-    reported = cached.q("self_reported_summary", model=outcome.model_id)
+        st.subheader("Re-scored by Tanaw")
+        cells = pd.DataFrame([{"task": c.task, "lang": c.lang, "prompt": c.prompt_lang, "metric": c.metric,
+                               "score": c.value, "ci_low": c.ci_low, "ci_high": c.ci_high, "n": c.n,
+                               "unparsed %": None if c.parse_fail_rate is None else 100 * c.parse_fail_rate,
+                               "status": c.status} for c in outcome.cells])
+        frame(dashed(cells, {"score": 1, "ci_low": 1, "ci_high": 1, "n": 0, "unparsed %": 1}), hide_index=True,
+              width="stretch")
+    compared = side_by_side(cached.q("rescored_and_reported", model=outcome.model_id))
+    if len(compared):
+        st.subheader("Re-scored beside self-reported")
+        st.caption("The same cells on one scale (0-100; a file's 0-1 shares ×100): Tanaw's score from the raw "
+                   "outputs beside the mean of the file's own per-item scores, how many items the two score "
+                   "differently and the rule behind it. Self-reported values are kept, never ranked.")
+        frame(dashed(compared, {"re-scored": 1, "self-reported": 1, "difference": 1, "items": 0, "differing": 0}),
+              hide_index=True, width="stretch",
+              column_config={"why": st.column_config.TextColumn("why they differ", width="large")})
+    reported = summary_on_scale(cached.q("self_reported_summary", model=outcome.model_id))
     if len(reported):
-        st.caption("Scores the file reported itself: kept apart, never ranked (their own scales).")
-        frame(reported, hide_index=True, use_container_width=True)
+        with st.expander("Every self-reported figure in the file (never ranked)"):
+            frame(dashed(reported, {"value": 1, "items": 0}), hide_index=True, width="stretch")
     if Path(MODEL_PAGE).exists():
         try:
             st.page_link(MODEL_PAGE, label=f"Open the model page of {md_escape(outcome.model_id)}", icon=":material/person:",

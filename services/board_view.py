@@ -241,3 +241,31 @@ def ranks_without_stubs(intervals: pd.DataFrame) -> tuple[tuple[str, int, int], 
     known = {m: (lo if lo == lo and lo is not None else v, hi if hi == hi and hi is not None else v)
              for m, v, lo, hi in zip(rows["model"], rows["overall"], rows["low"], rows["high"])}
     return tuple(sorted((m, b, w) for m, (b, w) in rank_ranges(known).items())) if known else ()
+
+
+def language_table(cells: pd.DataFrame, tests: pd.DataFrame, ranked: Iterable[str], prompt_lang: str,
+                   describe: dict[str, str]) -> pd.DataFrame:
+    """One row per task of a language (`language_cells` rows), ranked by the leader's normalised score (its
+    strongest task first): task, leader, normalized (the leader's, 0 = chance), score (its headline value, 0-100),
+    ci (its 95% interval as text), gap (points ahead of the runner-up), clear ("yes" / "no: within noise" / "—"
+    without a stored paired test), runner_up, fails (a Compare link to the items the leader got wrong),
+    competency (short plain words), what (the task in plain words from `describe`), n, models (scored on it)."""
+    from urllib.parse import urlencode
+
+    rows = []
+    for lead in task_leads(cells, tests, ranked):
+        cell = cells[(cells["task"] == lead.task) & (cells["model"] == lead.leader)].iloc[0]
+        rows.append({
+            "task": lead.task, "leader": lead.leader, "normalized": cell["normalized"], "score": float(cell["value"]),
+            "ci": f"{cell['ci_low']:.1f}–{cell['ci_high']:.1f}" if cell["ci_low"] == cell["ci_low"] else "—",
+            "gap": lead.gap, "clear": "—" if lead.clear is None else "yes" if lead.clear else "no: within noise",
+            "runner_up": lead.runner_up or "—",
+            "fails": "/compare?" + urlencode({"task": lead.task, "lang": cell["lang"],
+                                              "sys": f"{lead.leader}|{prompt_lang}", "slice": "any_wrong"}),
+            "competency": competency_words(cell["grp"]).split(":")[0], "what": describe.get(lead.task, ""),
+            "n": int(cell["n"]), "models": int((cells["task"] == lead.task).sum())})
+    out = pd.DataFrame(rows, columns=["task", "leader", "normalized", "score", "ci", "gap", "clear", "runner_up",
+                                      "fails", "competency", "what", "n", "models"])
+    order = out["normalized"].where(out["normalized"].notna(), out["score"])
+    return out.assign(_order=order).sort_values(["_order", "task"], ascending=[False, True]).drop(
+        columns="_order").reset_index(drop=True)

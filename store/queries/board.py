@@ -37,11 +37,11 @@ def board_models(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
 @query
 def language_cells(con: duckdb.DuckDBPyConnection, *, lang: str, prompt_lang: str,
                    models: tuple[str, ...] | None = None) -> pd.DataFrame:
-    """Every scored headline cell of one language and prompt language: model, origin, task, family, grp, metric,
+    """Every scored headline cell of one language and prompt language: model, origin, task, lang, family, grp, metric,
     value, ci_low, ci_high, n, chance, normalized."""
     ids = list(models) if models is not None else None
     return con.execute("""
-        SELECT a.model_id AS model, m.origin, a.task, t.family, t.grp, a.metric, a.value, a.ci_low, a.ci_high,
+        SELECT a.model_id AS model, m.origin, a.task, a.lang, t.family, t.grp, a.metric, a.value, a.ci_low, a.ci_high,
                a.n, a.chance, a.normalized
         FROM aggregates a JOIN tasks t ON t.task = a.task JOIN models m ON m.model_id = a.model_id
         WHERE a.is_headline AND a.status = 'ok' AND a.value IS NOT NULL AND a.lang = ? AND a.prompt_lang = ?

@@ -83,3 +83,23 @@ def mixed_store(path: Path) -> Path:
     finally:
         con.close()
     return path
+
+
+THAI = {"thai-strong": (5, "a"), "thai-middle": (2, "b"), "thai-weak": (1, "c")}
+"""Models answering the scored Thai cells of the samples: run number (right with probability 0.6 + 0.05·run, by
+a seeded hash of the item: `tests.helpers.aggregate_golden`) and hash salt. thai-weak skips sentiment (a missing
+cell on the board)."""
+
+
+def thai_store(path: Path) -> Path:
+    """The three THAI models plus the lm-evaluation-harness samples as they are (xcopa and xnli, Thai and more): a
+    store where the Thai question has an answer."""
+    from tests.helpers.aggregate_golden import _ingest as ingest_file
+    from tests.helpers.aggregate_golden import _jsonl, native_rows
+
+    for model, (run, salt) in THAI.items():
+        rows = [r for r in native_rows(SAMPLES, (run,), salt)
+                if r["lang"] == "th" and not (model == "thai-weak" and r["task"] == "sentiment")]
+        ingest_file(path, _jsonl(rows), f"{model}.jsonl", model, SAMPLES)
+    ingest_file(path, LMEVAL_FILES, None, "lm-eval-real", SAMPLES)
+    return path

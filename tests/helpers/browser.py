@@ -43,12 +43,22 @@ def wait_healthy(url: str, timeout: float = 60.0, proc: subprocess.Popen | None 
     raise TimeoutError(f"{url} not healthy after {timeout}s")
 
 
+DEPRECATION = re.compile(r"streamlit\.deprecation_util|use_container_width|is deprecated")
+"""A Streamlit deprecation warning in the server log (Streamlit logs every one, e.g. `use_container_width`)."""
+
+
+def deprecations(log_text: str) -> list[str]:
+    """The server log's lines that are Streamlit deprecation warnings."""
+    return [line for line in log_text.splitlines() if DEPRECATION.search(line)]
+
+
 @contextlib.contextmanager
 def serve_app(db_path: str | os.PathLike, port: int | None = None, env: dict | None = None,
               log_path: str | os.PathLike | None = None) -> Iterator[str]:
     """Run `streamlit run app.py` on `db_path` (TANAW_DB) and yield its base URL; stopped (and waited for) on exit.
     The server's output goes to a file (`log_path`, else a temporary one), never to an unread pipe that a chatty
-    server could fill and block on; a server that never becomes healthy is reported with that output."""
+    server could fill and block on; a server that never becomes healthy is reported with that output. A server log
+    holding a Streamlit deprecation warning fails the test that served it (`deprecations`)."""
     port = port or free_port()
     full_env = {**os.environ, "TANAW_DB": str(db_path), "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
                 **(env or {})}
@@ -71,6 +81,9 @@ def serve_app(db_path: str | os.PathLike, port: int | None = None, env: dict | N
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(timeout=10)  # the store file is free once this returns
+        log.seek(0)
+        warned = deprecations(log.read())
+        assert not warned, f"Streamlit deprecation warnings in the server log: {warned[:5]}"
 
 
 def chromium_available() -> bool:
