@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from pages._cached import connection, parquet_root, q
-from pages._entry import embedded, route_default_alias
+from pages._entry import embedded, requested_path, route_default_alias
 from pages._hub import push_changes, sync_banner
 from pages._ui import md_escape, run_page
 
@@ -66,7 +66,9 @@ route_default_alias()  # /leaderboard is the leaderboard (the default page, also
 if embedded():  # ?embed=1: the leaderboard table alone, for iframes (docs/deploying.md)
     run_page(st.navigation([PAGES["Leaderboards"][0]], position="hidden"))
     st.stop()
-page = st.navigation({k: v for k, v in PAGES.items() if v}, position="top")
+# annotators see one page: no site navigation (and no model names anywhere on it)
+annotating = requested_path() == "annotate"
+page = st.navigation({k: v for k, v in PAGES.items() if v}, position="hidden" if annotating else "top")
 if page.url_path != "annotate":  # annotators see blinded candidates: no model names anywhere on their page
     demo_banner()
 sync_banner()  # results repo on the Hub (TANAW_RESULTS_REPO): pulled on start, pushed after changes

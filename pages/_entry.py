@@ -45,3 +45,12 @@ def route_default_alias() -> None:
     if manager is not None and not manager.intended_page_script_hash \
             and (manager.intended_page_name or "").strip("/") == LEADERBOARD_PATH:
         manager.set_script_intent("", "")
+
+
+def requested_path() -> str:
+    """The page path this run was asked for ("" for the default page), before `st.navigation` resolves it."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    manager = getattr(ctx, "pages_manager", None)
+    return (getattr(manager, "intended_page_name", None) or "").strip("/") if manager is not None else ""

@@ -158,18 +158,22 @@ else:
         details = details.merge(view, on=["model", "task", "lang"], how="left")
         details["run card"] = [f"/compare?{urlencode({'task': t, 'lang': lg, 'sys': f'{m}|{prompt_lang}'})}"
                                for m, t, lg in zip(details["model"], details["task"], details["lang"])]
-        table(details[["model", "origin", "task", "lang", "metric", "value", "ci_low", "ci_high", "n", "n_runs",
-                       "chance", "normalized", "below_chance", "parse_fail_rate", "SEA-HELM view", "status", "note",
-                       "run card"]],
-              f"cells-{family}-{prompt_lang}",
-              columns={"normalized": st.column_config.NumberColumn("normalized", format="%.1f"),
+        details["unparsed %"] = 100 * details["parse_fail_rate"]
+        details = details[["model", "origin", "task", "lang", "metric", "value", "ci_low", "ci_high", "n", "n_runs",
+                           "chance", "normalized", "below_chance", "unparsed %", "SEA-HELM view", "status", "note",
+                           "run card"]]
+        numbers = {"value": 1, "ci_low": 1, "ci_high": 1, "n": 0, "n_runs": 0, "chance": 1, "normalized": 1,
+                   "unparsed %": 1, "SEA-HELM view": 1}  # missing values as "—", never None
+        table(details, f"cells-{family}-{prompt_lang}", display=dashed(details, numbers),
+              columns={**{c: st.column_config.NumberColumn(c) for c in numbers},
+                       "value": st.column_config.NumberColumn("score", help="0-100"),
                        "run card": st.column_config.LinkColumn(
                            "run card", display_text="run card", help="harness, endpoint, generation settings, "
                            "prompt template hash, dates and source file, on Compare"),
-                       "parse_fail_rate": st.column_config.NumberColumn("unparsed", format="percent",
-                                                                        help="instruction-following failures"),
+                       "unparsed %": st.column_config.NumberColumn("unparsed %",
+                                                                   help="instruction-following failures"),
                        "SEA-HELM view": st.column_config.NumberColumn(
-                           "SEA-HELM view", format="%.1f",
+                           "SEA-HELM view",
                            help="SEA-HELM's headline for classification tasks: balanced accuracy normalised by "
                                 "chance and clipped at 0, unparsed answers as a null class. For comparison with "
                                 "SEA-HELM's board; not ranked (see Methodology)")})
@@ -208,9 +212,10 @@ if reported.empty:
 else:
     st.caption("Numbers as published (BHASA: Leong et al., 2023; PACUTE), on the papers' own samples and models; "
                "'n/a' prompt rows (fine-tuned, human) appear under both prompt languages.")
-    table(reported, f"reported-{family}-{prompt_lang}",
-          columns={c: st.column_config.NumberColumn(format="%.1f") for c in reported.columns
-                   if c not in ("system", "source")})
+    reported_cells = [c for c in reported.columns if c not in ("system", "source")]
+    table(reported, f"reported-{family}-{prompt_lang}",  # cells a paper does not report show "—", never None
+          columns={c: st.column_config.NumberColumn(c) for c in reported_cells},
+          display=dashed(reported, {c: 1 for c in reported_cells}))
     marker = "scored by a different gold"
     caveats = q("reported_rows")
     caveats = caveats[caveats["note"].fillna("").str.contains(marker, regex=False)

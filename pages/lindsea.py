@@ -118,12 +118,12 @@ table(items, f"lindsea_{model}_{lang}_items", display=dashed(items, {}),  # empt
 pairs = wrong[wrong["correct_sentence"].notna()].head(10)
 if not pairs.empty:
     st.markdown("**Minimal pairs answered wrongly**: the words that differ are highlighted "
-                "(red: acceptable sentence, green: unacceptable one). As asked, the acceptable sentence is A; "
+                "(green: in the acceptable sentence, red: in the unacceptable one). As asked, the acceptable sentence is A; "
                 "swapped, it is B.")
     answers = q("lindsea_answers", model=model, lang=lang, prompt_lang=prompt_lang,
                 items=tuple(zip(pairs["task"], pairs["item_id"])))
     for row in pairs.itertuples():
-        good, bad = word_diff(row.correct_sentence, row.wrong_sentence, lang)
+        bad, good = word_diff(row.wrong_sentence, row.correct_sentence, lang)  # red only in the unacceptable one
         said = {o: answers.loc[(answers["item_id"] == row.item_id) & (answers["ord"] == o), "answer"]
                 for o in ("ab", "ba")}
         with st.container(border=True):

@@ -110,8 +110,8 @@ def preselect(models: pd.DataFrame, available: Iterable[str], k: int,
     order = [m for m in leader_order(models) if m in set(available)]
     baselines = set(baselines) | set(models.loc[models["baseline"].fillna(False), "model"])
     rest = [m for m in available if m not in order]
-    rest = [m for m in rest if m not in baselines] + [m for m in rest if m in baselines]
-    return (order + rest)[:k]
+    ordered = [m for m in order + rest if m not in baselines] + [m for m in order + rest if m in baselines]
+    return ordered[:k]
 
 
 def compare_default(systems: pd.DataFrame, leaders: Sequence[str], prompt_lang: str) -> list[str]:

@@ -44,8 +44,8 @@ def test_drilldown_to_categories_matches_hand_count(db):
         for category, (value, n) in _expected_by_category("Gemma-2B", "id", lang_prompt, "morphology").items():
             assert shown[(category, lang_prompt)][0] == pytest.approx(value)
             assert shown[(category, lang_prompt)][1] == n
-    # below-chance categories are marked as such
-    assert (bars["below_chance"] == (bars["value"] < 50)).all()
+    # below chance only when the whole 95% interval is below 50, not a point under it
+    assert (bars["below_chance"] == (bars["ci_high"] < 50)).all()
 
 
 def test_items_list_minimal_pairs_with_both_orders_and_highlighted_difference(db):
@@ -64,8 +64,10 @@ def test_items_list_minimal_pairs_with_both_orders_and_highlighted_difference(db
     assert any(t.startswith("`morphology-12` · as asked: ✓ right (answer: A) · swapped: ✗ wrong (answer: A)")
                for t in texts)
     # difference of a pair in markdown, escaped and highlighted
-    assert any(":red-background[" in t and t.startswith("✓") for t in texts)
-    assert any(":green-background[" in t and t.startswith("✗") for t in texts)
+    # the colour key: green in the acceptable sentence, red in the unacceptable one
+    assert any(":green-background[" in t and t.startswith("✓") for t in texts)
+    assert any(":red-background[" in t and t.startswith("✗") for t in texts)
+    assert not any(":red-background[" in t and t.startswith("✓") for t in texts)
 
 
 def test_tamil_and_empty_language(db):

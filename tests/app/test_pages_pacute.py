@@ -15,7 +15,7 @@ def test_levels_and_diagnostic_mcq(db):
     assert levels.loc[("Gemma-2B", 0), "value"] == pytest.approx(60.0)
     assert levels.loc[("Gemma-2B", 2), "n"] == 10
     assert levels.loc[("Gemma-2B", 2), "chance"] == 25.0
-    assert levels.loc[("Gemma-2B", 2), "below_chance"]
+    assert not levels.loc[("Gemma-2B", 2), "below_chance"]  # 20% under 25% chance, but its interval reaches it
     # Wilson 95% for 2/10: 5.67-50.98
     assert levels.loc[("Gemma-2B", 2), "ci_low"] == pytest.approx(5.67, abs=0.01)
     assert levels.loc[("Closed-XL", 4), "value"] == pytest.approx(90.0)
@@ -44,7 +44,7 @@ def test_suite_and_controls_as_ceiling(db):
     assert suite.loc[("Closed-XL", "affixation"), "value"] == pytest.approx(80.0)
     assert suite.loc[("Closed-XL", "langgame"), "kind"] == "control"
     assert suite.loc[("Closed-XL", "langgame"), "value"] == pytest.approx(90.0)
-    assert suite.loc[("Gemma-2B", "mda"), "below_chance"]
+    assert not suite.loc[("Gemma-2B", "mda"), "below_chance"]  # 4/20 = 20%, 95% CI 8.1-41.6 reaches 25
     assert suite.loc[("Gemma-2B", "mda"), "n"] == 20
 
 
