@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from pages._cached import connection, parquet_root, q
-from pages._entry import embedded, requested_path, route_default_alias
+from pages._entry import embedded, requested, route_default_alias
 from pages._hub import push_changes, sync_banner
 from pages._ui import md_escape, run_page
 
@@ -38,7 +38,7 @@ PAGES = {
     "Contribute": [
         st.Page("pages/upload.py", title="Upload results", icon=":material/upload_file:"),
         st.Page("pages/queue.py", title="Evaluation queue", icon=":material/queue:"),
-        st.Page("pages/annotate.py", title="Annotate", icon=":material/rate_review:"),
+        st.Page("pages/annotate.py", title="Annotate", icon=":material/rate_review:"),  # [2]: served alone
     ],
     "About": [
         st.Page("pages/methodology.py", title="Methodology", icon=":material/menu_book:"),
@@ -67,7 +67,7 @@ if embedded():  # ?embed=1: the leaderboard table alone, for iframes (docs/deplo
     run_page(st.navigation([PAGES["Leaderboards"][0]], position="hidden"))
     st.stop()
 # annotators see one page: no site navigation (and no model names anywhere on it)
-annotating = requested_path() == "annotate"
+annotating = requested(PAGES["Contribute"][2])
 page = st.navigation({k: v for k, v in PAGES.items() if v}, position="hidden" if annotating else "top")
 if page.url_path != "annotate":  # annotators see blinded candidates: no model names anywhere on their page
     demo_banner()

@@ -47,10 +47,15 @@ def route_default_alias() -> None:
         manager.set_script_intent("", "")
 
 
-def requested_path() -> str:
-    """The page path this run was asked for ("" for the default page), before `st.navigation` resolves it."""
+def requested(page) -> bool:
+    """Whether this run asks for `page` (an `st.Page`), by URL path on a first load or by its script hash when the
+    browser reruns or navigates, before `st.navigation` resolves it."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     ctx = get_script_run_ctx()
     manager = getattr(ctx, "pages_manager", None)
-    return (getattr(manager, "intended_page_name", None) or "").strip("/") if manager is not None else ""
+    if manager is None:
+        return False
+    if manager.intended_page_script_hash:
+        return manager.intended_page_script_hash == page._script_hash
+    return (manager.intended_page_name or "").strip("/") == page.url_path

@@ -139,3 +139,6 @@ def test_three_annotators_complete_in_the_browser(served, cid, protocol):
         _at_step(page, total, total)
         page.get_by_text("All your items are judged").wait_for(timeout=WAIT_MS)
         _assert_blind(page)
+        # an annotator's page has no site navigation: no menu leads to the leaderboards and their model names
+        assert page.locator('[data-testid="stTopNavSection"], [data-testid="stSidebarNav"]').count() == 0
+        assert page.get_by_text("Leaderboards", exact=True).count() == 0
