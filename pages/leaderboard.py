@@ -90,7 +90,7 @@ def board_table(board) -> None:
     cols = {c: st.column_config.NumberColumn(c) for c in numbers}
     cols |= {"rank": st.column_config.NumberColumn("rank", width="small", help="best rank: 1 + the models whose overall 95% "
                                                              "interval lies wholly above this one's (Methodology)"),
-             "rank range": st.column_config.TextColumn("rank range", width="small", help="best–worst rank by the interval-overlap "
+             "rank range": st.column_config.TextColumn("rank range", width=105, help="best–worst rank by the interval-overlap "
                                                                           "rule over every ranked model"),
              "tied with #1": st.column_config.TextColumn("tied with #1", width=90),
              "model": st.column_config.TextColumn("model", width="medium"),
