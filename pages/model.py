@@ -43,7 +43,8 @@ else:
     EXTREMES = {"strength": ("Strengths", "above", "strengths"), "weakness": ("Weaknesses", "below", "weaknesses")}
     for column, (side, (title, where, name)) in zip(st.columns(2), EXTREMES.items()):
         with column:
-            st.markdown(f"**{title}** (furthest {where} the field median)")
+            st.markdown(f"**{title}** (furthest {where} the field median; a cell whose 95% interval contains the "
+                        "median is noise and not listed)")
             extremes = q("model_extremes", model=model, side=side)
             if extremes.empty:
                 st.caption(f"No cell {where} the field median.")

@@ -17,11 +17,11 @@ RULES = {
 
 
 def side_by_side(rows: pd.DataFrame) -> pd.DataFrame:
-    """`rescored_and_reported` rows on one scale: task, lang, prompt, metric, rescored, self-reported (×100 when
-    the file's values are shares), difference (re-scored − self-reported, points), items, differing, why."""
+    """`rescored_and_reported` rows on one scale: task, lang, prompt, metric, re-scored, self-reported (×100 when
+    the file's values are shares), difference (re-scored − self-reported, points), why, items, differing."""
     if rows.empty:
         return pd.DataFrame(columns=["task", "lang", "prompt", "metric", "re-scored", "self-reported", "difference",
-                                     "items", "differing", "why"])
+                                     "why", "items", "differing"])
     scale = 100.0 if rows["reported"].max() <= SHARE_MAX else 1.0
     reported = rows["reported"] * scale
     why = []
@@ -32,8 +32,8 @@ def side_by_side(rows: pd.DataFrame) -> pd.DataFrame:
             why.append(f"{differing} of {items} items scored differently: {RULES.get(harness, RULES['other'])}")
     return pd.DataFrame({"task": rows["task"], "lang": rows["lang"], "prompt": rows["prompt_lang"],
                          "metric": rows["metric"], "re-scored": rows["rescored"], "self-reported": reported,
-                         "difference": rows["rescored"] - reported, "items": rows["items"],
-                         "differing": rows["differing"], "why": why})
+                         "difference": rows["rescored"] - reported, "why": why, "items": rows["items"],
+                         "differing": rows["differing"]})
 
 
 def summary_on_scale(rows: pd.DataFrame) -> pd.DataFrame:

@@ -53,7 +53,7 @@ def test_board_missing_cell_and_phone_width(app_url):
         page.goto(f"{app_url}/?bench=BHASA&prompt=English")
         _settle(page, "Grey cells with a dash have no score")
         screenshot(page, "board-missing-cell-1400")
-    with chromium_page(400, 900) as page:
+    with chromium_page(400, 2000) as page:
         page.goto(f"{app_url}/?bench=BHASA&prompt=English")
         _settle(page, "BHASA · normalized scores")
         screenshot(page, "board-400")
