@@ -7,7 +7,7 @@ import streamlit as st
 from pages._cached import q
 from pages._entry import ensure_app
 from pages._filters import filtered_models, leaders_first, model_filters
-from pages._ui import empty_state, md_escape, plot_frame, table
+from pages._ui import dashed, empty_state, md_escape, plot_frame, table
 
 ensure_app()
 
@@ -33,12 +33,16 @@ if cells.empty:
 else:
     st.caption("Headline metric per task and language. Rank range: best and worst rank this model can take given "
                "the 95% intervals of every model in the same cell (1 = top). Delta: score minus the field median.")
-    table(cells, f"model_{model}_cells", columns={
-        "rank_best": st.column_config.NumberColumn("best rank", format="%d"),
-        "rank_worst": st.column_config.NumberColumn("worst rank", format="%d"),
-        "n_models": st.column_config.NumberColumn("models", format="%d"),
-        "field_median": st.column_config.NumberColumn("field median", format="%.1f"),
-        "delta": st.column_config.NumberColumn("delta", format="%+.1f")}, height=320)
+    numbers = {"value": 1, "ci_low": 1, "ci_high": 1, "n": 0, "rank_best": 0, "rank_worst": 0, "n_models": 0,
+               "field_median": 1, "delta": 1, "chance": 1, "parse_fail_pct": 1}  # missing values as "—", not None
+    table(cells, f"model_{model}_cells", display=dashed(cells, numbers), columns={
+        **{c: st.column_config.NumberColumn(c) for c in numbers},
+        "value": st.column_config.NumberColumn("score", help="0-100"),
+        "rank_best": st.column_config.NumberColumn("best rank"),
+        "rank_worst": st.column_config.NumberColumn("worst rank"),
+        "n_models": st.column_config.NumberColumn("models"),
+        "field_median": st.column_config.NumberColumn("field median"),
+        "parse_fail_pct": st.column_config.NumberColumn("unparsed %")}, height=320)
 
     EXTREMES = {"strength": ("Strengths", "above", "strengths"), "weakness": ("Weaknesses", "below", "weaknesses")}
     for column, (side, (title, where, name)) in zip(st.columns(2), EXTREMES.items()):
@@ -80,4 +84,4 @@ else:
     table(flags, f"model_{model}_flags")
 
 st.subheader("Provenance")
-table(runs, f"model_{model}_runs", height=280)
+table(runs, f"model_{model}_runs", height=280, display=dashed(runs, {}))
