@@ -7,6 +7,7 @@ import pytest
 
 from tests.helpers.board_stores import LMEVAL_STUB, PACUTE_STUB, REAL, mixed_store, pacute_store
 from tests.helpers.fixtures_store import app_test, pages_on
+from tests.helpers.samples import REPO
 
 pytestmark = pytest.mark.needs_samples
 
@@ -98,3 +99,16 @@ def test_mixed_store_ranks_the_real_models_and_hides_no_leader(mixed_db):
         assert at.selectbox(key="model").value == "real-0"
         at = _ok(app_test("lindsea"))
         assert at.selectbox(key="model").value == GEMMA_DEMO  # no real LINDSEA results: the demo run, not a baseline
+
+
+def _banner(db) -> list[str]:
+    from streamlit.testing.v1 import AppTest
+
+    with pages_on(db):
+        at = _ok(AppTest.from_file(str(REPO / "app.py"), default_timeout=120).run())
+        return [i.value for i in at.info if i.value.startswith("**Demo data.**")]
+
+
+def test_demo_banner_only_when_the_ranked_rows_are_demo(demo_db, mixed_db):
+    assert len(_banner(demo_db)) == 1
+    assert _banner(mixed_db) == []  # real models are ranked: the demo rows are reference points, no banner
