@@ -26,6 +26,10 @@ SELF_REPORTED = ("exact_match", "contains_match", "prefix_match")
 """Per-row and summary scores of generative benchmarks."""
 MCQ_SUMMARY = ("accuracy", "f1_score", "normalized_accuracy")
 """Summary scores of MCQ benchmarks (`_calc_metrics`)."""
+NATIVE_PROMPT = frozenset({"pacute-hierarchical-mcq", "pacute-hierarchical-gen"})
+"""Tasks pacute-bench asks in Filipino (`prefix = task.get("prompt_tl", ...)`, src/pacute_bench/loaders/
+hierarchical.py @ dcab16b; the other loaders use `text_en` or the English `question`): their rows match our
+`prompt_tl` and their summary scores are filed under the same native-prompt cell."""
 
 
 def task_for_benchmark(name: str) -> str | None:
@@ -126,6 +130,8 @@ def parse_summary(data: bytes, file: str, *, limits: L.Limits = L.DEFAULT_LIMITS
             out.warn(None, f"benchmarks.{bench}", "unknown benchmark; scores not imported")
             continue
         metrics = MCQ_SUMMARY if get_task(task).mode == "choice_logprob" else SELF_REPORTED
+        n = res.get("num_samples")
+        n_items = n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else None
         for metric in metrics:
             try:
                 value = L.number(res.get(metric), f"benchmarks.{bench}.{metric}")
@@ -133,7 +139,57 @@ def parse_summary(data: bytes, file: str, *, limits: L.Limits = L.DEFAULT_LIMITS
                 out.error(None, e.field, e.problem)
                 continue
             if value is not None:
-                out.summary.append(SummaryScore(task, "tl", metric, value, "en"))
+                out.summary.append(SummaryScore(task, "tl", metric, value,
+                                                "native" if task in NATIVE_PROMPT else "en", n_items))
     if not out.summary and not out.errors:
         out.error(None, "benchmarks", "no scores found")
     return out
+
+
+def _versions(task: str, theirs: int, ours: int) -> str:
+    """"from <their version> (n items); Tanaw's <task> is <our version> (m items)" for a count mismatch."""
+    from evaluator.datasets.pacute import version_for_count
+
+    stem = get_task(task).loader.removeprefix("pacute.")
+    def name(n: int) -> str:
+        v = version_for_count(stem, n)
+        return f"pacute-bench@{v}" if v else "another PACUTE version"
+    return f"{name(theirs)} ({theirs} items); Tanaw's {task} is {name(ours)} ({ours} items)"
+
+
+def _other_version(task: str, theirs: int, ours: int) -> bool:
+    """A summary over `theirs` items cannot be of our `ours`-item file: more items than ours, or the item count
+    of the other pacute-bench version (fewer items alone is a partial run, `--max-samples`)."""
+    from evaluator.datasets.pacute import version_for_count
+
+    stem = get_task(task).loader.removeprefix("pacute.")
+    return theirs > ours or version_for_count(stem, theirs) not in (None, version_for_count(stem, ours))
+
+
+def check_summary_version(parsed: ParsedRows, index) -> None:
+    """Refuse a summary whose benchmarks were run on another suite version than our items (by item count): its
+    scores would land in cells of a version they do not describe. Tanaw keeps one PACUTE version, the paper's."""
+    for task in dict.fromkeys(s.task for s in parsed.summary):
+        n = next((s.n_items for s in parsed.summary if s.task == task and s.n_items), None)
+        cell = index.cell(task, "tl")
+        if isinstance(cell, str):
+            parsed.error(None, "benchmarks", f"{cell}: its scores cannot be checked against our items, so the "
+                                             "summary is not imported")
+        elif n is not None and _other_version(task, n, len(cell.items)):
+            parsed.error(None, "benchmarks.num_samples",
+                         f"the summary is from {_versions(task, n, len(cell.items))}; a summary of another version "
+                         "is not imported")
+    if parsed.errors:
+        parsed.summary.clear()
+
+
+def check_rows_version(parsed: ParsedRows, unmatched: int, index) -> str | None:
+    """Why a pacute-bench file whose rows do not all match our items is refused (another suite version), or None."""
+    if not unmatched or not parsed.rows:
+        return None
+    task = parsed.rows[0].prediction.task
+    cell = index.cell(task, "tl")
+    ours = len(cell.items) if not isinstance(cell, str) else 0
+    return (f"{unmatched} of {len(parsed.rows)} rows match none of our items: the file is from "
+            f"{_versions(task, len(parsed.rows), ours)}; a file of another version is not imported")
+

@@ -45,6 +45,8 @@ class SummaryScore:
     value: float
     """As the file gives it (its own scale)."""
     prompt_lang: str = "native"
+    n_items: int | None = None
+    """The number of items the file says the score is over, when it says (checked against our items)."""
 
 
 @dataclass

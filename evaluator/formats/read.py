@@ -218,6 +218,8 @@ def _read_member(up: Upload, m: archive.Member, fmt: str, limits: Limits, index:
         up.errors.append(FormatError(m.name, None, None, "refused: nested archives are not accepted"))
         return 0
     parsed = parse_member(m.data, m.name, kind, m.run, limits)
+    if kind == "pacute-bench-summary" and not parsed.errors:
+        pacute_bench.check_summary_version(parsed, index)
     preds = map_rows(parsed, index) if parsed.rows and not parsed.errors else []
     up.errors.extend(parsed.errors)
     up.warnings.extend(parsed.warnings)

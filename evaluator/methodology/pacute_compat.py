@@ -4,8 +4,9 @@ pacute-bench (`src/pacute_bench/evaluator.py` @ 89a610f, the release the sample 
 response, reads the answer as the first line after `<answer>` (else the response's first line) without removing an
 unclosed `<reflection>` block, and compares `answer == ground_truth.strip().lower()` and `ground_truth in answer`
 without trimming hyphens or normalising Unicode. Tanaw follows the PACUTE paper (§5: case, whitespace and
-leading/trailing hyphens of affix strings) after Unicode NFC, counts an output whose `<reflection>` never closes as
-unparsed for exact match, and searches the whole response for contains-match when no `<answer>` block closes.
+leading/trailing hyphens of affix strings) after Unicode NFC and reads only the answer: an output whose reasoning
+block never closes has none (unparsed, 0 on both metrics), and without a closed `<answer>` block contains-match
+searches the text after the last closed reasoning block.
 
 `compare` re-scores pacute-bench rows through Tanaw's own scoring (`evaluator.scoring.score_prediction`) and, for
 each row, also re-scores pacute-bench's *extracted* answer with the paper's normalisation ("theirs, normalised"):
@@ -31,10 +32,11 @@ REASONS = {
     "hyphen": "affix hyphens trimmed before comparing (PACUTE paper §5); pacute-bench compared them verbatim",
     "unicode": "composed and decomposed diacritics (e.g. í vs i + U+0301) compared after Unicode NFC; "
                "pacute-bench compared code points",
-    "whole_response": "no closed <answer> block: Tanaw's contains-match searches the whole response, pacute-bench "
-                      "only its first line",
-    "unclosed_reflection": "the <reflection> block never closes (truncated output): Tanaw's exact match has no "
-                           "answer (unparsed), pacute-bench took the reflection's first line as the answer",
+    "whole_response": "no closed <answer> block: Tanaw's contains-match searches the text after the last closed "
+                      "reasoning block, pacute-bench only its first line",
+    "unclosed_reflection": "the <reflection> block never closes (truncated output): Tanaw reads no answer (a "
+                           "format failure, 0 on exact and contains match), pacute-bench read the reflection's "
+                           "first line as the answer",
     "other": "other extraction difference",
 }
 """Why a per-item flag differs, by reason key."""
