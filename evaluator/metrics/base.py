@@ -54,7 +54,7 @@ class MetricSpec:
     """With `counted`: an unparsed answer is a label of its own (SEA-HELM's "null") instead of no prediction."""
     reads_output: bool = False
     """The item function also takes `output=` (the raw model output, untrusted text), e.g. PACUTE contains-match
-    searching the whole response when no answer block closes."""
+    searching the text after the last closed reasoning block when no answer block closes."""
     reads_task: bool = False
     """The item function also takes `task=` (the item's `TaskSpec`), reading what the task needs from its fields."""
     reads_extras: bool = False
