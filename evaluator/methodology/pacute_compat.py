@@ -146,8 +146,10 @@ def compare_folder(folder: Path | str) -> tuple[list[Totals], list[Difference]]:
 
 
 RULES = {
-    "normalisation": "affix hyphens, case, surrounding whitespace and Unicode NFC are normalised before comparing "
-                     "(PACUTE paper §5); pacute-bench's flags compare its lower-cased answer verbatim",
+    "normalisation": "Tanaw compares after Unicode NFC, case and whitespace, trims affix hyphens for exact match "
+                     "and keeps them for containment (the affix `-um-` is not found in the whole word `kumanta`); "
+                     "pacute-bench's `_normalize_label` (dcab16b) lower-cases and trims hyphens for both, without "
+                     "NFC (its earlier releases kept hyphens)",
     "unclosed_answer": "a reasoning block never closes: Tanaw reads no answer (a format failure, 0), pacute-bench "
                        "read the reflection's first line as the answer",
     "extraction": "another reading of the answer: Tanaw reads the text after the last closed reasoning block, "
