@@ -247,10 +247,11 @@ def map_rows(parsed: ParsedRows, index: ItemIndex) -> list[Prediction]:
         per_run[(pred.task, pred.lang, prompt_lang, pred.run)] += 1
         out.append(aligned)
     refused = check_rows_version(parsed, len(unmatched), index) if parsed.format == "pacute-bench" else None
-    if refused:
-        parsed.error(unmatched[0][0], "id", refused)
-    else:
-        _report_unmatched(parsed, unmatched)
+    if refused:  # the file is another suite version: none of its rows, the rest of a folder still imports
+        parsed.warn(unmatched[0][0], "id", refused)
+        parsed.other_version = parsed.rows[0].prediction.task
+        return []
+    _report_unmatched(parsed, unmatched)
     if relinked:
         parsed.warn(None, "id", f"{relinked} row(s) carry an id of another item than their input text; "
                                 "matched by the text")

@@ -15,7 +15,7 @@ Layouts as `raileymontalan/pacute-bench` writes them (`src/pacute_bench/evaluato
 """
 from __future__ import annotations
 
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from evaluator.formats import limits as L
 from evaluator.formats.parsed import ParsedRows, Row, SummaryScore, each_row
@@ -146,15 +146,22 @@ def parse_summary(data: bytes, file: str, *, limits: L.Limits = L.DEFAULT_LIMITS
     return out
 
 
-def _versions(task: str, theirs: int, ours: int) -> str:
-    """"from <their version> (n items); Tanaw's <task> is <our version> (m items)" for a count mismatch."""
-    from evaluator.datasets.pacute import version_for_count
+def _versions(task: str, theirs: int, ours: int, index) -> str:
+    """"<their version> (n items); Tanaw's <task> is <our version> (m items)": ours from our file's hash, theirs
+    from its item count when that names a version other than ours."""
+    from evaluator.datasets import default_data_dir
+    from evaluator.datasets.pacute import EARLIER_COMMIT, PAPER_COMMIT, data_version, version_for_count
 
     stem = get_task(task).loader.removeprefix("pacute.")
-    def name(n: int) -> str:
-        v = version_for_count(stem, n)
-        return f"pacute-bench@{v}" if v else "another PACUTE version"
-    return f"{name(theirs)} ({theirs} items); Tanaw's {task} is {name(ours)} ({ours} items)"
+    root = getattr(index, "data_dir", None) or default_data_dir()
+    ours_v = "local data" if str(root).startswith("hf:") else data_version(Path(root), stem).split(" ")[0]
+    by_count = version_for_count(stem, theirs)
+    if by_count and f"pacute-bench@{by_count}" != ours_v:
+        theirs_v = f"pacute-bench@{by_count}"
+    else:
+        other = EARLIER_COMMIT if ours_v == f"pacute-bench@{PAPER_COMMIT[:7]}" else PAPER_COMMIT
+        theirs_v = f"another PACUTE version than Tanaw's (e.g. pacute-bench@{other[:7]})"
+    return f"{theirs_v} ({theirs} items); Tanaw's {task} is {ours_v} ({ours} items)"
 
 
 def _other_version(task: str, theirs: int, ours: int) -> bool:
@@ -166,21 +173,22 @@ def _other_version(task: str, theirs: int, ours: int) -> bool:
     return theirs > ours or version_for_count(stem, theirs) not in (None, version_for_count(stem, ours))
 
 
-def check_summary_version(parsed: ParsedRows, index) -> None:
-    """Refuse a summary whose benchmarks were run on another suite version than our items (by item count): its
-    scores would land in cells of a version they do not describe. Tanaw keeps one PACUTE version, the paper's."""
+def check_summary_version(parsed: ParsedRows, index) -> set[str]:
+    """Tasks of a summary run on another suite version than our items (by item count), each with a warning naming
+    both versions: their scores would land in cells of a version they do not describe. The caller drops them, or
+    refuses a summary that comes without rows (`evaluator.formats.read`)."""
+    other: set[str] = set()
     for task in dict.fromkeys(s.task for s in parsed.summary):
         n = next((s.n_items for s in parsed.summary if s.task == task and s.n_items), None)
         cell = index.cell(task, "tl")
         if isinstance(cell, str):
-            parsed.error(None, "benchmarks", f"{cell}: its scores cannot be checked against our items, so the "
-                                             "summary is not imported")
+            parsed.warn(None, "benchmarks", f"{cell}: its scores cannot be checked against our items")
+            other.add(task)
         elif n is not None and _other_version(task, n, len(cell.items)):
-            parsed.error(None, "benchmarks.num_samples",
-                         f"the summary is from {_versions(task, n, len(cell.items))}; a summary of another version "
-                         "is not imported")
-    if parsed.errors:
-        parsed.summary.clear()
+            parsed.warn(None, "benchmarks.num_samples", f"{task}: the summary is from "
+                                                        f"{_versions(task, n, len(cell.items), index)}")
+            other.add(task)
+    return other
 
 
 def check_rows_version(parsed: ParsedRows, unmatched: int, index) -> str | None:
@@ -191,5 +199,6 @@ def check_rows_version(parsed: ParsedRows, unmatched: int, index) -> str | None:
     cell = index.cell(task, "tl")
     ours = len(cell.items) if not isinstance(cell, str) else 0
     return (f"{unmatched} of {len(parsed.rows)} rows match none of our items: the file is from "
-            f"{_versions(task, len(parsed.rows), ours)}; a file of another version is not imported")
+            f"{_versions(task, len(parsed.rows), ours, index)}; no row of this file is imported, nor its task's "
+            "summary scores")
 
