@@ -1,7 +1,8 @@
 """pacute-bench result files: per-benchmark inference JSONL (`<benchmark>.jsonl`) and `evaluation_results_*.json`.
 
-Layouts as `raileymontalan/pacute-bench` writes them (`src/pacute_bench/evaluator.py` and
-`scripts/run_evaluation.py` at 89a610f; the sample results at d4c288b):
+Layouts as `raileymontalan/pacute-bench` writes them (`src/pacute_bench/evaluators/vllm.py`, `batch.py` and
+`base.py` at dcab16b, the paper's version, as `src/pacute_bench/evaluator.py` at 89a610f did; the sample results
+at d4c288b and dcab16b):
 - generative rows: `id`, `category`, `question`, `ground_truth`, `response` (lower-cased), `thinking_trace`,
   `reflection`, `answer`, `exact_match`, `contains_match`, `prefix_match`. The raw `response` is re-scored
   against our gold; the three match flags are kept as self-reported only.

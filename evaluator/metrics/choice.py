@@ -147,7 +147,7 @@ MCQ_F1 = register(MetricSpec(
     name="mcq_f1", display="MCQ F1", item=None, corpus=mcq_f1, resample=mcq_f1_resample, chance="none",
     description="F1 as the PACUTE paper reports it (pacute-bench _calc_metrics): the gold is the positive class, "
                 "so precision is always 1, recall is the accuracy, and F1 = 2·acc/(1 + acc).",
-    reference="PACUTE paper §5; pacute-bench src/pacute_bench/evaluator.py _calc_metrics @ 89a610f"))
+    reference="PACUTE paper §5; pacute-bench src/pacute_bench/evaluators/base.py _calc_metrics @ dcab16b"))
 ORDER_CONSISTENCY = register(MetricSpec(
     name="order_consistency", display="Order consistency", item=None, corpus=order_consistency, chance="none",
     empty_reason="no item asked in both orders", counted="order",

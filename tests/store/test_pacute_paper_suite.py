@@ -36,11 +36,23 @@ def paper_data(tmp_path_factory) -> Path:
     return root
 
 
+def test_tasks_cli_shows_each_pacute_tasks_data_version(paper_data):
+    import os
+
+    env = {**os.environ, "TANAW_DATA_DIR": str(paper_data)}
+    out = subprocess.run([sys.executable, str(REPO / "tanaw_cli.py"), "tasks", "--json"], capture_output=True,
+                         text=True, cwd=REPO, env=env, timeout=300, check=True).stdout
+    versions = {r["task"]: r["data_version"] for r in json.loads(out)}
+    assert versions["pacute-morphological-production-mcq"] == "pacute-bench@dcab16b sha256:0a9de3edb4cb"
+    assert versions["pacute-composition-gen"] == "pacute-bench@dcab16b sha256:d7e65119044c"
+    assert versions["causal"] is None
+
+
 def test_every_task_carries_the_papers_version(paper_data):
     for stem, n in (("composition_mcq", 950), ("composition_gen", 550), ("morphological_extraction_mcq", 400),
                     ("morphological_production_gen", 150), ("syllabification_gen", 200)):
         assert data_version(paper_data, stem).startswith("pacute-bench@dcab16b sha256:")
-        task = "pacute-" + stem.replace("_", "-").replace("-mcq", "-mcq").replace("-gen", "-gen")
+        task = "pacute-" + stem.replace("_", "-")
         assert len(load_items(task, "tl", data_dir=paper_data)) == n
     assert data_version(SAMPLES, "composition_gen").startswith("pacute-bench@89a610f")
 
