@@ -90,7 +90,8 @@ def _item_score(spec: MetricSpec, r: _Row) -> float:
     answer = r.result.answer if r.result.parsed else None
     if spec.item is None:
         return 0.0
-    return item_score(spec, answer, r.gold, task=r.task, item=r.item, output=r.result.prediction.output)
+    return item_score(spec, answer, r.gold, task=r.task, item=r.item, output=r.result.prediction.output,
+                      extras=r.result.extras)
 
 
 def _triples(rows: Sequence[_Row]) -> list[tuple]:

@@ -55,6 +55,20 @@ def split_reasoning_state(raw: str | None) -> tuple[str, str | None, bool]:
     return text.strip(), reasoning, unclosed
 
 
+_CLOSE = re.compile(r"</(?:think|reflection)>", re.I)
+
+
+def after_reasoning(raw: str | None) -> str | None:
+    """The text after the last closed `<think>`/`<reflection>` block (the whole text when there is none), or None
+    when a reasoning block never closes: the model gave no final answer, so nothing is read (PACUTE paper: the
+    evaluator "extracts only the answer before scoring")."""
+    text = raw or ""
+    if _unclosed(text, "think") or _unclosed(text, "reflection"):
+        return None
+    closes = list(_CLOSE.finditer(text))
+    return text[closes[-1].end():] if closes else text
+
+
 def clean(s: str) -> str:
     """Case-fold and trim markdown, quotes and punctuation from both ends."""
     return s.strip(EDGE_JUNK).strip().casefold()

@@ -28,8 +28,16 @@ from evaluator.answer_readers import (
     single_letters,
     task_letters,
 )
-from evaluator.answer_text import answer_regions, clean, first_line, nfc, output_tag_region, split_reasoning_state
-from evaluator.metrics.choice import argmax_option
+from evaluator.answer_text import (
+    after_reasoning,
+    answer_regions,
+    clean,
+    first_line,
+    nfc,
+    output_tag_region,
+    split_reasoning_state,
+)
+from evaluator.metrics.choice import argmax_option, tied
 from evaluator.metrics.ner import align, entity_counts
 from evaluator.plugins import Registry
 from evaluator.spec import Item, Prediction, TaskSpec
@@ -264,11 +272,17 @@ def extract_ner_tags(raw: str | None, *, task: TaskSpec, lang: str, item: Item |
 @answer_reader("pacute_answer")
 def extract_pacute_answer(raw: str | None, *, task: TaskSpec, lang: str, item: Item | None = None,
                           pred: Prediction | None = None) -> Extraction:
-    """PACUTE generation, read as pacute-bench reads it: `<answer>` tag → first line after it; else first line.
+    """PACUTE generation: only the answer is read (PACUTE paper: the evaluator "extracts only the answer").
 
-    Reasoning (`<think>`, `<reflection>`) is split off first. The answer keeps its case; metrics normalise.
+    The text after the last closed `<think>`/`<reflection>` block (`after_reasoning`); a block that never closes
+    gives no answer (unparsed: a format failure). In that text, the first line of the `<answer>` block (an
+    unclosed one runs to the end), else its first line, as pacute-bench reads it. The answer keeps its case;
+    metrics normalise.
     """
-    text, reasoning = split_reasoning(raw)
+    _, reasoning = split_reasoning(raw)
+    text = after_reasoning(raw)
+    if text is None:
+        return _fail(reasoning, "reasoning block never closed: no final answer")
     lower = text.lower()
     if "<answer>" in lower:
         after = text[lower.index("<answer>") + len("<answer>"):]
@@ -285,7 +299,8 @@ def extract_pacute_answer(raw: str | None, *, task: TaskSpec, lang: str, item: I
 @answer_reader("option_logprob")
 def extract_option_logprob(raw: str | None, *, task: TaskSpec, lang: str, item: Item | None = None,
                            pred: Prediction | None = None) -> Extraction:
-    """MCQ by log-likelihood: argmax of summed option log-probabilities (ties by option text, `argmax_option`).
+    """MCQ by log-likelihood: argmax of summed option log-probabilities (`argmax_option`); an exact tie lists the
+    tied option texts in extras `tied` (scored 1/k by `evaluator.metrics.choice.tied_credit`).
 
     Without log-probabilities, falls back to a letter or an option string in the output (flagged in extras).
     """
@@ -295,8 +310,11 @@ def extract_option_logprob(raw: str | None, *, task: TaskSpec, lang: str, item: 
         if len(logprobs) != len(options):
             return _fail(None, f"{len(logprobs)} log-probabilities for {len(options)} options")
         best = argmax_option(logprobs, options)
-        return Extraction(options[best], True, None,
-                          {"via": "logprob", "choice": best, "k": len(options), "length_norm": "none (sum)"})
+        extras: dict[str, Any] = {"via": "logprob", "choice": best, "k": len(options), "length_norm": "none (sum)"}
+        top = tied(logprobs)
+        if len(top) > 1:
+            extras["tied"] = [options[i] for i in top]
+        return Extraction(options[best], True, None, extras)
     region, via, reasoning, _ = _last_region(raw, normalise=True)
     line = first_line(region)
     m = lead_letter_re(lang).match(line)

@@ -35,7 +35,8 @@ def score_prediction(task: TaskSpec, item: Item, pred: Prediction) -> ItemResult
         if spec is None or spec.item is None or (spec.langs and item.lang not in spec.langs):
             continue
         answer = ex.answer if ex.parsed else None  # unparseable = wrong (0, or below chance for mcq_norm_acc)
-        scores[name] = item_score(spec, answer, gold, task=task, item=item, output=pred.output)
+        scores[name] = item_score(spec, answer, gold, task=task, item=item, output=pred.output,
+                                  extras=ex.extras)
     reasoning = "\n\n".join(r for r in (pred.reasoning, ex.reasoning) if r) or None
     return ItemResult(prediction=pred, answer=ex.answer, parsed=ex.parsed, reasoning=reasoning,
                       scores=scores, extras=dict(ex.extras))

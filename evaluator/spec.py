@@ -93,8 +93,8 @@ class TaskSpec:
     gold_alternatives: bool = False
     """A string gold may list acceptable alternatives joined by "or" ("Tono or Tina (least preferred)")."""
     contains_whole_output: bool = True
-    """Contains-match searches the whole response when no `<answer>` block closes (PACUTE, paper §7); False: only
-    the extracted answer (LINDSEA open coreference)."""
+    """Contains-match searches the text after the last closed reasoning block when no `<answer>` block closes
+    (PACUTE); False: only the extracted answer (LINDSEA open coreference)."""
     human_protocol: str | None = None
     """Human-evaluation protocol a campaign on this task uses unless told otherwise (`evaluator.human.protocols`:
     "mt", "summarisation")."""

@@ -9,6 +9,7 @@ from pages._entry import ensure_app
 
 ensure_app()
 
+from pages._cached import q
 from services import methodology as docs
 
 DIFFERENCES = "Differences from pacute-bench and SEA-HELM"
@@ -94,9 +95,10 @@ else:
     n, rows = docs.pacute_differences()
     st.subheader("PACUTE generation: re-scoring pacute-bench's released results")
     st.markdown("Exact match after normalising case, surrounding whitespace and leading/trailing hyphens of affix "
-                "strings, after Unicode NFC (PACUTE paper §5); contains-match searches the whole response when no "
-                "`<answer>` block closes. *Normalised* columns re-score pacute-bench's own extracted answers with "
-                "the same normalisation: per benchmark they equal Tanaw's.")
+                "strings, after Unicode NFC (PACUTE paper §5); only the answer is read: without a closed "
+                "`<answer>` block, the text after the last closed reasoning block, and nothing when reasoning "
+                "never closes. *Normalised* columns re-score pacute-bench's own extracted answers with the same "
+                "normalisation: per benchmark they equal Tanaw's except where a reflection never closed.")
     if n:
         _table(docs.pacute_benchmarks())
         c1, c2 = st.columns(2)
@@ -115,6 +117,17 @@ else:
             _table(remaining)
     else:
         st.info(NO_FIGURES)
+    st.subheader("PACUTE: imported pacute-bench results, item by item")
+    st.markdown("For every model imported from pacute-bench's own files, the items whose Tanaw score differs from "
+                "the tool's released flag (the figures behind the paper's tables), by the rule that explains it; "
+                "counted from the stored rows.")
+    counted = docs.pacute_rule_counts(q("pacute_rule_rows"))
+    if counted:
+        st.dataframe(pd.DataFrame(counted), hide_index=True)
+    else:
+        st.info("No pacute-bench results are imported.")
+    for key, text in docs.pacute_rules().items():
+        st.markdown(f"- **{key}**: {text}")
     st.subheader("PACUTE multiple choice")
     st.markdown(f"- **Ties**: {docs.MCQ_TIE_RULE}\n"
                 "- **F1** (`mcq_f1`): as the paper reports it and pacute-bench computes it, the gold is the "

@@ -19,3 +19,20 @@ def __getattr__(name: str) -> Any:
 def rollup_example() -> str:
     """The roll-up rule worked on a small example, computed by `evaluator.rollup`."""
     return worked_example()
+
+
+def pacute_rule_counts(rows: Any) -> list[dict]:
+    """Per imported pacute-bench model, task, metric and rule: how many items Tanaw scores differently from the
+    tool's own flags (`evaluator.methodology.pacute_compat.rule_counts`), from the stored rows of
+    `store.queries.pacute.pacute_rule_rows` (a DataFrame or a list of row mappings)."""
+    from evaluator.methodology.pacute_compat import rule_counts
+
+    records = rows.to_dict("records") if hasattr(rows, "to_dict") else list(rows)
+    return rule_counts(records)
+
+
+def pacute_rules() -> dict[str, str]:
+    """Each rule key of `pacute_rule_counts` with what it means."""
+    from evaluator.methodology.pacute_compat import RULES
+
+    return dict(RULES)

@@ -1,4 +1,8 @@
-"""PACUTE benchmark files (`pacute/benchmarks/<data>_<fmt>.jsonl`, data README section 3) as canonical items.
+"""PACUTE benchmark files (`pacute/benchmarks/<data>_<fmt>.jsonl`) as canonical items.
+
+The PACUTE tasks are the paper's suite: pacute-bench `data/benchmarks/` at `dcab16b` (branch results-20260525),
+which `data pull` pins with checksums. Each file's version is derived from its content (`data_version`): the
+pacute-bench commit whose file has that SHA-256, and the hash itself.
 
 - Suite GEN/MCQ files (affixation, composition, manipulation, syllabification): `text_en`/`text_tl` from
   `prompts[0]`; GEN gold = `label`; MCQ gold = `mcq_options.correct`, options in the file's order (`choice1..n`
@@ -13,6 +17,9 @@ options under a different id are flagged `duplicate-item` (`validate.with_duplic
 """
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -20,7 +27,58 @@ from evaluator.datasets import validate
 from evaluator.datasets.base import LOADERS, Loader, Row, item_key, make_item, read_jsonl
 from evaluator.spec import Item
 
-SUITE = ("affixation", "composition", "manipulation", "syllabification")
+PAPER_COMMIT = "dcab16b617019bf63d56950b9e6858b9f1dfd7f2"
+"""pacute-bench commit of the paper's suite (branch results-20260525)."""
+EARLIER_COMMIT = "89a610faad84f37b540d6b5ae85638882a8f062f"
+"""pacute-bench `main`: the earlier suite (composition 900/500, manipulation 800/800 with other items,
+syllabification 500/500, no morphological extraction or production). Retired: not scored."""
+EARLIER = {
+    "composition_gen": ("b4d9eb3e1f026ce9e0e9c22177deb879e1c1057b8b5d57762646d941524fc973", 500),
+    "composition_mcq": ("eec79e7d1e4c653b3ce88e518dcf2576dbc7b577dd82865062a28854d4cbd62a", 900),
+    "manipulation_gen": ("ec5b855979b7bdb3629e83f50b4aa8df74e9ea165b615c53c6c46207f9c5f62f", 800),
+    "manipulation_mcq": ("486c68fcbe762eefed33a918139e78bbfeeb74ecf75332e572e08630967d7516", 800),
+    "syllabification_gen": ("26cdf97d502a7d7afb3ea4122db3562a82247c8e576c8cd21d10ce3c1c162262", 500),
+    "syllabification_mcq": ("62dd5672fa58d6a4cd6368297b605acbe0d148eeb0c8103a112081a645042d41", 500),
+}
+"""SHA-256 and item count of the earlier suite's files that differ from the paper's (affixation, hierarchical and
+the controls are byte-identical in both)."""
+PAPER_COUNTS = {"composition_gen": 550, "composition_mcq": 950, "manipulation_gen": 800, "manipulation_mcq": 800,
+                "syllabification_gen": 200, "syllabification_mcq": 200}
+"""Item counts of the paper's files that differ from the earlier suite's."""
+
+
+@functools.lru_cache(maxsize=1)
+def _paper_hashes() -> dict[str, str]:
+    """SHA-256 of each paper-suite file, from `data pull`'s lock."""
+    lock = json.loads((Path(__file__).parent / "pull" / "lock.json").read_text(encoding="utf-8"))
+    prefix = f"raileymontalan/pacute-bench@{PAPER_COMMIT}:data/benchmarks/"
+    return {k[len(prefix):].removesuffix(".jsonl"): v["sha256"] for k, v in lock["files"].items()
+            if k.startswith(prefix)}
+
+
+def data_version(data_dir: Path | str, stem: str) -> str:
+    """The version of one benchmark file, from its content: `pacute-bench@<commit> sha256:<12 hex>` when the hash
+    is that version's file, else `local sha256:<12 hex>` (`missing` when the file is absent)."""
+    path = _path(Path(data_dir), stem)
+    if not path.is_file():
+        return "missing"
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    commit = PAPER_COMMIT if _paper_hashes().get(stem) == digest else \
+        EARLIER_COMMIT if EARLIER.get(stem, ("",))[0] == digest else None
+    return f"pacute-bench@{commit[:7]} sha256:{digest[:12]}" if commit else f"local sha256:{digest[:12]}"
+
+
+def version_for_count(stem: str, n: int) -> str | None:
+    """The pacute-bench version (short commit) whose `stem` file has `n` items, when the two versions differ."""
+    if stem not in EARLIER:
+        return None
+    hits = [c[:7] for c, count in ((PAPER_COMMIT, PAPER_COUNTS[stem]), (EARLIER_COMMIT, EARLIER[stem][1]))
+            if count == n]
+    return hits[0] if len(hits) == 1 else None
+
+
+SUITE = ("affixation", "composition", "manipulation", "morphological_extraction", "morphological_production",
+         "syllabification")
 """Files whose items hold `prompts[0]` with English and Filipino text."""
 CONTROLS = ("langgame", "multi_digit_addition")
 """English-only controls with `question`/`answer` (and `options` for MCQ)."""

@@ -1,9 +1,13 @@
 """Aligning a file's option log-probabilities with our item's options: by text, or by label, never by position.
 
-- Option texts are compared after NFC and whitespace collapsing, with the first character case-insensitive
-  (lm-eval's XCOPA `convert_choice` lower-cases it) and a leading cause/effect connector removed (cloze templates
-  that glue "karena"/"because" to the choice). Every text of the file must be one of our options and each of our
-  options must be in the file as often as in our item; equal texts are paired in order (they are one answer).
+- PACUTE option texts are compared exactly after NFC (only the surrounding whitespace of a continuation is
+  dropped): "Rizál" and "rizál", or "BILANG" and "bILANG", are two options and keep their own log-probabilities
+  (pacute-bench writes each option as the item holds it).
+- Other tasks' option texts are compared after NFC and whitespace collapsing, with the first character
+  case-insensitive (lm-eval's XCOPA `convert_choice` lower-cases it) and a leading cause/effect connector removed
+  (cloze templates that glue "karena"/"because" to the choice).
+- Every text of the file must be one of our options and each of our options must be in the file as often as in
+  our item; equal texts are paired in order (they are one answer).
 - Rows whose choices stand for labels (lm-eval XNLI) are realigned by the label of each choice.
 - For letter tasks the answer is the choice the tool itself picked: the highest log-probability, the first of
   equal ones in the file's order (lm-eval's `argmax`), re-lettered in our order.
@@ -26,9 +30,18 @@ LABEL_LETTERS = {"nli": {"entailment": "A", "contradiction": "B", "neutral": "C"
 """Our letter for each label of tasks whose files may give label-named choices (the NLI prompt's A/B/C)."""
 
 
-def option_key(text: str) -> str:
-    """Comparison key of an option text: NFC, whitespace collapsed, first character case-folded."""
-    t = " ".join(unicodedata.normalize("NFC", str(text)).split())
+EXACT_FAMILIES = frozenset({"pacute"})
+"""Task families whose option texts are matched exactly after NFC (no case or whitespace folding)."""
+
+
+def option_key(text: str, *, exact: bool = False) -> str:
+    """Comparison key of an option text: NFC with surrounding whitespace removed (the space that joins a
+    continuation to its prompt); unless `exact`, inner whitespace collapsed and the first character case-folded
+    (the cloze rule of lm-eval's XCOPA)."""
+    t = unicodedata.normalize("NFC", str(text))
+    if exact:
+        return t.strip()
+    t = " ".join(t.split())
     return t[:1].casefold() + t[1:]
 
 
@@ -39,17 +52,25 @@ def _without_connector(key: str) -> str:
     return key
 
 
-def permutation(choices: tuple, options: tuple[str, ...]) -> tuple[int, ...] | str:
+def exact_options(task: str) -> bool:
+    """Whether `task`'s options are matched exactly after NFC (PACUTE) rather than by the cloze rule."""
+    try:
+        return get_task(task).family in EXACT_FAMILIES
+    except KeyError:
+        return False
+
+
+def permutation(choices: tuple, options: tuple[str, ...], *, exact: bool = False) -> tuple[int, ...] | str:
     """For each of our `options`, the index of the file's choice with the same text (equal texts in both are
-    paired in order: they are one answer), or why no such pairing exists."""
+    paired in order: they are one answer), or why no such pairing exists. `exact`: NFC only (`option_key`)."""
     if len(choices) != len(options):
         return f"{len(choices)} options in the file, {len(options)} in our item"
-    ours = [option_key(o) for o in options]
-    bare = {_without_connector(k): k for k in ours}
+    ours = [option_key(o, exact=exact) for o in options]
+    bare = {} if exact else {_without_connector(k): k for k in ours}
     pool: dict[str, list[int]] = {}
     for j, c in enumerate(choices):
-        k = option_key(c)
-        match = k if k in ours else bare.get(_without_connector(k))
+        k = option_key(c, exact=exact)
+        match = k if k in ours else bare.get(_without_connector(k)) if bare else None
         if match is None:
             return f"the file's option {str(c)[:40]!r} is not one of ours"
         pool.setdefault(match, []).append(j)
@@ -61,11 +82,12 @@ def permutation(choices: tuple, options: tuple[str, ...]) -> tuple[int, ...] | s
     return tuple(perm)
 
 
-def reorder(choices: tuple, logprobs: tuple[float, ...], options: tuple[str, ...]) -> tuple[float, ...] | str:
+def reorder(choices: tuple, logprobs: tuple[float, ...], options: tuple[str, ...], *,
+            exact: bool = False) -> tuple[float, ...] | str:
     """`logprobs` (in the file's `choices` order) in the order of our `options`, or why that is impossible."""
     if len(choices) != len(logprobs):
         return f"{len(choices)} options but {len(logprobs)} log-probabilities"
-    perm = permutation(choices, options)
+    perm = permutation(choices, options, exact=exact)
     return perm if isinstance(perm, str) else tuple(logprobs[j] for j in perm)
 
 
@@ -100,7 +122,7 @@ def align(row: Row, item: Item) -> Prediction | str:
     if row.choices is not None and item.options:
         if len(row.choices) != len(lps):
             return f"{len(row.choices)} options but {len(lps)} log-probabilities"
-        perm = permutation(row.choices, item.options)
+        perm = permutation(row.choices, item.options, exact=exact_options(pred.task))
         if isinstance(perm, str):
             return perm
         picked = perm.index(picked)

@@ -110,12 +110,15 @@ def read_zip(data: bytes | memoryview | Path, name: str,
 
 
 def read_folder(root: Path, limits: Limits = DEFAULT_LIMITS) -> tuple[list[Member], list[FormatError]]:
-    """Result files under a folder (symlinks are not followed), with the same limits as a zip."""
+    """Result files under a folder (symlinks are not followed), with the same limits as a zip. Hidden entries
+    (a name starting with "."), such as pacute-bench's `.batches/` of batch-API request ids, are not results."""
     root = Path(root)
     members: list[Member] = []
     errors: list[FormatError] = []
     total = 0
-    files = sorted(p for p in root.rglob("*") if p.suffix.lower() in RESULT_SUFFIXES or p.suffix.lower() == ".zip")
+    files = sorted(p for p in root.rglob("*")
+                   if (p.suffix.lower() in RESULT_SUFFIXES or p.suffix.lower() == ".zip")
+                   and not any(part.startswith(".") for part in p.relative_to(root).parts))
     if len(files) > limits.max_members:
         return [], [FormatError(str(root), None, None, f"folder has {len(files)} files; the limit is {limits.max_members}")]
     for p in files:

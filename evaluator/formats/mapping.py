@@ -18,12 +18,19 @@ from pathlib import Path
 from typing import Callable
 
 from evaluator.formats.align import align
+from evaluator.formats.pacute_bench import check_rows_version
 from evaluator.formats.parsed import ParsedRows, Row
 from evaluator.registry import get_task
 from evaluator.spec import Item, Prediction
 
 NATIVE_FIELDS = ("text_tl", "prompt_tl", "question_translated")
 """Input fields holding the native-language prompt: a row matched on one was asked natively."""
+
+FIRST_LINE_KEPT = frozenset({"pacute-bench"})
+"""Formats whose repeated item with different outputs is a retry the tool wrote: the first line is kept and the
+others are listed in a warning. pacute-bench writes its rows sorted by id with a stable sort
+(`save_inference_results`, src/pacute_bench/evaluators/base.py @ dcab16b), so the first of equal ids is the first
+one it produced; other formats refuse such a file as ambiguous."""
 
 FIELD_ALIASES = {"sentence1": "premise", "sentence2": "hypothesis", "premises": "premise"}
 """File field names that are one of our input fields under another name (SEA-HELM NLI, XCOPA templates)."""
@@ -229,13 +236,21 @@ def map_rows(parsed: ParsedRows, index: ItemIndex) -> list[Prediction]:
         if key in seen:
             first, first_pred = seen[key]
             same = (first_pred.output, first_pred.option_logprobs) == (aligned.output, aligned.option_logprobs)
-            (parsed.warn if same else parsed.error)(
+            retry = not same and parsed.format in FIRST_LINE_KEPT
+            (parsed.warn if same or retry else parsed.error)(
                 row.line, "id", f"duplicate of line {first} (item {item_id!r}, run {pred.run}); " +
-                ("identical, the first row is kept" if same else "the outputs differ, so the file is ambiguous"))
+                ("identical, the first row is kept" if same else
+                 f"the outputs differ: line {first} is kept, line {row.line} is not imported (a retry)" if retry
+                 else "the outputs differ, so the file is ambiguous"))
             continue
         seen[key] = (row.line, aligned)
         per_run[(pred.task, pred.lang, prompt_lang, pred.run)] += 1
         out.append(aligned)
+    refused = check_rows_version(parsed, len(unmatched), index) if parsed.format == "pacute-bench" else None
+    if refused:  # the file is another suite version: none of its rows, the rest of a folder still imports
+        parsed.warn(unmatched[0][0], "id", refused)
+        parsed.other_version = parsed.rows[0].prediction.task
+        return []
     _report_unmatched(parsed, unmatched)
     if relinked:
         parsed.warn(None, "id", f"{relinked} row(s) carry an id of another item than their input text; "

@@ -1,7 +1,8 @@
 """pacute-bench result files: per-benchmark inference JSONL (`<benchmark>.jsonl`) and `evaluation_results_*.json`.
 
-Layouts as `raileymontalan/pacute-bench` writes them (`src/pacute_bench/evaluator.py` and
-`scripts/run_evaluation.py` at 89a610f; the sample results at d4c288b):
+Layouts as `raileymontalan/pacute-bench` writes them (`src/pacute_bench/evaluators/vllm.py`, `batch.py` and
+`base.py` at dcab16b, the paper's version, as `src/pacute_bench/evaluator.py` at 89a610f did; the sample results
+at d4c288b and dcab16b):
 - generative rows: `id`, `category`, `question`, `ground_truth`, `response` (lower-cased), `thinking_trace`,
   `reflection`, `answer`, `exact_match`, `contains_match`, `prefix_match`. The raw `response` is re-scored
   against our gold; the three match flags are kept as self-reported only.
@@ -15,7 +16,7 @@ Layouts as `raileymontalan/pacute-bench` writes them (`src/pacute_bench/evaluato
 """
 from __future__ import annotations
 
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from evaluator.formats import limits as L
 from evaluator.formats.parsed import ParsedRows, Row, SummaryScore, each_row
@@ -26,6 +27,10 @@ SELF_REPORTED = ("exact_match", "contains_match", "prefix_match")
 """Per-row and summary scores of generative benchmarks."""
 MCQ_SUMMARY = ("accuracy", "f1_score", "normalized_accuracy")
 """Summary scores of MCQ benchmarks (`_calc_metrics`)."""
+NATIVE_PROMPT = frozenset({"pacute-hierarchical-mcq", "pacute-hierarchical-gen"})
+"""Tasks pacute-bench asks in Filipino (`prefix = task.get("prompt_tl", ...)`, src/pacute_bench/loaders/
+hierarchical.py @ dcab16b; the other loaders use `text_en` or the English `question`): their rows match our
+`prompt_tl` and their summary scores are filed under the same native-prompt cell."""
 
 
 def task_for_benchmark(name: str) -> str | None:
@@ -126,6 +131,8 @@ def parse_summary(data: bytes, file: str, *, limits: L.Limits = L.DEFAULT_LIMITS
             out.warn(None, f"benchmarks.{bench}", "unknown benchmark; scores not imported")
             continue
         metrics = MCQ_SUMMARY if get_task(task).mode == "choice_logprob" else SELF_REPORTED
+        n = res.get("num_samples")
+        n_items = n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else None
         for metric in metrics:
             try:
                 value = L.number(res.get(metric), f"benchmarks.{bench}.{metric}")
@@ -133,7 +140,66 @@ def parse_summary(data: bytes, file: str, *, limits: L.Limits = L.DEFAULT_LIMITS
                 out.error(None, e.field, e.problem)
                 continue
             if value is not None:
-                out.summary.append(SummaryScore(task, "tl", metric, value, "en"))
+                out.summary.append(SummaryScore(task, "tl", metric, value,
+                                                "native" if task in NATIVE_PROMPT else "en", n_items))
     if not out.summary and not out.errors:
         out.error(None, "benchmarks", "no scores found")
     return out
+
+
+def _versions(task: str, theirs: int, ours: int, index) -> str:
+    """"<their version> (n items); Tanaw's <task> is <our version> (m items)": ours from our file's hash, theirs
+    from its item count when that names a version other than ours."""
+    from evaluator.datasets import default_data_dir
+    from evaluator.datasets.pacute import EARLIER_COMMIT, PAPER_COMMIT, data_version, version_for_count
+
+    stem = get_task(task).loader.removeprefix("pacute.")
+    root = getattr(index, "data_dir", None) or default_data_dir()
+    ours_v = "local data" if str(root).startswith("hf:") else data_version(Path(root), stem).split(" ")[0]
+    by_count = version_for_count(stem, theirs)
+    if by_count and f"pacute-bench@{by_count}" != ours_v:
+        theirs_v = f"pacute-bench@{by_count}"
+    else:
+        other = EARLIER_COMMIT if ours_v == f"pacute-bench@{PAPER_COMMIT[:7]}" else PAPER_COMMIT
+        theirs_v = f"another PACUTE version than Tanaw's (e.g. pacute-bench@{other[:7]})"
+    return f"{theirs_v} ({theirs} items); Tanaw's {task} is {ours_v} ({ours} items)"
+
+
+def _other_version(task: str, theirs: int, ours: int) -> bool:
+    """A summary over `theirs` items cannot be of our `ours`-item file: more items than ours, or the item count
+    of the other pacute-bench version (fewer items alone is a partial run, `--max-samples`)."""
+    from evaluator.datasets.pacute import version_for_count
+
+    stem = get_task(task).loader.removeprefix("pacute.")
+    return theirs > ours or version_for_count(stem, theirs) not in (None, version_for_count(stem, ours))
+
+
+def check_summary_version(parsed: ParsedRows, index) -> set[str]:
+    """Tasks of a summary run on another suite version than our items (by item count), each with a warning naming
+    both versions: their scores would land in cells of a version they do not describe. The caller drops them, or
+    refuses a summary that comes without rows (`evaluator.formats.read`)."""
+    other: set[str] = set()
+    for task in dict.fromkeys(s.task for s in parsed.summary):
+        n = next((s.n_items for s in parsed.summary if s.task == task and s.n_items), None)
+        cell = index.cell(task, "tl")
+        if isinstance(cell, str):
+            parsed.warn(None, "benchmarks", f"{cell}: its scores cannot be checked against our items")
+            other.add(task)
+        elif n is not None and _other_version(task, n, len(cell.items)):
+            parsed.warn(None, "benchmarks.num_samples", f"{task}: the summary is from "
+                                                        f"{_versions(task, n, len(cell.items), index)}")
+            other.add(task)
+    return other
+
+
+def check_rows_version(parsed: ParsedRows, unmatched: int, index) -> str | None:
+    """Why a pacute-bench file whose rows do not all match our items is refused (another suite version), or None."""
+    if not unmatched or not parsed.rows:
+        return None
+    task = parsed.rows[0].prediction.task
+    cell = index.cell(task, "tl")
+    ours = len(cell.items) if not isinstance(cell, str) else 0
+    return (f"{unmatched} of {len(parsed.rows)} rows match none of our items: the file is from "
+            f"{_versions(task, len(parsed.rows), ours, index)}; no row of this file is imported, nor its task's "
+            "summary scores")
+

@@ -45,6 +45,8 @@ class SummaryScore:
     value: float
     """As the file gives it (its own scale)."""
     prompt_lang: str = "native"
+    n_items: int | None = None
+    """The number of items the file says the score is over, when it says (checked against our items)."""
 
 
 @dataclass
@@ -63,6 +65,9 @@ class ParsedRows:
     summary: list[SummaryScore] = field(default_factory=list)
     model_hint: str | None = None
     """Model name found in the file or its path, if any."""
+    other_version: str | None = None
+    """The task whose rows are of another suite version than our items (not imported; a folder's summary scores of
+    that task are dropped too), if any."""
 
     def error(self, line: int | None, fld: str | None, problem: str) -> None:
         self.errors.append(FormatError(self.file, line, fld, problem))

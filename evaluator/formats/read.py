@@ -178,6 +178,7 @@ def _read_upload(source: bytes | memoryview | str | Path, name: str | None, *, f
     if not members and not up.errors:
         up.errors.append(FormatError(up.name, None, None, "no result files (.jsonl or .json) found"))
     first_seen: dict[tuple, tuple[str, int, Prediction]] = {}
+    other_versions: dict[str, str] = {}
     rows = 0
     for i, m in enumerate(members):
         if len(up.errors) >= limits.max_errors or over_budget(limits):  # header refusals count too
@@ -188,10 +189,12 @@ def _read_upload(source: bytes | memoryview | str | Path, name: str | None, *, f
         budget = dataclasses.replace(limits, max_errors=limits.max_errors - len(up.errors),
                                      max_rows=max(limits.max_rows - rows, 0))
         try:
-            rows += _read_member(up, m, fmt, budget, index, first_seen if len(members) > 1 else None)
+            rows += _read_member(up, m, fmt, budget, index, first_seen if len(members) > 1 else None,
+                                 other_versions)
         except Exception:  # a parser bug must not show a traceback nor let a half-read upload through
             error_id = incidents.record(f"reading {m.name!r}")
             up.errors.append(FormatError(m.name, None, None, f"could not be checked (internal error {error_id})"))
+    _drop_other_version_summary(up, other_versions)
     if not up.errors and not up.predictions and not up.summary:
         up.errors.append(FormatError(up.name, None, None, "nothing to import: no row matched one of our items "
                                                           "(see the warnings)"))
@@ -201,9 +204,27 @@ def _read_upload(source: bytes | memoryview | str | Path, name: str | None, *, f
     return up
 
 
+def _drop_other_version_summary(up: Upload, tasks: dict[str, str]) -> None:
+    """A summary's scores of a task run on another suite version describe that version: dropped when the upload
+    has rows of ours (a folder whose run mixed versions), the whole summary refused when it comes alone. `tasks`:
+    task → what showed it ("rows": its row file, "summary": the summary's own item count)."""
+    dropped = sorted({s.task for s in up.summary if s.task in tasks})
+    if not dropped:
+        return
+    if not up.predictions and "summary" in tasks.values():
+        up.summary = []
+        up.errors.append(FormatError(up.name, None, None, "the summary is of another PACUTE suite version than "
+                                                          "Tanaw's (see the warnings); not imported"))
+        return
+    up.summary = [s for s in up.summary if s.task not in tasks]
+    up.warnings.append(FormatError(up.name, None, None, f"summary scores of {', '.join(dropped)} not imported: "
+                                                        "they are of another suite version"))
+
+
 def _read_member(up: Upload, m: archive.Member, fmt: str, limits: Limits, index: ItemIndex,
-                 first_seen: dict | None) -> int:
-    """Detect, parse and map one file into `up`; returns the rows it read."""
+                 first_seen: dict | None, other_versions: dict[str, str] | None = None) -> int:
+    """Detect, parse and map one file into `up`; returns the rows it read (a pacute-bench row file of another
+    suite version adds its task to `other_versions`)."""
     if m.name.lower().endswith(".json") and m.data.size > limits.max_document_bytes:
         up.errors.append(FormatError(m.name, None, None, f"JSON document is {m.data.size / MB:.1f} MB; the limit "
                                                          f"is {limits.max_document_bytes / MB:.0f} MB"))
@@ -218,7 +239,12 @@ def _read_member(up: Upload, m: archive.Member, fmt: str, limits: Limits, index:
         up.errors.append(FormatError(m.name, None, None, "refused: nested archives are not accepted"))
         return 0
     parsed = parse_member(m.data, m.name, kind, m.run, limits)
+    if kind == "pacute-bench-summary" and not parsed.errors and other_versions is not None:
+        for task in pacute_bench.check_summary_version(parsed, index):
+            other_versions.setdefault(task, "summary")
     preds = map_rows(parsed, index) if parsed.rows and not parsed.errors else []
+    if parsed.other_version and other_versions is not None:
+        other_versions[parsed.other_version] = "rows"
     up.errors.extend(parsed.errors)
     up.warnings.extend(parsed.warnings)
     kept = preds if first_seen is None else _across_files(up, m.name, preds, first_seen)  # None: the only file

@@ -179,10 +179,10 @@ def pacute_remaining() -> list[dict[str, Any]]:
 
 
 MCQ_TIE_RULE = (
-    "An exact tie between the highest log-probabilities is decided by the tied options' text, never by their "
-    "position: the option whose NFC text has the smallest SHA-256 digest is chosen (`argmax_option`). The choice "
-    "is the same in any option order, and over many t-way ties the gold wins about 1/t of them. pacute-bench "
-    "always credits the gold on a tie (it sits at index 0); Tanaw used to take the first option in its order.")
+    "A k-way exact tie between the highest log-probabilities scores 1/k when the gold is one of the tied options "
+    "(`tied_credit`, the expected accuracy of a random tie-break), the same in any option order; the option shown "
+    "as the answer is the tied one whose NFC text has the smallest SHA-256 digest. pacute-bench credits index 0 "
+    "on a tie, which is always its gold.")
 
 
 def _count(rows: list[dict], **match: Any) -> int:
@@ -210,13 +210,15 @@ def differences() -> list[dict[str, str]]:
          "compared verbatim", f"{_count(diffs, reason='hyphen')} flags of {n:,} gpt-4.1-nano items"),
         ("pacute-bench", "Unicode", "NFC before comparing (í = i + U+0301)", "code points",
          f"{_count(diffs, reason='unicode')} flags"),
-        ("pacute-bench", "Contains-match without a closed <answer> block", "whole response searched",
-         "first line of the response searched", f"{_count(diffs, reason='whole_response')} flags on the "
-         "gpt-4.1-nano sample (every response there closes its answer block)"),
-        ("pacute-bench", "Unclosed <reflection>", "exact match unparsed (0)", "reflection's first line is the answer",
-         f"{_count(diffs, reason='unclosed_reflection')} flags"),
-        ("pacute-bench", "MCQ ties", "decided by option text (see below)", "gold always credited",
-         "exact ties only; the public samples hold no PACUTE MCQ log-probabilities to count them"),
+        ("pacute-bench", "Contains-match without a closed <answer> block",
+         "text after the last closed reasoning block searched", "first line of the response searched",
+         f"{_count(diffs, reason='whole_response')} flags on the gpt-4.1-nano sample"),
+        ("pacute-bench", "Unclosed <reflection>", "no answer: unparsed, 0 on exact and contains match",
+         "reflection's first line is the answer", f"{_count(diffs, reason='unclosed_reflection')} flags"),
+        ("pacute-bench", "MCQ ties", "1/k for a k-way exact tie holding the gold, in any option order",
+         "index 0 (its gold) credited", "counted per imported model below"),
+        ("pacute-bench", "MCQ option matching", "exact after NFC (`Rizál` ≠ `rizál`)",
+         "each option as the item holds it", "same options; only Tanaw's earlier first-letter fold differed"),
         ("pacute-bench", "MCQ normalised accuracy", "each item's own option count k",
          "one k per benchmark (the largest, 4)", f"{two} syllabification MCQ items have 2 options"),
         ("pacute-bench", "Hierarchical MCQ gold", "the file's `answer`",

@@ -4,8 +4,9 @@ pacute-bench (`src/pacute_bench/evaluator.py` @ 89a610f, the release the sample 
 response, reads the answer as the first line after `<answer>` (else the response's first line) without removing an
 unclosed `<reflection>` block, and compares `answer == ground_truth.strip().lower()` and `ground_truth in answer`
 without trimming hyphens or normalising Unicode. Tanaw follows the PACUTE paper (§5: case, whitespace and
-leading/trailing hyphens of affix strings) after Unicode NFC, counts an output whose `<reflection>` never closes as
-unparsed for exact match, and searches the whole response for contains-match when no `<answer>` block closes.
+leading/trailing hyphens of affix strings) after Unicode NFC and reads only the answer: an output whose reasoning
+block never closes has none (unparsed, 0 on both metrics), and without a closed `<answer>` block contains-match
+searches the text after the last closed reasoning block.
 
 `compare` re-scores pacute-bench rows through Tanaw's own scoring (`evaluator.scoring.score_prediction`) and, for
 each row, also re-scores pacute-bench's *extracted* answer with the paper's normalisation ("theirs, normalised"):
@@ -31,10 +32,11 @@ REASONS = {
     "hyphen": "affix hyphens trimmed before comparing (PACUTE paper §5); pacute-bench compared them verbatim",
     "unicode": "composed and decomposed diacritics (e.g. í vs i + U+0301) compared after Unicode NFC; "
                "pacute-bench compared code points",
-    "whole_response": "no closed <answer> block: Tanaw's contains-match searches the whole response, pacute-bench "
-                      "only its first line",
-    "unclosed_reflection": "the <reflection> block never closes (truncated output): Tanaw's exact match has no "
-                           "answer (unparsed), pacute-bench took the reflection's first line as the answer",
+    "whole_response": "no closed <answer> block: Tanaw's contains-match searches the text after the last closed "
+                      "reasoning block, pacute-bench only its first line",
+    "unclosed_reflection": "the <reflection> block never closes (truncated output): Tanaw reads no answer (a "
+                           "format failure, 0 on exact and contains match), pacute-bench read the reflection's "
+                           "first line as the answer",
     "other": "other extraction difference",
 }
 """Why a per-item flag differs, by reason key."""
@@ -141,3 +143,85 @@ def compare_folder(folder: Path | str) -> tuple[list[Totals], list[Difference]]:
         totals.append(t)
         diffs.extend(d)
     return totals, diffs
+
+
+RULES = {
+    "normalisation": "Tanaw compares after Unicode NFC, case and whitespace, trims affix hyphens for exact match "
+                     "and keeps them for containment (the affix `-um-` is not found in the whole word `kumanta`); "
+                     "pacute-bench's `_normalize_label` (dcab16b) lower-cases and trims hyphens for both, without "
+                     "NFC (its earlier releases kept hyphens)",
+    "unclosed_answer": "a reasoning block never closes: Tanaw reads no answer (a format failure, 0), pacute-bench "
+                       "read the reflection's first line as the answer",
+    "extraction": "another reading of the answer: Tanaw reads the text after the last closed reasoning block, "
+                  "pacute-bench the first line after its answer tag or of the response",
+    "tie": "an exact tie of option log-probabilities scores 1/k in Tanaw; pacute-bench's torch.max credits index 0, "
+           "its gold",
+    "hierarchical_gold": "hierarchical MCQ: pacute-bench scores options[0] as the gold, Tanaw the item's answer",
+    "duplicate_option": "the gold text is listed twice with different log-probabilities: the copy that wins is "
+                        "the gold answer in Tanaw, a wrong index for pacute-bench (is_correct = index 0)",
+    "other": "other difference",
+}
+"""Why Tanaw's item score differs from pacute-bench's own flag, by rule key (Methodology page)."""
+
+
+def bench_answer(response: str) -> str:
+    """The answer pacute-bench reads from a response (`BaseEvaluator._extract_answer` with the `<answer>` tag,
+    src/pacute_bench/evaluators/base.py @ dcab16b)."""
+    import re
+
+    text = response
+    if re.search(r"<think>(.*?)</think>", text, re.S | re.I):
+        text = re.sub(r"<think>.*?</think>", "", text, flags=re.S | re.I).strip()
+    if "<answer>" in text:
+        after = text.partition("<answer>")[2]
+        if "</answer>" in after:
+            after = after.split("</answer>")[0]
+        lines = after.strip().splitlines()
+        return lines[0].strip() if lines else ""
+    return text.splitlines()[0].strip() if "\n" in text else text
+
+
+def _loads(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def rule_of(row: Mapping[str, Any], metric: str) -> str | None:
+    """The rule explaining why Tanaw's `metric` for one stored pacute-bench item differs from the tool's own flag,
+    or None when they agree (or the flag is absent)."""
+    theirs = row.get("their_is_correct" if metric == "mcq_acc" else f"their_{metric}")
+    ours = row.get(metric)
+    if theirs is None or ours is None or _isnan(theirs) or _isnan(ours) or float(ours) == float(theirs):
+        return None
+    extras = _loads(row.get("extras")) or {}
+    if metric == "mcq_acc":
+        if extras.get("tied"):
+            return "tie"
+        options = _loads(row.get("options")) or []
+        gold = _loads(row.get("gold"))
+        if row.get("task") == "pacute-hierarchical-mcq" and options and options[0] != gold:
+            return "hierarchical_gold"
+        return "duplicate_option" if options.count(gold) > 1 else "other"
+    if not row.get("parsed") and "never closed" in str(extras.get("failure", "")):
+        return "unclosed_answer"
+    gold = _loads(row.get("gold"))
+    answer = bench_answer(str(row.get("output") or ""))
+    item = exact_match_item if metric == "exact_match" else contains_match_item
+    return "normalisation" if float(item(answer, gold)) == float(ours) else "extraction"
+
+
+def _isnan(v: Any) -> bool:
+    return isinstance(v, float) and v != v
+
+
+def rule_counts(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Per model, task, metric and rule: the number of items whose Tanaw score differs from pacute-bench's flag,
+    from stored rows (`store.queries.pacute.pacute_rule_rows`)."""
+    counts: Counter = Counter()
+    for row in rows:
+        metrics = ("mcq_acc",) if str(row.get("task", "")).endswith("-mcq") else METRICS
+        for metric in metrics:
+            rule = rule_of(row, metric)
+            if rule is not None:
+                counts[(row["model_id"], row["task"], metric, rule)] += 1
+    return [{"model": m, "task": t, "metric": metric, "rule": r, "items": n}
+            for (m, t, metric, r), n in sorted(counts.items())]

@@ -54,9 +54,11 @@ class MetricSpec:
     """With `counted`: an unparsed answer is a label of its own (SEA-HELM's "null") instead of no prediction."""
     reads_output: bool = False
     """The item function also takes `output=` (the raw model output, untrusted text), e.g. PACUTE contains-match
-    searching the whole response when no answer block closes."""
+    searching the text after the last closed reasoning block when no answer block closes."""
     reads_task: bool = False
     """The item function also takes `task=` (the item's `TaskSpec`), reading what the task needs from its fields."""
+    reads_extras: bool = False
+    """The item function also takes `extras=` (the answer reader's extras), e.g. the options of an exact MCQ tie."""
     empty_reason: str = "not computable from these rows"
     """Why a cell has no value when the metric gives NaN (e.g. "no item asked in both orders")."""
 
@@ -102,10 +104,12 @@ def multiplicity(draws: Any) -> Any:
 
 
 def item_score(spec: MetricSpec, answer: str | None, gold: Any, *, task: Any, item: Any,
-               output: str | None) -> float:
-    """One item's score under `spec` (its item function must exist), passing `output=` and `task=` to the
-    metrics that read them."""
+               output: str | None, extras: dict | None = None) -> float:
+    """One item's score under `spec` (its item function must exist), passing `output=`, `task=` and `extras=`
+    to the metrics that read them."""
     extra: dict[str, Any] = {}
+    if spec.reads_extras:
+        extra["extras"] = extras or {}
     if spec.reads_output:
         extra["output"] = output
     if spec.reads_task:

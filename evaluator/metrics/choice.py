@@ -22,30 +22,47 @@ def _tie_key(option: str) -> str:
     return hashlib.sha256(unicodedata.normalize("NFC", str(option)).encode("utf-8")).hexdigest()
 
 
-def argmax_option(values: Sequence[float], options: Sequence[str]) -> int:
-    """Index of the highest value; an exact tie is decided by the options' text, never their position.
-
-    Among the tied options the one whose NFC text has the smallest SHA-256 digest wins: a fixed pseudo-random
-    draw, so reordering the options never changes the choice, and over many ties the gold wins 1/t of t-way ties
-    on average (pacute-bench credits the gold, which it always puts first; "first option" did the same).
-    """
+def tied(values: Sequence[float]) -> list[int]:
+    """Indices of the options sharing the highest value exactly (one index when there is no tie)."""
     best = max(values)
-    tied = [i for i, v in enumerate(values) if v == best]
-    if len(tied) == 1 or len(options) != len(values):
-        return tied[0]
-    return min(tied, key=lambda i: _tie_key(options[i]))
+    return [i for i, v in enumerate(values) if v == best]
 
 
-def mcq_acc_item(answer: str | None, gold: Any, *, lang: str = "", item: Any = None) -> float:
-    """1.0 when the chosen option string equals the gold option."""
+def argmax_option(values: Sequence[float], options: Sequence[str]) -> int:
+    """Index of the option shown as the answer: the highest value; among exactly tied options the one whose NFC
+    text has the smallest SHA-256 digest (never their position). A tie is scored by `tied_credit`, not by this
+    pick."""
+    top = tied(values)
+    if len(top) == 1 or len(options) != len(values):
+        return top[0]
+    return min(top, key=lambda i: _tie_key(options[i]))
+
+
+def tied_credit(tied_options: Sequence[str], gold: Any) -> float:
+    """Credit of an MCQ whose highest log-probability is shared by `tied_options` (k texts): the share of them
+    that are the gold, i.e. 1/k when the gold is one of a k-way exact tie. This is the expected accuracy of a
+    random tie-break, the same in any option order (pacute-bench's `torch.max` credits index 0, its gold)."""
+    if not tied_options:
+        return 0.0
+    return sum(o == gold for o in tied_options) / len(tied_options)
+
+
+def mcq_acc_item(answer: str | None, gold: Any, *, lang: str = "", item: Any = None,
+                 extras: dict | None = None) -> float:
+    """1.0 when the chosen option string equals the gold option; for an exact tie of log-probabilities
+    (`extras["tied"]`, the tied option texts) the `tied_credit`."""
+    tie = (extras or {}).get("tied")
+    if answer is not None and tie:
+        return tied_credit(tie, gold)
     return float(answer is not None and answer == gold)
 
 
-def mcq_norm_acc_item(answer: str | None, gold: Any, *, lang: str = "", item: Any = None) -> float:
+def mcq_norm_acc_item(answer: str | None, gold: Any, *, lang: str = "", item: Any = None,
+                      extras: dict | None = None) -> float:
     """Chance-corrected accuracy with this item's k options: (acc·k − 1)/(k − 1); the cell mean equals
     (acc·k − 1)/(k − 1) when every item has k options, and is negative below chance."""
     k = len(item.options) if item is not None and item.options else 0
-    acc = mcq_acc_item(answer, gold)
+    acc = mcq_acc_item(answer, gold, extras=extras)
     if k < 2:
         return acc
     return (acc * k - 1) / (k - 1)
@@ -56,13 +73,13 @@ def mcq_f1(rows: Sequence[tuple]) -> float:
     accuracy: F1 = 2·acc/(1 + acc)."""
     if not rows:
         return float("nan")
-    acc = sum(mcq_acc_item(a, g) for a, g, *_ in rows) / len(rows)
+    acc = sum(mcq_acc_item(a, g, extras=e) for a, g, e in rows) / len(rows)
     return 2 * acc / (1 + acc)
 
 
 def mcq_f1_resample(groups: Sequence[Sequence[tuple]], draws: np.ndarray) -> np.ndarray:
     """`mcq_f1` on every resample at once: per item (hits, rows), summed over draws."""
-    per_item = [(sum(mcq_acc_item(a, g) for a, g, *_ in rows), len(rows)) for rows in groups]
+    per_item = [(sum(mcq_acc_item(a, g, extras=e) for a, g, e in rows), len(rows)) for rows in groups]
     hits, n = resample_sums(per_item, draws).T
     acc = hits / np.maximum(n, 1)
     return np.where(n > 0, 2 * acc / (1 + acc), np.nan)
@@ -115,13 +132,13 @@ def phenomenon_macro_resample(groups: Sequence[Sequence[tuple]], draws: np.ndarr
 
 
 MCQ_ACC = register(MetricSpec(
-    name="mcq_acc", display="MCQ accuracy", item=mcq_acc_item, binary=True,
+    name="mcq_acc", display="MCQ accuracy", item=mcq_acc_item, binary=True, reads_extras=True,
     description="Option with the highest summed log-probability given the prompt (no length normalisation) "
-                "equals the gold option. An exact tie is decided by the tied options' text (smallest SHA-256 of "
-                "the NFC text), never by their position.",
+                "equals the gold option. A k-way exact tie that includes the gold scores 1/k (the expected "
+                "accuracy of a random tie-break), in any option order; pacute-bench credits index 0, its gold.",
     reference="PACUTE paper §5 (scoring); pacute-bench _calc_metrics"))
 MCQ_NORM_ACC = register(MetricSpec(
-    name="mcq_norm_acc", display="MCQ normalized accuracy", item=mcq_norm_acc_item, chance="zero",
+    name="mcq_norm_acc", display="MCQ normalized accuracy", item=mcq_norm_acc_item, chance="zero", reads_extras=True,
     description="(acc·k − 1)/(k − 1) with each item's own number of options k: 0 = chance, 1 = perfect, "
                 "negative below chance (not clipped). pacute-bench uses one k per benchmark (the largest option "
                 "count, 4), so items with 2 or 3 options are normalised differently there.",
@@ -130,7 +147,7 @@ MCQ_F1 = register(MetricSpec(
     name="mcq_f1", display="MCQ F1", item=None, corpus=mcq_f1, resample=mcq_f1_resample, chance="none",
     description="F1 as the PACUTE paper reports it (pacute-bench _calc_metrics): the gold is the positive class, "
                 "so precision is always 1, recall is the accuracy, and F1 = 2·acc/(1 + acc).",
-    reference="PACUTE paper §5; pacute-bench src/pacute_bench/evaluator.py _calc_metrics @ 89a610f"))
+    reference="PACUTE paper §5; pacute-bench src/pacute_bench/evaluators/base.py _calc_metrics @ dcab16b"))
 ORDER_CONSISTENCY = register(MetricSpec(
     name="order_consistency", display="Order consistency", item=None, corpus=order_consistency, chance="none",
     empty_reason="no item asked in both orders", counted="order",

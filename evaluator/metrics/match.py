@@ -5,10 +5,9 @@ Normalisation (PACUTE paper §5): case, surrounding whitespace, and leading/trai
 pacute-bench's released result files did not strip hyphens; `evaluator.methodology.pacute_compat` counts where that
 changes a score.
 
-PACUTE contains-match searches the whole raw response when it has no closed `<answer>…</answer>` block: the paper
-keeps contains-match because "the correct answer often appears mid-chain but is not surfaced as the final
-response", and pacute-bench, finding no answer block, searches the response's first line, which for a truncated
-`<reflection>` is most of the chain. Exact match stays strict (the extracted answer only).
+PACUTE contains-match reads only the answer, as the paper's evaluator "extracts only the answer before scoring":
+the closed `<answer>` block's answer; without one, the text after the last closed reasoning block; nothing when a
+reasoning block never closes (a format failure). A reflection that lists candidates is never searched.
 """
 from __future__ import annotations
 
@@ -16,6 +15,7 @@ import re
 import unicodedata
 from typing import Any
 
+from evaluator.answer_text import after_reasoning
 from evaluator.metrics.base import MetricSpec, register
 
 
@@ -59,10 +59,11 @@ def has_answer_block(output: str | None) -> bool:
 
 
 def contains_region(answer: str | None, output: str | None, whole_output: bool = True) -> str | None:
-    """The text contains-match searches: the whole output for a response without a closed answer block when the
-    task allows it (`TaskSpec.contains_whole_output`, PACUTE), otherwise the extracted answer."""
+    """The text contains-match searches: for a response without a closed answer block when the task allows it
+    (`TaskSpec.contains_whole_output`, PACUTE), the text after the last closed reasoning block (None when one
+    never closes); otherwise the extracted answer."""
     if output is not None and whole_output and not has_answer_block(output):
-        return output
+        return after_reasoning(output)
     return answer
 
 
@@ -70,8 +71,8 @@ def contains_match_item(answer: str | None, gold: Any, *, lang: str = "", item: 
                         output: str | None = None, task: Any = None) -> float:
     """1.0 when the answer matches exactly (hyphen-normalised) or the searched text contains a gold (case, NFC).
 
-    The searched text is `contains_region`: the whole raw output when it has no closed `<answer>` block (PACUTE),
-    else the extracted answer. Hyphens are not trimmed for containment: a trimmed suffix `-ak` would otherwise be
+    The searched text is `contains_region`: without a closed `<answer>` block (PACUTE) the text after the last
+    closed reasoning block, nothing when reasoning never closes; else the extracted answer. Hyphens are not trimmed for containment: a trimmed suffix `-ak` would otherwise be
     "found" in `yak`. A task with `gold_alternatives` (LINDSEA: "Tono or Tina (least preferred)") accepts any of
     them. Without `task` (pacute-bench re-scoring) the PACUTE rules apply.
     """
@@ -95,8 +96,9 @@ CONTAINS_MATCH = register(MetricSpec(
     name="contains_match", display="Contains match", item=contains_match_item, binary=True, reads_output=True,
     reads_task=True,
     description="Exact match, or the gold (lower-cased, trimmed, NFC) occurs inside the lower-cased answer; when a "
-                "PACUTE response has no closed <answer> block, inside the whole response (the answer often appears "
-                "mid-chain, PACUTE paper §7). Affix hyphens are kept for containment so `-ak` is not found in "
+                "PACUTE response has no closed <answer> block, inside the text after the last closed reasoning "
+                "block, and nowhere when reasoning never closes (the paper's evaluator \"extracts only the answer "
+                "before scoring\"). Affix hyphens are kept for containment so `-ak` is not found in "
                 "`yak`. LINDSEA open coreference: a gold such as \"Tono or Tina (least preferred)\" accepts either "
                 "referent, searched in the extracted answer only.",
-    reference="PACUTE paper §5, §7; pacute-bench contains_match (src/pacute_bench/evaluator.py @ 89a610f)"))
+    reference="PACUTE paper §5, §7; pacute-bench contains_match (src/pacute_bench/evaluators/base.py @ dcab16b)"))

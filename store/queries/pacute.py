@@ -144,3 +144,29 @@ def pacute_paper_runs(con, *, models: tuple[str, ...]) -> pd.DataFrame:
         SELECT model_id, min(source_file) AS source_file FROM runs
         WHERE NOT superseded AND task LIKE 'pacute-%' AND list_contains(?, model_id) AND starts_with(source_file, ?)
         GROUP BY model_id ORDER BY model_id""", [list(models), PAPER_RUNS_LABEL]).df()
+
+
+RULE_ROWS_SQL = """
+    SELECT r.model_id, r.task, p.item_id, p.output, p.parsed, p.extras, i.gold, i.options,
+           max(s.value) FILTER (WHERE s.metric = 'exact_match') AS exact_match,
+           max(s.value) FILTER (WHERE s.metric = 'contains_match') AS contains_match,
+           max(s.value) FILTER (WHERE s.metric = 'mcq_acc') AS mcq_acc,
+           max(x.value) FILTER (WHERE x.metric = 'exact_match') AS their_exact_match,
+           max(x.value) FILTER (WHERE x.metric = 'contains_match') AS their_contains_match,
+           max(x.value) FILTER (WHERE x.metric = 'is_correct') AS their_is_correct
+    FROM runs r
+    JOIN predictions p ON p.run_id = r.run_id
+    JOIN items i ON i.task = r.task AND i.lang = r.lang AND i.item_id = p.item_id
+    LEFT JOIN scores s ON s.run_id = r.run_id AND s.item_id = p.item_id AND s.ord = p.ord
+    LEFT JOIN self_reported x ON x.run_id = r.run_id AND x.item_id = p.item_id
+    WHERE r.harness = 'pacute-bench' AND NOT r.superseded AND r.task LIKE 'pacute-%'
+    GROUP BY ALL
+    ORDER BY r.model_id, r.task, p.item_id"""
+"""Per item of every pacute-bench upload: the stored output, parse flag and reader extras, our gold and options,
+Tanaw's item scores and pacute-bench's own flags (`self_reported`) side by side."""
+
+
+@query
+def pacute_rule_rows(con) -> pd.DataFrame:
+    """Per imported pacute-bench item: Tanaw's scores beside pacute-bench's flags (`RULE_ROWS_SQL`)."""
+    return con.execute(RULE_ROWS_SQL).df()

@@ -49,9 +49,10 @@ def test_page_shows_sample_figures():
     assert (th["rougeL (XL-Sum, headline)"], th["rougeL_nows (words only)"]) == ("25.42", "21.83")
     assert df[df["language"] == "Tamil"].iloc[0]["rougeL (XL-Sum, headline)"] == "17.16"
     n, rows = pacute_differences()
-    assert n == 5940 and sum(r["items"] for r in rows) == 37
+    # 35 normalisation flags, 2 unclosed reflections that pacute-bench read as answers (hierarchical, langgame)
+    assert n == 5940 and sum(r["items"] for r in rows) == 39
     items = pacute_difference_items()
-    assert len(items) == 37 and {(i["item_id"], i["reason"]) for i in items if i["reason"] == "unicode"} == {
+    assert len(items) == 39 and {(i["item_id"], i["reason"]) for i in items if i["reason"] == "unicode"} == {
         ("syllabification_gen_00133", "unicode")}
 
 
@@ -62,7 +63,7 @@ def test_differences_section_lists_counts_without_rescoring(monkeypatch):
     at = AppTest.from_file(PAGE, default_timeout=120)
     at.query_params["section"] = "Differences from pacute-bench and SEA-HELM"
     at.run()
-    assert not at.exception
+    assert not at.exception, [e.stack_trace for e in at.exception]
     table = at.table[0].value
     assert len(table) == len(differences()) and set(table["reference"]) == {"pacute-bench", "SEA-HELM"}
     counts = dict(zip(table["topic"], table["count on the samples"]))
@@ -72,10 +73,12 @@ def test_differences_section_lists_counts_without_rescoring(monkeypatch):
     assert "66.41 instead of 66.16" in counts["QA articles (a/an/the)"]
     per_bench = at.dataframe[0].value.set_index("benchmark")
     assert (per_bench["EM Tanaw"] == per_bench["EM pacute-bench normalised"]).all()
-    assert (per_bench["CM Tanaw"] == per_bench["CM pacute-bench normalised"]).all()
+    differ = per_bench[per_bench["CM Tanaw"] != per_bench["CM pacute-bench normalised"]]
+    assert sorted(differ.index) == ["hierarchical-gen", "langgame-gen"]  # one unclosed reflection each
     assert per_bench.loc["hierarchical-gen", "EM pacute-bench"] == 37.17
     text = " ".join(m.value for m in at.markdown)
-    assert "never by their position" in text and "2·acc/(1 + acc)" in text
+    assert "scores 1/k" in text and "in any option order" in text and "2·acc/(1 + acc)" in text
+    assert "unclosed_answer" in text and "hierarchical_gold" in text  # the rules counted per imported model
 
 
 @pytest.mark.needs_samples

@@ -200,8 +200,9 @@ def _mcq_prompt(i: int, word: str) -> dict:
 
 def _pacute(root: Path) -> None:
     bench = root / "pacute" / "benchmarks"
-    for data in ("affixation", "composition", "manipulation", "syllabification"):
-        ids = data not in ("composition", "manipulation")  # as upstream: these two files have no ids
+    for data in ("affixation", "composition", "manipulation", "morphological_extraction", "morphological_production",
+                 "syllabification"):
+        ids = data not in ("composition", "manipulation")  # as upstream main: these two files have no ids
         mcq, gen = [], []
         for i in range(24):
             word = WORDS_TL[i % len(WORDS_TL)]

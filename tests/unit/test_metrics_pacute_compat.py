@@ -14,15 +14,16 @@ SAMPLE = DATA / "pacute" / "results-sample" / "gpt-4.1-nano" / "inference"
 def test_rescoring_reproduces_pacute_bench_except_listed_differences():
     totals, diffs = compare_folder(SAMPLE)
     assert sum(t.n for t in totals) == 5940 and len(totals) == 8
-    # per benchmark, exact and contains match equal pacute-bench's answers under the paper's normalisation
-    for t in totals:
-        assert t.ours == t.theirs_normalised, t.task
-    assert not [d for d in diffs if d.ours != d.theirs_normalised]
+    # per item, exact and contains match equal pacute-bench's answers under the paper's normalisation, except where
+    # a reflection never closes: pacute-bench read its first line, Tanaw reads nothing (a format failure)
+    left = [(d.task, d.item_id, d.metric, d.ours, d.reason) for d in diffs if d.ours != d.theirs_normalised]
+    assert left == [("hierarchical-gen", "hierarchical_gen_00141", "contains_match", False, "unclosed_reflection"),
+                    ("langgame-gen", "langgame_gen_00148", "contains_match", False, "unclosed_reflection")]
     by_task = {t.task: t for t in totals}
-    assert by_task["hierarchical-gen"].ours == {"exact_match": 246, "contains_match": 329}
+    assert by_task["hierarchical-gen"].ours == {"exact_match": 246, "contains_match": 328}
     assert by_task["hierarchical-gen"].theirs == {"exact_match": 223, "contains_match": 323}
     # against the released flags, only normalisation differences remain (every other flag of 2 x 5940 agrees)
-    assert {d.reason for d in diffs} == {"hyphen", "unicode"}
+    assert {d.reason for d in diffs} == {"hyphen", "unicode", "unclosed_reflection"}
     by = {(r["task"], r["metric"], r["direction"]): r["items"] for r in summarize(diffs)}
     assert by == {
         ("hierarchical-gen", "exact_match", "ours 1 / theirs 0"): 23,
@@ -31,6 +32,8 @@ def test_rescoring_reproduces_pacute_bench_except_listed_differences():
         # syllabification_gen_00133: gold "hulí" composed, the answer's í decomposed (i + U+0301)
         ("pacute-syllabification-gen", "exact_match", "ours 1 / theirs 0"): 1,
         ("pacute-syllabification-gen", "contains_match", "ours 1 / theirs 0"): 1,
+        ("hierarchical-gen", "contains_match", "ours 0 / theirs 1"): 1,
+        ("langgame-gen", "contains_match", "ours 0 / theirs 1"): 1,
     }
 
 
@@ -56,15 +59,19 @@ def test_hand_made_rows():
         ("a", "exact_match", "hyphen"), ("a", "contains_match", "hyphen")]
 
 
-def test_contains_match_searches_the_whole_response_without_a_closed_answer_block():
+def test_contains_match_reads_only_the_answer():
     rows = [
-        # truncated reflection: the gold appears mid-chain, pacute-bench's first line misses it
+        # truncated reflection: the gold appears mid-chain, but the model never answered (format failure)
         {"id": "d", "response": "<reflection>insert n at the end\nso the word becomes tipann, but", "ground_truth":
-         "tipann", "answer": "<reflection>insert n at the end", "exact_match": False, "contains_match": False},
+         "tipann", "answer": "<reflection>insert n at the end\nso the word becomes tipann", "exact_match": False,
+         "contains_match": True},
         # a closed answer block: only the answer is searched, even though the reflection names the gold
         {"id": "e", "response": "<reflection>maybe tipann</reflection>\n<answer>tipan</answer>",
          "ground_truth": "tipann", "answer": "tipan", "exact_match": False, "contains_match": False},
+        # no answer block: the text after the closed reflection is searched, not the reflection
+        {"id": "f", "response": "<reflection>maybe tipann</reflection>\nthe answer is tipan", "ground_truth":
+         "tipann", "answer": "the answer is tipan", "exact_match": False, "contains_match": False},
     ]
     n, diffs = compare("hierarchical-gen", rows)
-    assert n == 2 and [(d.item_id, d.metric, d.ours, d.theirs, d.reason) for d in diffs] == [
-        ("d", "contains_match", True, False, "whole_response")]
+    assert n == 3 and [(d.item_id, d.metric, d.ours, d.theirs, d.reason) for d in diffs] == [
+        ("d", "contains_match", False, True, "unclosed_reflection")]

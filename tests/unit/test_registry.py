@@ -15,8 +15,9 @@ EXPECTED = {
     "lindsea-mp": "id ta", "lindsea-pragmatic-single": "id ta", "lindsea-pragmatic-pair": "id ta",
     "lindsea-coref-binary": "id ta", "lindsea-coref-open": "id ta", "lindsea-coref-pronoun": "id",
     "lindsea-translation": "id ta", "cultural-representation": "id ta",
-    **{f"pacute-{t}-{f}": "tl" for t in ("affixation", "composition", "manipulation", "syllabification",
-                                          "hierarchical", "langgame", "mda") for f in ("mcq", "gen")},
+    **{f"pacute-{t}-{f}": "tl" for t in ("affixation", "composition", "manipulation", "morphological-extraction",
+                                         "morphological-production", "syllabification",
+                                         "hierarchical", "langgame", "mda") for f in ("mcq", "gen")},
     "pacute-cute-gen": "tl",
 }
 
@@ -28,6 +29,9 @@ def test_every_issue_task_is_registered_with_its_languages():
 @pytest.mark.parametrize("alias,task", [("hierarchical-gen", "pacute-hierarchical-gen"),
                                         ("multi-digit-addition-gen", "pacute-mda-gen"),
                                         ("pacute-affixation-gen", "pacute-affixation-gen"),
+                                        ("pacute-morphological-extraction-mcq",
+                                         "pacute-morphological-extraction-mcq"),
+                                        ("morphological_production_gen", "pacute-morphological-production-gen"),
                                         ("langgame-mcq", "pacute-langgame-mcq"), ("cute-gen", "pacute-cute-gen")])
 def test_pacute_bench_names_are_aliases(alias, task):
     assert resolve(alias) == task

@@ -77,10 +77,17 @@ def _score(task_name: str, item, output=None, logprobs=None):
     return score_prediction(task, item, pred)
 
 
-def test_contains_match_reads_the_whole_response_only_without_a_closed_answer_block():
+def test_gen_reads_only_the_answer_an_unclosed_reflection_is_a_format_failure():
     item = _pacute_item("pacute-hierarchical-gen")
+    # pacute-bench's writer (src/pacute_bench/evaluators/base.py `_extract_answer` @ dcab16b) would read the
+    # reflection's first line here; the paper's evaluator "extracts only the answer": none, so 0 and unparsed
     cut = _score(item.task, item, "<reflection>add -um- after k: kumain. but wait, the word")
-    assert (cut.parsed, cut.scores) == (False, {"exact_match": 0.0, "contains_match": 1.0})
+    assert (cut.parsed, cut.scores) == (False, {"exact_match": 0.0, "contains_match": 0.0})
+    assert cut.extras["failure"] == "reasoning block never closed: no final answer"
+    after = _score(item.task, item, "<reflection>kinain? no</reflection>\nso the answer is kumain")
+    assert (after.answer, after.scores) == ("so the answer is kumain", {"exact_match": 0.0, "contains_match": 1.0})
+    listed = _score(item.task, item, "<reflection>kumain or kinain</reflection>\nkinain")
+    assert listed.scores == {"exact_match": 0.0, "contains_match": 0.0}  # candidates in the reflection never count
     closed = _score(item.task, item, "<reflection>kumain?</reflection><answer>kinain</answer>")
     assert closed.scores == {"exact_match": 0.0, "contains_match": 0.0}  # the answer block is what was answered
     right = _score(item.task, item, "<reflection>r</reflection><answer>-kumain-</answer>")
@@ -98,20 +105,21 @@ def test_lindsea_contains_match_still_reads_the_extracted_answer():
     assert contains_match_item("Tina", "Tono", item=item, output="Tono or Tina? Tina", task=task) == 0.0
 
 
-def test_mcq_tie_is_decided_by_option_text_not_position():
-    import hashlib
+def test_mcq_tie_scores_one_over_k_in_any_option_order():
+    import itertools
 
     from evaluator.metrics.choice import argmax_option
 
     options = ["kumain", "kinain", "kainin", "kakain"]
-    tied = [-1.0, -1.0, -3.0, -4.0]
-    winner = min(options[:2], key=lambda o: hashlib.sha256(o.encode()).hexdigest())
-    assert winner == "kinain"  # the distractor wins this tie: the gold is not credited just for being listed first
-    for perm in ([0, 1, 2, 3], [1, 0, 2, 3], [3, 2, 1, 0], [2, 0, 3, 1]):
-        opts, lps = [options[i] for i in perm], [tied[i] for i in perm]
-        assert opts[argmax_option(lps, opts)] == winner
-        res = _score("pacute-affixation-mcq", _pacute_item("pacute-affixation-mcq", tuple(opts)), logprobs=tuple(lps))
-        assert res.answer == winner and res.scores["mcq_acc"] == 0.0
+    for tied, credit in (([-1.0, -1.0, -3.0, -4.0], 0.5), ([-1.0, -1.0, -1.0, -4.0], 1 / 3),
+                         ([-2.0, -1.0, -1.0, -4.0], 0.0), ([-1.0] * 4, 0.25)):
+        for perm in itertools.permutations(range(4)):
+            opts, lps = [options[i] for i in perm], [tied[i] for i in perm]
+            res = _score("pacute-affixation-mcq", _pacute_item("pacute-affixation-mcq", tuple(opts)),
+                         logprobs=tuple(lps))
+            assert res.scores["mcq_acc"] == pytest.approx(credit)
+            assert res.scores["mcq_norm_acc"] == pytest.approx((credit * 4 - 1) / 3)
+            assert res.answer == opts[argmax_option(lps, opts)]
     assert argmax_option([-2.0, -1.0], ["b", "a"]) == 1  # no tie: plain argmax
 
 

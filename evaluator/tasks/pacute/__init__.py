@@ -18,6 +18,10 @@ _SUITE = {
     "affixation": ("affixation", "Affix inflection and identification (prefix, infix, suffix, circumfix)."),
     "composition": ("composition", "Spelling, character counting and word composition."),
     "manipulation": ("manipulation", "Character insertion, deletion, swapping and substitution."),
+    "morphological-extraction": ("morphological_extraction",
+                                 "Morphological extraction: the affix or root an inflected word was built from."),
+    "morphological-production": ("morphological_production",
+                                 "Morphological production: the inflected form of a root with a given affix."),
     "syllabification": ("syllabification", "Syllable counting, splitting and stress identification."),
     "hierarchical": ("hierarchical", "Six-level hierarchy L0 characters … L5 multi-step morphology."),
 }
