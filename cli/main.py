@@ -9,6 +9,11 @@ import sys
 from cli import COMMANDS, MODULES
 
 
+def _store_hooks() -> None:
+    """Every store a command opens holds the papers' reported rows, whatever creates it (services.reported)."""
+    import services  # noqa: F401  (registers the store's open hook)
+
+
 def build_parser(prog: str = "python -m evaluator") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description="Tanaw evaluator")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -19,6 +24,7 @@ def build_parser(prog: str = "python -m evaluator") -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None, prog: str = "python -m evaluator") -> int:
     args = build_parser(prog).parse_args(argv)
+    _store_hooks()
     return args.func(args)
 
 
