@@ -25,6 +25,8 @@ def add(sub) -> None:
     p.add_argument("--model-type", choices=("base", "instruct", "reasoning"), default=None)
     p.add_argument("--weights", choices=("open", "closed"), default=None)
     p.add_argument("--wait", type=float, default=120.0, help="seconds to wait for the store to be free (default 120)")
+    p.add_argument("--allow-partial", action="store_true",
+                   help="import even when most answer rows match none of the items (default: refuse, naming them)")
     p.add_argument("--inbox", action="store_true",
                    help="if another process (the app) holds the store, queue the file for it to import")
     p.set_defaults(func=run)
@@ -44,13 +46,14 @@ def run(args) -> int:
         print(f"error: --model: {e}", file=sys.stderr)
         return 2
     try:
-        out = ingest_upload(args.db, upload, model=model, data_dir=args.data_dir, timeout=args.wait)
+        out = ingest_upload(args.db, upload, model=model, data_dir=args.data_dir, timeout=args.wait,
+                            allow_partial=args.allow_partial)
     except WriterBusy as e:
         if not args.inbox:
             print(f"error: {e}", file=sys.stderr)
             return 3
-        print(f"the store is in use; queued {queue_upload(args.db, args.path, fmt=args.format, model=model)} "
-              "for the app to import (on its Upload page)")
+        queued = queue_upload(args.db, args.path, fmt=args.format, model=model, allow_partial=args.allow_partial)
+        print(f"the store is in use; queued {queued} for the app to import (on its Upload page)")
         return 0
     for w in out.warnings[:50]:
         print(f"warning: {w}", file=sys.stderr)

@@ -95,18 +95,22 @@ def _reject(db_path, upload: Upload, model_id: str, actor: str, errors: list[For
 
 def ingest_upload(db_path: str | Path | None, upload: Upload, *, model: Mapping[str, Any], actor: str | None = None,
                   owner: str = owners.OPERATOR, progress: Callable[[int, int], None] | None = None,
-                  timeout: float = 120.0, data_dir=None) -> Outcome:
+                  timeout: float = 120.0, data_dir=None, allow_partial: bool = False) -> Outcome:
     """Write an upload (already read by `evaluator.formats.read.read_upload`) into the store at `db_path`, as
     `owner` (the identity the caller's token names; the command line is the operator): refused, with only an audit
-    row, when `name_refusal` objects to the model name."""
+    row, when `name_refusal` objects to the model name, or when most of its answer rows match none of our items
+    and `allow_partial` is off (`evaluator.formats.coverage`: the benchmark data is not here)."""
+    from evaluator.formats import coverage
     from services.ingest import IngestError, ingest_predictions
 
     actor = actor or default_actor()
     meta = clean_model(model)
     model_id = meta["model_id"]
-    if not upload.ok:
-        return _reject(db_path, upload, model_id, actor, upload.errors or
-                       [FormatError(upload.name, None, None, "nothing to import")], timeout)
+    problems = [e for e in upload.errors if e.problem != _read.NOTHING_MATCHED]  # a file's own errors come first
+    partial = None if allow_partial or problems else coverage.refusal(upload, data_dir)
+    if partial is not None or not upload.ok:
+        return _reject(db_path, upload, model_id, actor, [partial] if partial else upload.errors or [
+            FormatError(upload.name, None, None, "nothing to import")], timeout)
     try:
         with store_writer(db_path, timeout=timeout) as con, paused_gc():
             refusal = name_refusal(con, model_id, owner)
@@ -185,7 +189,7 @@ def drain_inbox(db_path: str | Path | None, *, timeout: float = 30.0) -> list[Ou
             upload = read_upload(body, str(meta.get("name") or body.name), fmt=str(meta.get("format") or "auto"))
             model = meta.get("model") if isinstance(meta.get("model"), dict) else {"model_id": "unnamed"}
             out = ingest_upload(db_path, upload, model=model, actor=f"{meta.get('actor') or 'cli'} (inbox)",
-                                timeout=timeout)
+                                timeout=timeout, allow_partial=meta.get("allow_partial") is True)
         except WriterBusy:
             raise
         except Exception:  # an entry that cannot be imported must not stop the app's start, now or next time
@@ -211,7 +215,7 @@ def queued_count(db_path: str | Path | None) -> int:
 
 
 def queue_upload(db_path: str | Path | None, path: str | Path, *, fmt: str, model: Mapping[str, Any],
-                 actor: str | None = None) -> Path:
+                 actor: str | None = None, allow_partial: bool = False) -> Path:
     """Queue a file (or a folder, zipped) in the store's inbox for the process holding the store to import."""
     from evaluator.formats.archive import read_folder, zip_members
     from store import inbox
@@ -219,4 +223,4 @@ def queue_upload(db_path: str | Path | None, path: str | Path, *, fmt: str, mode
     p = Path(path)
     data, name = (p.read_bytes(), p.name) if p.is_file() else (zip_members(read_folder(p)[0]), p.name + ".zip")
     return inbox.drop(db_path, data, {"name": name, "format": fmt, "model": clean_model(model),
-                                      "actor": actor or default_actor()})
+                                      "actor": actor or default_actor(), "allow_partial": allow_partial})

@@ -82,6 +82,8 @@ class Upload:
         return sorted({f.format for f in self.files if f.format})
 
 
+NOTHING_MATCHED = "nothing to import: no row matched one of our items (see the warnings)"
+"""The error of an upload none of whose rows matched (and that holds no summary scores)."""
 _LINE_END = re.compile(rb"[\r\n]")
 
 
@@ -193,8 +195,7 @@ def _read_upload(source: bytes | memoryview | str | Path, name: str | None, *, f
             error_id = incidents.record(f"reading {m.name!r}")
             up.errors.append(FormatError(m.name, None, None, f"could not be checked (internal error {error_id})"))
     if not up.errors and not up.predictions and not up.summary:
-        up.errors.append(FormatError(up.name, None, None, "nothing to import: no row matched one of our items "
-                                                          "(see the warnings)"))
+        up.errors.append(FormatError(up.name, None, None, NOTHING_MATCHED))
     if len(up.errors) > limits.max_errors + 2:  # e.g. every member of a large archive refused by its header
         rest = len(up.errors) - limits.max_errors
         up.errors[limits.max_errors:] = [FormatError(up.name, None, None, f"… and {rest:,} more errors not shown")]
