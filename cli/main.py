@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from cli import COMMANDS, MODULES
@@ -30,16 +31,34 @@ def main(argv: list[str] | None = None, prog: str = "python -m evaluator") -> in
 
 def run(argv: list[str] | None = None, prog: str = "python -m evaluator") -> int:
     """`main` for a command line: a bad language entry or task file is one line naming its file and field (exit 2),
-    never a traceback."""
+    a store held by another process past the wait is one line (exit 3), never a traceback."""
     try:
         from evaluator.languages import LanguageError  # reading the language entries can raise a ValueError
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    from evaluator.tasks import TaskError
+    import duckdb
 
+    from cli.common import say
+    from evaluator.tasks import TaskError
+    from store.db import StoreBusy
+    from store.writer_lock import WriterBusy, on_wait
+
+    on_wait(say)  # a command waiting for the store says so
     try:
         return main(argv, prog)
     except (LanguageError, TaskError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except (WriterBusy, StoreBusy) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 3
+    except duckdb.Error as exc:  # e.g. a file that is not a DuckDB store
+        print(f"error: the store could not be used: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # the output's reader went away (`| head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        print("interrupted; a write in progress was rolled back", file=sys.stderr)
+        return 130

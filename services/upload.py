@@ -175,8 +175,9 @@ def admin_action(db_path: str | Path | None, source_hash: str, action: str, *, a
     raise ValueError(f"unknown admin action {action!r}")
 
 
-def drain_inbox(db_path: str | Path | None, *, timeout: float = 30.0) -> list[Outcome]:
-    """Import the uploads the CLI queued while this process held the store (`ingest --inbox`), oldest first.
+def drain_inbox(db_path: str | Path | None, *, timeout: float = 30.0, keys: bool = False) -> list:
+    """Import the uploads the CLI queued while this process held the store (`ingest --inbox`), oldest first;
+    returns their Outcomes (with `keys`: (inbox key, Outcome) pairs, for the answers the CLI waits for).
 
     An entry that is refused, or that fails for any other reason, is moved to the inbox's `rejected/` folder with
     its reason (logged on logger `tanaw.inbox`; an unexpected failure under an incident id), so the next start
@@ -185,9 +186,9 @@ def drain_inbox(db_path: str | Path | None, *, timeout: float = 30.0) -> list[Ou
 
     outcomes = []
     for body, meta in inbox.pending(db_path):
+        model = meta.get("model") if isinstance(meta.get("model"), dict) else {"model_id": "unnamed"}
         try:
             upload = read_upload(body, str(meta.get("name") or body.name), fmt=str(meta.get("format") or "auto"))
-            model = meta.get("model") if isinstance(meta.get("model"), dict) else {"model_id": "unnamed"}
             out = ingest_upload(db_path, upload, model=model, actor=f"{meta.get('actor') or 'cli'} (inbox)",
                                 timeout=timeout, allow_partial=meta.get("allow_partial") is True)
         except WriterBusy:
@@ -196,6 +197,10 @@ def drain_inbox(db_path: str | Path | None, *, timeout: float = 30.0) -> list[Ou
             error_id = incidents.record(f"importing the queued file {body.name}")
             inbox.set_aside(body, f"could not be imported (internal error {error_id})")
             log.warning("inbox: %s set aside in rejected/ (internal error %s)", body.name, error_id)
+            out = Outcome("rejected", str(model.get("model_id") or "unnamed"), body.stem, errors=[FormatError(
+                str(meta.get("name") or body.name), None, None,
+                f"could not be imported (internal error {error_id}, logged by the app)")])
+            outcomes.append((body.stem, out))
             continue
         if out.status == "rejected":
             reason = "; ".join(str(e) for e in out.errors[:5]) or out.message
@@ -203,8 +208,8 @@ def drain_inbox(db_path: str | Path | None, *, timeout: float = 30.0) -> list[Ou
             log.warning("inbox: %s refused and set aside in rejected/: %s", body.name, reason)
         else:
             inbox.finish(body)
-        outcomes.append(out)
-    return outcomes
+        outcomes.append((body.stem, out))
+    return outcomes if keys else [out for _, out in outcomes]
 
 
 def queued_count(db_path: str | Path | None) -> int:
