@@ -21,9 +21,10 @@ def add(sub) -> None:
     p.add_argument("--db", default=None, help="DuckDB file (default: $TANAW_DB or ~/.tanaw/tanaw.duckdb)")
     p.add_argument("--data-dir", default=None, help="data directory with the gold items (default: $TANAW_DATA_DIR)")
     p.add_argument("--organisation", default=None)
-    p.add_argument("--params-b", type=float, default=None, help="parameters in billions")
-    p.add_argument("--model-type", choices=("base", "instruct", "reasoning"), default=None)
-    p.add_argument("--weights", choices=("open", "closed"), default=None)
+    p.add_argument("--params-b", type=float, default=None, help="parameters in billions (default: unknown)")
+    p.add_argument("--model-type", choices=("base", "instruct", "reasoning"), default=None,
+                   help="default: what the file states (pacute-bench does), else unknown")
+    p.add_argument("--weights", choices=("open", "closed"), default=None, help="default: unknown (never assumed)")
     p.add_argument("--wait", type=float, default=120.0, help="seconds to wait for the store to be free (default 120)")
     p.add_argument("--allow-partial", action="store_true",
                    help="import even when most answer rows match none of the items (default: refuse, naming them)")
@@ -38,8 +39,11 @@ def run(args) -> int:
     from store.writer_lock import WriterBusy
 
     upload = read_upload(args.path, fmt=args.format, data_dir=args.data_dir)
+    stated = {k: v for k, v in upload.model_meta.items() if getattr(args, k, None) is None}
+    for k, v in stated.items():
+        say(f"note: {k.replace('_', ' ')} {v!r} from the file (override with --{k.replace('_', '-')})")
     model = {"model_id": args.model, "organisation": args.organisation, "params_b": args.params_b,
-             "model_type": args.model_type, "weights": args.weights}
+             "model_type": args.model_type, "weights": args.weights, **stated}  # unstated: NULL, shown as "—"
     try:
         clean_model(model)
     except ValueError as e:  # an empty, over-long or undecodable name

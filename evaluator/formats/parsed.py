@@ -63,6 +63,8 @@ class ParsedRows:
     summary: list[SummaryScore] = field(default_factory=list)
     model_hint: str | None = None
     """Model name found in the file or its path, if any."""
+    model_meta: dict[str, str] = field(default_factory=dict)
+    """Model metadata the file states (evaluator.formats.model_meta), e.g. {"model_type": "instruct"}."""
 
     def error(self, line: int | None, fld: str | None, problem: str) -> None:
         self.errors.append(FormatError(self.file, line, fld, problem))

@@ -67,6 +67,8 @@ class Upload:
     errors: list[FormatError] = field(default_factory=list)
     warnings: list[FormatError] = field(default_factory=list)
     model_hint: str | None = None
+    model_meta: dict[str, str] = field(default_factory=dict)
+    """Model metadata the files state (evaluator.formats.model_meta); the first file stating a field wins."""
     preview: list[dict] = field(default_factory=list)
     """The first rows as plain strings, for a text preview."""
     items: ItemIndex | None = field(default=None, repr=False, compare=False)
@@ -226,6 +228,7 @@ def _read_member(up: Upload, m: archive.Member, fmt: str, limits: Limits, index:
     up.predictions.extend(kept)
     up.summary.extend(parsed.summary)
     up.model_hint = up.model_hint or parsed.model_hint
+    up.model_meta = {**parsed.model_meta, **up.model_meta}
     up.files.append(FileReport(m.name, kind, m.run, len(parsed.rows) or len(parsed.summary),
                                len(kept) or len(parsed.summary)))
     for r in parsed.rows[: max(0, 5 - len(up.preview))]:
