@@ -65,3 +65,29 @@ def test_the_board_of_an_ingest_created_store_shows_the_papers_and_the_human_row
         assert not any("No reported human rows" in m.value for m in human.markdown)
         rows = next(d.value for d in human.dataframe if {"system", "metric"} <= set(d.value.columns))
         assert rows["metric"].str.startswith("human_").all() and len(rows) >= 1
+
+
+def test_a_start_reloads_the_papers_rows_and_keeps_a_pulled_human_baseline(tmp_path):
+    """The CSV's sources are replaced at every start; rows another command loaded (`results pull`'s PACUTE human
+    baseline) stay."""
+    from services.reported import ensure_reported
+    from store import db
+    from store.db import transaction
+    from store.reference import HUMAN_BASELINE_SOURCE, replace_reported_source
+
+    con = db.connect(tmp_path / "t.duckdb")
+    try:
+        baseline = {"citation": "c", "task": "pacute-affixation-gen", "lang": "tl", "metric": "exact_match",
+                    "paper_metric": "accuracy", "system": "human (mean of 3)", "prompt_lang": "n/a", "value": 90.0,
+                    "note": None}
+        with transaction(con):
+            replace_reported_source(con, HUMAN_BASELINE_SOURCE, [baseline])
+            con.execute("DELETE FROM reported WHERE source = 'BHASA' AND system = 'human'")  # an older CSV's rows
+        assert ensure_reported(con, refresh=True) == sum(_csv_counts().values())
+        stored = Counter(dict(((s, m), n) for s, m, n in con.execute(
+            "SELECT source, system, count(*) FROM reported GROUP BY ALL").fetchall()))
+        assert stored == _csv_counts() + Counter({(HUMAN_BASELINE_SOURCE, "human (mean of 3)"): 1})
+        assert con.execute("SELECT normalized FROM reported_normalized WHERE source = ?",
+                           [HUMAN_BASELINE_SOURCE]).fetchone() == (pytest.approx(90.0),)  # exact match: chance 0
+    finally:
+        con.close()
