@@ -112,13 +112,17 @@ class Watcher(threading.Thread):
         return bool(answers)
 
     def run(self) -> None:
+        failing = False  # a failure is logged once, not every round until it clears
         while not self.stopped.is_set() and self.db_path.exists():
             try:
                 self.round()
+                failing = False
             except WriterBusy:
                 pass  # another writer in this process: next round
             except Exception:
-                incidents.record(f"watching the inbox of {self.db_path.name}")
+                if not failing:
+                    incidents.record(f"watching the inbox of {self.db_path.name}")
+                failing = True
             self.stopped.wait(INTERVAL_S)
 
 
