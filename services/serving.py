@@ -4,14 +4,13 @@ DuckDB lets one process open a file read-write and then no other process can ope
 connection, is the only writer while it runs. A `Watcher` thread (one per store file and process, started with the
 app's store in services.startup) therefore, every INTERVAL_S seconds:
 
-- says it is there (`store.inbox.heartbeat`), so CLI commands queue their writes instead of waiting for a lock that
-  is never released;
-- applies what they queued: uploads (`ingest`) through the upload flow, other writes (`campaign create`, `tokens`,
-  `finish`) through the services the CLI would have called (`REQUESTS`), as the operator who queued them;
+- applies what CLI commands queued: uploads (`ingest`) through the upload flow, other writes (`campaign create`,
+  `tokens`, `finish`) through the services the CLI would have called (`REQUESTS`), as the operator who queued them;
 - refreshes the store's snapshot (`store.db.write_snapshot`) after any write, the app's own included, so a CLI
   read (`leaderboard`, `campaign status`) sees it;
-- then answers each entry in the inbox (the CLI waits for that answer and prints it) and tells the pages their
-  cached results are stale (`on_change`).
+- then answers each entry in the inbox (the CLI waits for that answer and prints it), tells the pages their cached
+  results are stale (`on_change`) and says it is there (`store.inbox.heartbeat`), so CLI commands queue their
+  writes instead of waiting for a lock that is never released.
 """
 from __future__ import annotations
 
@@ -98,8 +97,8 @@ class Watcher(threading.Thread):
         """`writes(db_path)` when the snapshot was last written (None: not yet)."""
 
     def round(self) -> bool:
-        """One look at the inbox; returns whether anything was written."""
-        inbox.heartbeat(self.db_path)
+        """One look at the inbox; returns whether anything was written. The heartbeat comes last: a watcher that
+        cannot write the store (a read-only serving process) never tells the CLI it applies queued writes."""
         answers = apply_uploads(self.db_path) + apply_requests(self.db_path)
         if self.snapshot_of != writes(self.db_path):
             with writer(self.db_path, timeout=30.0) as con:
@@ -107,6 +106,7 @@ class Watcher(threading.Thread):
                 self.snapshot_of = writes(self.db_path)  # the snapshot's own connection wrote nothing
         for key, answer in answers:
             inbox.reply(self.db_path, key, answer)
+        inbox.heartbeat(self.db_path)
         if answers and self.on_change:
             self.on_change()
         return bool(answers)
