@@ -144,9 +144,9 @@ def build_default_db(con: duckdb.DuckDBPyConnection, data_dir: Path = DEMO_DIR) 
 def ensure_default_db(con: duckdb.DuckDBPyConnection) -> bool:
     """Mirror the registries into the store (roll up models stored before roll-ups were, pre-aggregate cells
     stored before drill-downs were, compute human-evaluation figures stored before V9, usage and drill-down levels
-    before V10-11), fill a store never written to (no models, ingests or audit rows) with the demo content: from its Parquet
-    snapshot when that matches the demo files and the schema, else built from scratch, and reload the papers' reported
-    rows (every store has them, whatever created it: services.reported); True when it filled."""
+    before V10-11), fill a store never written to (no models, ingests or audit rows) with the demo content: from
+    its Parquet snapshot when that matches the demo files and the schema, else built from scratch, and reload the
+    papers' reported rows (every store has them, whatever created it: services.reported); True when it filled."""
     from services.derived import backfill_derived
 
     with transaction(con):
