@@ -10,6 +10,14 @@ import sys
 from cli import COMMANDS, MODULES
 
 
+DEBUG_ENV = "TANAW_DEBUG"
+"""Set (to anything) to let an unexpected error end in its traceback."""
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).splitlines() or [""])[0][:300]
+
+
 def _store_hooks() -> None:
     """Every store a command opens holds the papers' reported rows, whatever creates it (services.reported)."""
     import services  # noqa: F401  (registers the store's open hook)
@@ -54,7 +62,7 @@ def run(argv: list[str] | None = None, prog: str = "python -m evaluator") -> int
         print(f"error: {exc}", file=sys.stderr)
         return 3
     except duckdb.Error as exc:  # e.g. a file that is not a DuckDB store
-        print(f"error: the store could not be used: {str(exc).splitlines()[0]}", file=sys.stderr)
+        print(f"error: the store could not be used: {_first_line(exc)}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # the output's reader went away (`| head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -62,3 +70,9 @@ def run(argv: list[str] | None = None, prog: str = "python -m evaluator") -> int
     except KeyboardInterrupt:
         print("interrupted; a write in progress was rolled back", file=sys.stderr)
         return 130
+    except Exception as exc:  # a bug: one line, the traceback only on request
+        if os.environ.get(DEBUG_ENV):
+            raise
+        print(f"error: internal error ({type(exc).__name__}: {_first_line(exc)}); a write in progress was rolled "
+              f"back. Set {DEBUG_ENV}=1 to see the traceback.", file=sys.stderr)
+        return 1
