@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from cli.common import print_table
+from cli.common import app_serving, ask_app, print_table, read_store
 
 EXAMPLE = """examples:
   python -m evaluator campaign create --id mt-th-1 --task translation-en-xx --lang th \\
@@ -23,6 +23,16 @@ EXAMPLE = """examples:
 
 def _db(p: argparse.ArgumentParser) -> None:
     p.add_argument("--db", help="DuckDB file (default: $TANAW_DB, else ~/.tanaw/tanaw.duckdb)")
+    p.add_argument("--wait", type=float, default=120.0,
+                   help="seconds to wait for the store, or for the app serving it to apply a change (default 120)")
+
+
+def _through_app(args: argparse.Namespace, op: str, request: dict) -> dict | None:
+    """While an app serves the store, the change goes through its inbox: the answer (None when the app did not
+    answer in time, or no app serves the store)."""
+    if not app_serving(args.db):
+        return None
+    return ask_app(args.db, op, request, args.wait) or {"ok": False, "pending": True}
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -89,10 +99,20 @@ def cmd_create(args: argparse.Namespace) -> int:
             return 2
         systems.append((model, prompt_lang))
     names = [a.strip() for a in args.annotators.split(",") if a.strip()]
+    answer = _through_app(args, "campaign-create", {
+        "id": args.id, "task": args.task, "lang": args.lang, "systems": systems, "annotators": names,
+        "items": args.items, "k": args.k, "seed": args.seed, "repeats": args.repeats, "protocol": args.protocol})
+    if answer is not None:
+        if not answer.get("ok"):
+            return _refused("campaign not created", answer)
+        print(f"campaign {args.id} created by the app; personal links (shown once):")
+        _links(args.url, answer["tokens"])
+        return 0
     try:
         tokens = create_campaign(args.db, campaign_id=args.id, task=args.task, lang=args.lang, systems=systems,
                                  annotators=names, n_items=args.items, k=args.k, seed=args.seed,
-                                 n_repeats=args.repeats, protocol=args.protocol, actor=_actor())
+                                 n_repeats=args.repeats, protocol=args.protocol, actor=_actor(),
+                                 timeout=args.wait)
     except (CampaignRefused, ValueError, WriterBusy) as e:
         print(f"error: campaign not created: {e}", file=sys.stderr)
         return 2
@@ -101,10 +121,17 @@ def cmd_create(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_status(args: argparse.Namespace) -> int:
-    from store import campaigns, db
+def _refused(what: str, answer: dict) -> int:
+    if answer.get("pending"):
+        return 3
+    print(f"error: {what}: {answer.get('error')}", file=sys.stderr)
+    return 2
 
-    con = db.connect(args.db)
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from store import campaigns
+
+    con = read_store(args.db, args.wait)
     try:
         rows = []
         for c in campaigns.campaigns(con):
@@ -123,8 +150,14 @@ def cmd_tokens(args: argparse.Namespace) -> int:
     from store.writer_lock import WriterBusy
 
     names = [a.strip() for a in args.annotators.split(",")] if args.annotators else None
+    answer = _through_app(args, "campaign-tokens", {"id": args.id, "annotators": names})
+    if answer is not None:
+        if not answer.get("ok"):
+            return _refused("no new links", answer)
+        _links(args.url, answer["tokens"])
+        return 0
     try:
-        tokens = reissue_tokens(args.db, args.id, names, actor=_actor())
+        tokens = reissue_tokens(args.db, args.id, names, actor=_actor(), timeout=args.wait)
     except (CampaignRefused, WriterBusy) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -134,10 +167,17 @@ def cmd_tokens(args: argparse.Namespace) -> int:
 
 def cmd_finish(args: argparse.Namespace) -> int:
     from services.campaigns import CampaignRefused, set_finished
+    from store.writer_lock import WriterBusy
 
+    answer = _through_app(args, "campaign-finish", {"id": args.id, "reopen": args.reopen})
+    if answer is not None:
+        if not answer.get("ok"):
+            return _refused(f"campaign {args.id} not {'reopened' if args.reopen else 'finished'}", answer)
+        print(f"campaign {args.id} {'reopened' if args.reopen else 'finished'} by the app")
+        return 0
     try:
-        set_finished(args.db, args.id, not args.reopen, actor=_actor())
-    except CampaignRefused as e:
+        set_finished(args.db, args.id, not args.reopen, actor=_actor(), timeout=args.wait)
+    except (CampaignRefused, WriterBusy) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(f"campaign {args.id} {'reopened' if args.reopen else 'finished'}")
@@ -146,9 +186,8 @@ def cmd_finish(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from services.campaigns import export
-    from store import db
 
-    con = db.connect(args.db)
+    con = read_store(args.db, args.wait)
     try:
         n = export(con, args.id, Path(args.out), args.format)
     finally:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from cli.common import fmt, print_json, print_table
+from cli.common import fmt, print_json, print_table, read_store
 from evaluator.registry import FAMILIES
 
 
@@ -17,6 +17,8 @@ def add(sub) -> None:
     p.add_argument("--score", choices=("normalized", "value"), default="normalized",
                    help="scale of --averages: chance-normalized (default) or raw")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--wait", type=float, default=30.0,
+                   help="seconds to wait when another process holds the store and there is no snapshot (default 30)")
     p.set_defaults(func=run)
 
 
@@ -27,13 +29,13 @@ def _clean(v):
 def run(args) -> int:
     import sys
 
-    from store.db import connect, db_path
+    from store.db import db_path
     from store.queries.leaderboard import leaderboard_cells
 
     if not db_path(args.db).exists():
         print(f"error: no database at {db_path(args.db)} (start the app once, or ingest a file)", file=sys.stderr)
         return 2
-    con = connect(args.db, read_only=True)
+    con = read_store(args.db, args.wait)
     if args.averages:
         return _averages(con, args)
     langs = ("en", "native") if args.prompt_lang == "both" else (args.prompt_lang,)

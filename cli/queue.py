@@ -66,9 +66,10 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from store import db, queue
+    from cli.common import read_store
+    from store import queue
 
-    con = db.connect(args.db)
+    con = read_store(args.db)
     try:
         rows = queue.listing(con, args.status)
     finally:

@@ -70,9 +70,10 @@ def cmd_revoke(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from store import db, owners
+    from cli.common import read_store
+    from store import owners
 
-    con = db.connect(args.db)
+    con = read_store(args.db)
     try:
         rows = owners.uploaders(con)
     finally:

@@ -167,9 +167,12 @@ with st.form("model"):
     c1, c2, c3 = st.columns(3)
     org = c1.text_input("Organisation", max_chars=200)
     params = c2.number_input("Parameters (billions)", min_value=0.0, max_value=100000.0, value=None, step=0.1)
-    kind = c3.selectbox("Type", ["instruct", "base", "reasoning"])
+    kinds = ["base", "instruct", "reasoning"]  # preselected only when the file states it; else asked, never assumed
+    stated = upload.model_meta.get("model_type")
+    kind = c3.selectbox("Type", kinds, index=kinds.index(stated) if stated in kinds else None,
+                        placeholder="not stated")
     c4, c5, c6 = st.columns(3)
-    weights = c4.selectbox("Weights", ["open", "closed"])
+    weights = c4.selectbox("Weights", ["open", "closed"], index=None, placeholder="not stated")
     licence = c5.text_input("Licence", max_chars=100)
     url = c6.text_input("URL", max_chars=500)
     who = st.text_input("Submitted by", max_chars=100, help="Your name or Hugging Face user name, for the audit log.")

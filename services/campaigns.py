@@ -44,14 +44,16 @@ class Annotator:
 
 def create_campaign(db_path: str | os.PathLike | None, *, campaign_id: str, task: str, lang: str,
                     systems: list[tuple[str, str]], annotators: list[str], n_items: int, k: int, seed: int,
-                    n_repeats: int = 1, protocol: str | None = None, actor: str = "cli") -> dict[str, str]:
-    """Plan and store a campaign; returns annotator -> personal token (shown once, stored hashed)."""
+                    n_repeats: int = 1, protocol: str | None = None, actor: str = "cli",
+                    timeout: float = 120.0) -> dict[str, str]:
+    """Plan and store a campaign; returns annotator -> personal token (shown once, stored hashed). `timeout`:
+    seconds to wait for the store (store.writer_lock)."""
     proto = protocols.protocol_for(task, protocol)
     if not campaign_id.replace("-", "").replace("_", "").isalnum():
         raise CampaignRefused(f"campaign_id: {campaign_id!r} must be letters, digits, - and _")
     if campaign_id.startswith("ratings-"):
         raise CampaignRefused(f"campaign_id: {campaign_id!r}: ratings- names the imported ratings campaigns")
-    with writer(db_path) as con:
+    with writer(db_path, timeout=timeout) as con:
         if campaigns.campaign(con, campaign_id):
             raise CampaignRefused(f"campaign_id: {campaign_id!r} already exists")
         outputs, refs = campaigns.source_texts(con, task, lang, systems)
@@ -69,9 +71,9 @@ def create_campaign(db_path: str | os.PathLike | None, *, campaign_id: str, task
 
 
 def reissue_tokens(db_path: str | os.PathLike | None, campaign_id: str, names: list[str] | None = None,
-                   actor: str = "cli") -> dict[str, str]:
+                   actor: str = "cli", timeout: float = 120.0) -> dict[str, str]:
     """New personal tokens (old links stop working) for the named annotators, else all of the campaign's."""
-    with writer(db_path) as con:
+    with writer(db_path, timeout=timeout) as con:
         known = campaigns.annotators(con, campaign_id)
         if not known:
             raise CampaignRefused(f"campaign_id: no campaign {campaign_id!r}")
@@ -166,11 +168,11 @@ def submit_judgement(db_path: str | os.PathLike | None, token: str, seq: int, va
 
 
 def set_finished(db_path: str | os.PathLike | None, campaign_id: str, finished: bool = True,
-                 actor: str = "cli", n_boot: int = 1000) -> None:
+                 actor: str = "cli", n_boot: int = 1000, timeout: float = 120.0) -> None:
     """Finish a campaign (its results computed once by evaluator.human.results and stored with the status) or
     reopen it (its final results removed, provisional ones stored: the leaderboard's human column shows finished
     campaigns only)."""
-    with writer(db_path) as con:
+    with writer(db_path, timeout=timeout) as con:
         if not campaigns.campaign(con, campaign_id):
             raise CampaignRefused(f"campaign_id: no campaign {campaign_id!r}")
         campaigns.set_status(con, campaign_id, "finished" if finished else "open", actor,

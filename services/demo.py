@@ -19,11 +19,10 @@ import duckdb
 
 from evaluator.datasets import available_cells, load_items
 from services.ingest import ingest_predictions, refresh_rollups, sync_registry
-from services.page_figures import refresh_reported
+from services.reported import ensure_reported
 from evaluator.registry import TASKS
 from evaluator.spec import Item, Prediction, TaskSpec
 from store.db import transaction
-from store.reference import load_reported
 from store.writer import models_without_rollups
 
 DEMO_DIR = Path(__file__).resolve().parents[1] / "data" / "demo"
@@ -129,9 +128,7 @@ def ingest_model_run(con: duckdb.DuckDBPyConnection, data_dir: Path = DEMO_DIR) 
 def build_default_db(con: duckdb.DuckDBPyConnection, data_dir: Path = DEMO_DIR) -> dict[str, int]:
     """Fill an empty store with the reported results, the demo model's run and the demo baselines; returns
     counts."""
-    counts = {"reported": load_reported(con)}
-    with transaction(con):
-        refresh_reported(con)  # normalised like the aggregates (V12)
+    counts = {"reported": ensure_reported(con, refresh=True)}  # normalised like the aggregates (V12)
     counts[DEMO_MODEL["model_id"]] = ingest_model_run(con, data_dir)
     for model_id, kind in BASELINES.items():
         preds = baseline_predictions(kind, data_dir)
@@ -147,16 +144,19 @@ def build_default_db(con: duckdb.DuckDBPyConnection, data_dir: Path = DEMO_DIR) 
 def ensure_default_db(con: duckdb.DuckDBPyConnection) -> bool:
     """Mirror the registries into the store (roll up models stored before roll-ups were, pre-aggregate cells
     stored before drill-downs were, compute human-evaluation figures stored before V9, usage and drill-down levels
-    before V10-11), and fill an empty store (no models, no reported rows) with the demo content: from its Parquet
-    snapshot when that matches the demo files and the schema, else built from scratch; True when it filled."""
+    before V10-11), fill a store never written to (no models, ingests or audit rows) with the demo content: from
+    its Parquet snapshot when that matches the demo files and the schema, else built from scratch, and reload the
+    papers' reported rows (every store has them, whatever created it: services.reported); True when it filled."""
     from services.derived import backfill_derived
 
     with transaction(con):
         sync_registry(con)
         refresh_rollups(con, models_without_rollups(con))
-    has = con.execute("SELECT (SELECT count(*) FROM models) + (SELECT count(*) FROM reported)").fetchone()[0]
+    has = con.execute("SELECT (SELECT count(*) FROM models) + (SELECT count(*) FROM ingests) "
+                      "+ (SELECT count(*) FROM audit)").fetchone()[0]  # a store never written to
     if not has and not load_snapshot(con):
         build_default_db(con)
+    ensure_reported(con, refresh=True)  # the papers' rows as data/reported_results.csv holds them now
     backfill_derived(con)  # derived tables of stores and snapshots written before them (V7, V9-V13)
     return not has
 
@@ -166,6 +166,8 @@ SNAPSHOT_DIR = DEMO_DIR / "store"
 start copies rows instead of scoring ~6,000 answers; tests/store/test_demo_snapshot.py checks it against a fresh build."""
 NOT_SNAPSHOT = {"schema_version", "tasks", "metrics"}
 """Tables every start mirrors from the registries anyway."""
+REFERENCE_TABLES = {"reported", "reported_normalized"}
+"""Tables a store holds from its creation (services.reported), which the snapshot's rows replace."""
 
 
 def inputs_digest(data_dir: Path = DEMO_DIR) -> str:
@@ -221,6 +223,8 @@ def load_snapshot(con: duckdb.DuckDBPyConnection, src: Path = SNAPSHOT_DIR, data
         return False
     with transaction(con):
         for table in tables:
+            if table in REFERENCE_TABLES:  # the store was created with them (services.reported)
+                con.execute(f'DELETE FROM "{table}"')
             path = str(src / f"{table}.parquet").replace("'", "''")
             con.execute(f"INSERT INTO \"{table}\" SELECT * FROM read_parquet('{path}')")
     return True

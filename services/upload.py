@@ -95,18 +95,22 @@ def _reject(db_path, upload: Upload, model_id: str, actor: str, errors: list[For
 
 def ingest_upload(db_path: str | Path | None, upload: Upload, *, model: Mapping[str, Any], actor: str | None = None,
                   owner: str = owners.OPERATOR, progress: Callable[[int, int], None] | None = None,
-                  timeout: float = 120.0, data_dir=None) -> Outcome:
+                  timeout: float = 120.0, data_dir=None, allow_partial: bool = False) -> Outcome:
     """Write an upload (already read by `evaluator.formats.read.read_upload`) into the store at `db_path`, as
     `owner` (the identity the caller's token names; the command line is the operator): refused, with only an audit
-    row, when `name_refusal` objects to the model name."""
+    row, when `name_refusal` objects to the model name, or when most of its answer rows match none of our items
+    and `allow_partial` is off (`evaluator.formats.coverage`: the benchmark data is not here)."""
+    from evaluator.formats import coverage
     from services.ingest import IngestError, ingest_predictions
 
     actor = actor or default_actor()
     meta = clean_model(model)
     model_id = meta["model_id"]
-    if not upload.ok:
-        return _reject(db_path, upload, model_id, actor, upload.errors or
-                       [FormatError(upload.name, None, None, "nothing to import")], timeout)
+    problems = [e for e in upload.errors if e.problem != _read.NOTHING_MATCHED]  # a file's own errors come first
+    partial = None if allow_partial or problems else coverage.refusal(upload, data_dir)
+    if partial is not None or not upload.ok:
+        return _reject(db_path, upload, model_id, actor, [partial] if partial else upload.errors or [
+            FormatError(upload.name, None, None, "nothing to import")], timeout)
     try:
         with store_writer(db_path, timeout=timeout) as con, paused_gc():
             refusal = name_refusal(con, model_id, owner)
@@ -171,8 +175,9 @@ def admin_action(db_path: str | Path | None, source_hash: str, action: str, *, a
     raise ValueError(f"unknown admin action {action!r}")
 
 
-def drain_inbox(db_path: str | Path | None, *, timeout: float = 30.0) -> list[Outcome]:
-    """Import the uploads the CLI queued while this process held the store (`ingest --inbox`), oldest first.
+def drain_inbox(db_path: str | Path | None, *, timeout: float = 30.0, keys: bool = False) -> list:
+    """Import the uploads the CLI queued while this process held the store (`ingest --inbox`), oldest first;
+    returns their Outcomes (with `keys`: (inbox key, Outcome) pairs, for the answers the CLI waits for).
 
     An entry that is refused, or that fails for any other reason, is moved to the inbox's `rejected/` folder with
     its reason (logged on logger `tanaw.inbox`; an unexpected failure under an incident id), so the next start
@@ -181,17 +186,21 @@ def drain_inbox(db_path: str | Path | None, *, timeout: float = 30.0) -> list[Ou
 
     outcomes = []
     for body, meta in inbox.pending(db_path):
+        model = meta.get("model") if isinstance(meta.get("model"), dict) else {"model_id": "unnamed"}
         try:
             upload = read_upload(body, str(meta.get("name") or body.name), fmt=str(meta.get("format") or "auto"))
-            model = meta.get("model") if isinstance(meta.get("model"), dict) else {"model_id": "unnamed"}
             out = ingest_upload(db_path, upload, model=model, actor=f"{meta.get('actor') or 'cli'} (inbox)",
-                                timeout=timeout)
+                                timeout=timeout, allow_partial=meta.get("allow_partial") is True)
         except WriterBusy:
             raise
         except Exception:  # an entry that cannot be imported must not stop the app's start, now or next time
             error_id = incidents.record(f"importing the queued file {body.name}")
             inbox.set_aside(body, f"could not be imported (internal error {error_id})")
             log.warning("inbox: %s set aside in rejected/ (internal error %s)", body.name, error_id)
+            out = Outcome("rejected", str(model.get("model_id") or "unnamed"), body.stem, errors=[FormatError(
+                str(meta.get("name") or body.name), None, None,
+                f"could not be imported (internal error {error_id}, logged by the app)")])
+            outcomes.append((body.stem, out))
             continue
         if out.status == "rejected":
             reason = "; ".join(str(e) for e in out.errors[:5]) or out.message
@@ -199,8 +208,8 @@ def drain_inbox(db_path: str | Path | None, *, timeout: float = 30.0) -> list[Ou
             log.warning("inbox: %s refused and set aside in rejected/: %s", body.name, reason)
         else:
             inbox.finish(body)
-        outcomes.append(out)
-    return outcomes
+        outcomes.append((body.stem, out))
+    return outcomes if keys else [out for _, out in outcomes]
 
 
 def queued_count(db_path: str | Path | None) -> int:
@@ -211,7 +220,7 @@ def queued_count(db_path: str | Path | None) -> int:
 
 
 def queue_upload(db_path: str | Path | None, path: str | Path, *, fmt: str, model: Mapping[str, Any],
-                 actor: str | None = None) -> Path:
+                 actor: str | None = None, allow_partial: bool = False) -> Path:
     """Queue a file (or a folder, zipped) in the store's inbox for the process holding the store to import."""
     from evaluator.formats.archive import read_folder, zip_members
     from store import inbox
@@ -219,4 +228,4 @@ def queue_upload(db_path: str | Path | None, path: str | Path, *, fmt: str, mode
     p = Path(path)
     data, name = (p.read_bytes(), p.name) if p.is_file() else (zip_members(read_folder(p)[0]), p.name + ".zip")
     return inbox.drop(db_path, data, {"name": name, "format": fmt, "model": clean_model(model),
-                                      "actor": actor or default_actor()})
+                                      "actor": actor or default_actor(), "allow_partial": allow_partial})

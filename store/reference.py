@@ -18,7 +18,8 @@ HUMAN_BASELINE_SOURCE = "PACUTE human baseline"
 
 
 def load_reported(con: duckdb.DuckDBPyConnection, path: Path = REPORTED_CSV) -> int:
-    """Replace the `reported` table with the rows of `path`; returns the row count."""
+    """Replace the reported rows of the sources `path` holds (BHASA, PACUTE) with its rows, keeping rows of other
+    sources (the human baseline `results pull` loads: `replace_reported_source`); returns the row count."""
     rows = []
     with path.open(encoding="utf-8", newline="") as f:
         for n, r in enumerate(csv.DictReader(f), start=2):
@@ -29,7 +30,7 @@ def load_reported(con: duckdb.DuckDBPyConnection, path: Path = REPORTED_CSV) -> 
             rows.append([r["benchmark"], r["citation"], r["task"], r["lang"], r["metric"], r["paper_metric"],
                          r["system"], r["prompt_lang"], value, r["note"] or None])
     with transaction(con):
-        con.execute("DELETE FROM reported")
+        con.execute("DELETE FROM reported WHERE list_contains(?, source)", [sorted({r[0] for r in rows})])
         con.executemany("INSERT INTO reported (source, citation, task, lang, metric, paper_metric, system, "
                         "prompt_lang, value, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
     return len(rows)

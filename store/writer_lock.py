@@ -6,9 +6,10 @@ and (2) an exclusive `fcntl` lock on `<db>.lock`, so CLI processes queue up behi
 a short-lived connection (in the app process DuckDB shares the already-open database instance, so this works
 beside the app's cached connection), yields it, and closes it. Readers only ever see committed transactions.
 
-A CLI process cannot open the file while another process (a running app) holds it; it waits up to `timeout`
-and then raises `WriterBusy` with a clear message instead of DuckDB's lock error; `ingest --inbox` then queues
-the file in `store/inbox.py`'s inbox, which the app imports itself.
+A CLI process cannot open the file while another process (a running app) holds it; it waits up to `timeout`,
+saying so every few seconds to whoever asked (`on_wait`: the CLI prints it), and then raises `WriterBusy` with a
+clear message instead of DuckDB's lock error. While an app serves the store the CLI does not wait: it queues the
+write in `store/inbox.py`'s inbox, which the running app applies (services.serving).
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import duckdb
 
@@ -26,6 +27,35 @@ from store import db
 
 _THREAD_LOCKS: dict[str, threading.Lock] = {}
 _GUARD = threading.Lock()
+_WRITES: dict[str, int] = {}
+_ON_WAIT: list[Callable[[str], None]] = []
+WAIT_NOTE_S = 5.0
+"""How often a waiting writer says so (seconds)."""
+
+
+def writes(path: str | os.PathLike | None = None) -> int:
+    """How many writer blocks this process has entered on the store at `path` (a change counter)."""
+    return _WRITES.get(str(db.db_path(path).resolve()), 0)
+
+
+def on_wait(say: Callable[[str], None]) -> None:
+    """Have `say(message)` called about every WAIT_NOTE_S seconds while this process waits for the store (the CLI
+    prints it: a command never waits in silence)."""
+    if say not in _ON_WAIT:
+        _ON_WAIT.append(say)
+
+
+class _Notes:
+    def __init__(self, path: Path, timeout: float):
+        self.path, self.timeout = path, timeout
+        self.start = self.last = time.monotonic()
+
+    def __call__(self, why: str) -> None:
+        now = time.monotonic()
+        if _ON_WAIT and now - self.last >= WAIT_NOTE_S:
+            self.last = now
+            for say in _ON_WAIT:
+                say(f"waiting for the store {self.path}: {why} ({now - self.start:.0f} s of {self.timeout:.0f})")
 
 
 class WriterBusy(RuntimeError):
@@ -43,7 +73,7 @@ def lock_path(path: Path) -> Path:
 
 
 @contextlib.contextmanager
-def _file_lock(path: Path, deadline: float) -> Iterator[None]:
+def _file_lock(path: Path, deadline: float, note: _Notes) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
@@ -54,13 +84,14 @@ def _file_lock(path: Path, deadline: float) -> Iterator[None]:
             except BlockingIOError:
                 if time.monotonic() > deadline:
                     raise WriterBusy(f"another writer holds {path}; try again shortly") from None
+                note("another command is writing to it")
                 time.sleep(0.05)
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock
 
 
-def _open(path: Path, deadline: float) -> duckdb.DuckDBPyConnection:
+def _open(path: Path, deadline: float, note: _Notes) -> duckdb.DuckDBPyConnection:
     delay = 0.05
     while True:
         try:
@@ -71,6 +102,7 @@ def _open(path: Path, deadline: float) -> duckdb.DuckDBPyConnection:
             if time.monotonic() > deadline:
                 raise WriterBusy(f"{path} is open in another process (is the app running on it?); stop it, "
                                  "or use `ingest --inbox` to queue the file for the app to import") from None
+            note("another process has it open (the app, or a command that has not finished)")
             time.sleep(delay)
             delay = min(delay * 2, 1.0)
 
@@ -85,9 +117,11 @@ def writer(path: str | os.PathLike | None = None, *, timeout: float = 120.0) -> 
     lock = _thread_lock(str(p))
     if not lock.acquire(timeout=timeout):
         raise WriterBusy(f"another upload is being written to {p}; try again shortly")
+    note = _Notes(p, timeout)
     try:
-        with _file_lock(lock_path(p), deadline):
-            con = _open(p, deadline)
+        with _file_lock(lock_path(p), deadline, note):
+            con = _open(p, deadline, note)
+            _WRITES[str(p)] = _WRITES.get(str(p), 0) + 1
             try:
                 yield con
             finally:

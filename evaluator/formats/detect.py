@@ -1,4 +1,5 @@
-"""Format auto-detection from the file name and the first JSON line (or the top-level keys of a JSON file)."""
+"""Format auto-detection by content: the first JSON line (or the top-level keys of a JSON file); the file name
+only decides when the content does not (a document too large to parse whole, an empty file)."""
 from __future__ import annotations
 
 import json
@@ -26,14 +27,25 @@ def _first_object(head: bytes) -> dict | None:
     return obj if isinstance(obj, dict) else None
 
 
+def _json_kind(doc: dict) -> str | None:
+    """The summary format a JSON document's structure shows, or None when it shows none."""
+    if "benchmarks" in doc and "hf_model_name" in doc:
+        return "pacute-bench-summary"
+    if isinstance(doc.get("results"), dict):
+        return "lm-eval-summary"
+    if set(doc) - {"total"} and set(doc) <= _LANG_KEYS | {"total"}:
+        return "seahelm-summary"
+    if all(isinstance(v, dict) and "benchmarks" in v for v in doc.values()):
+        return "pacute-bench-summary"  # the combined file: {model: {hf_model_name, benchmarks}}
+    return None
+
+
 def detect(name: str, head: bytes) -> str | None:
     """Format key for a file from its name and first bytes, or None when nothing fits."""
     base = PurePosixPath(name.split("!")[-1]).name.lower()
     if head[:4] == b"PK\x03\x04" or base.endswith(".zip"):
         return "archive"
     if base.endswith(".jsonl"):
-        if re.match(r"^samples_.+_\d{4}-\d{2}-\d{2}t", base):
-            return "lm-eval"
         if seahelm.BATCH_FILE.search(base):
             return "seahelm-batch"
         first = _first_object(head) or {}
@@ -45,29 +57,26 @@ def detect(name: str, head: bytes) -> str | None:
             return "pacute-bench"
         if {"question", "ground_truth", "options", "logprobs"} <= first.keys():
             return "pacute-bench"  # MCQ rows (`_async_mcq` detail)
+        if re.match(r"^samples_.+_\d{4}-\d{2}-\d{2}t", base):
+            return "lm-eval"
         if "item_id" in first or "task" in first or not first:
             return "native"
         return None
     if base.endswith(".json"):
-        if base.startswith("evaluation_results"):
-            return "pacute-bench-summary"
-        if base.startswith("results_") or base.startswith("results."):
-            return "lm-eval-summary"
-        if seahelm.SUMMARY_FILE.match(base):
-            return "seahelm-summary"
         try:
             doc = json.loads(head.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError):
-            return None
-        if isinstance(doc, dict):
-            if "benchmarks" in doc and "hf_model_name" in doc:
-                return "pacute-bench-summary"
-            if "results" in doc:
-                return "lm-eval-summary"
-            if doc and set(doc) - {"total"} and set(doc) <= _LANG_KEYS | {"total"}:
-                return "seahelm-summary"
-            if doc and all(isinstance(v, dict) and "benchmarks" in v for v in doc.values()):
-                return "pacute-bench-summary"  # the combined file: {model: {hf_model_name, benchmarks}}
+            doc = None
+        if isinstance(doc, dict) and doc:
+            by_content = _json_kind(doc)
+            if by_content:
+                return by_content
+        if base.startswith("evaluation_results"):
+            return "pacute-bench-summary"
+        if seahelm.SUMMARY_FILE.match(base):
+            return "seahelm-summary"
+        if base.startswith("results_") or base.startswith("results."):
+            return "lm-eval-summary"
     return None
 
 

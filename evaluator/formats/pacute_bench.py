@@ -19,6 +19,7 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 
 from evaluator.formats import limits as L
+from evaluator.formats.model_meta import pacute_model_meta
 from evaluator.formats.parsed import ParsedRows, Row, SummaryScore, each_row
 from evaluator.registry import get_task
 from evaluator.spec import Prediction
@@ -118,6 +119,7 @@ def parse_summary(data: bytes, file: str, *, limits: L.Limits = L.DEFAULT_LIMITS
         return out
     try:
         out.model_hint = L.text(entry, "hf_model_name", required=False)
+        out.model_meta = pacute_model_meta(entry)
         benches = L.obj(entry, "benchmarks", required=True)
     except L.RowError as e:
         out.error(None, e.field, e.problem)

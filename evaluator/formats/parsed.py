@@ -68,6 +68,8 @@ class ParsedRows:
     other_version: str | None = None
     """The task whose rows are of another suite version than our items (not imported; a folder's summary scores of
     that task are dropped too), if any."""
+    model_meta: dict[str, str] = field(default_factory=dict)
+    """Model metadata the file states (evaluator.formats.model_meta), e.g. {"model_type": "instruct"}."""
 
     def error(self, line: int | None, fld: str | None, problem: str) -> None:
         self.errors.append(FormatError(self.file, line, fld, problem))

@@ -67,6 +67,8 @@ class Upload:
     errors: list[FormatError] = field(default_factory=list)
     warnings: list[FormatError] = field(default_factory=list)
     model_hint: str | None = None
+    model_meta: dict[str, str] = field(default_factory=dict)
+    """Model metadata the files state (evaluator.formats.model_meta); the first file stating a field wins."""
     preview: list[dict] = field(default_factory=list)
     """The first rows as plain strings, for a text preview."""
     items: ItemIndex | None = field(default=None, repr=False, compare=False)
@@ -82,6 +84,8 @@ class Upload:
         return sorted({f.format for f in self.files if f.format})
 
 
+NOTHING_MATCHED = "nothing to import: no row matched one of our items (see the warnings)"
+"""The error of an upload none of whose rows matched (and that holds no summary scores)."""
 _LINE_END = re.compile(rb"[\r\n]")
 
 
@@ -196,8 +200,7 @@ def _read_upload(source: bytes | memoryview | str | Path, name: str | None, *, f
             up.errors.append(FormatError(m.name, None, None, f"could not be checked (internal error {error_id})"))
     _drop_other_version_summary(up, other_versions)
     if not up.errors and not up.predictions and not up.summary:
-        up.errors.append(FormatError(up.name, None, None, "nothing to import: no row matched one of our items "
-                                                          "(see the warnings)"))
+        up.errors.append(FormatError(up.name, None, None, NOTHING_MATCHED))
     if len(up.errors) > limits.max_errors + 2:  # e.g. every member of a large archive refused by its header
         rest = len(up.errors) - limits.max_errors
         up.errors[limits.max_errors:] = [FormatError(up.name, None, None, f"… and {rest:,} more errors not shown")]
@@ -251,6 +254,7 @@ def _read_member(up: Upload, m: archive.Member, fmt: str, limits: Limits, index:
     up.predictions.extend(kept)
     up.summary.extend(parsed.summary)
     up.model_hint = up.model_hint or parsed.model_hint
+    up.model_meta = {**parsed.model_meta, **up.model_meta}
     up.files.append(FileReport(m.name, kind, m.run, len(parsed.rows) or len(parsed.summary),
                                len(kept) or len(parsed.summary)))
     for r in parsed.rows[: max(0, 5 - len(up.preview))]:

@@ -205,10 +205,12 @@ def board_availability(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
 def usage_table(con: duckdb.DuckDBPyConnection, prompt_lang: str = "en", family: str | None = None,
                 models: tuple[str, ...] | None = None) -> pd.DataFrame:
     """Cost and speed per visible model over its current runs (stored by services.usage_store, family None = every
-    family): model, requests, tokens_in, tokens_out, mean_latency_s, cost; models without stored requests left out."""
+    family): model, requests, tokens_in, tokens_out, mean_latency_s, cost; models without stored requests left out.
+    A token sum of 0 means the files reported none (`run_counts`): NULL here, shown as "—", never 0 tokens."""
     ids = list(models) if models is not None else None
     return con.execute("""
-        SELECT u.model_id AS model, u.requests, u.tokens_in, u.tokens_out, u.mean_latency_s, u.cost
+        SELECT u.model_id AS model, u.requests, nullif(u.tokens_in, 0) AS tokens_in,
+               nullif(u.tokens_out, 0) AS tokens_out, u.mean_latency_s, u.cost
         FROM model_usage u JOIN models m ON m.model_id = u.model_id
         WHERE u.prompt_lang = ? AND u.family = coalesce(?, '') AND u.requests > 0 AND NOT coalesce(m.hidden, false)
           AND (? IS NULL OR list_contains(?, u.model_id))

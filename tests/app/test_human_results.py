@@ -90,9 +90,7 @@ def finished(tmp_path_factory):
     for name, token in tokens.items():
         for a in campaigns.assignments(con, "mt", name):
             svc.submit_judgement(path, token, a.seq, {p: {"correct": float(p % 2)} for p in range(len(a.cand_order))})
-    con.execute("INSERT INTO reported (source, task, lang, metric, system, prompt_lang, value) VALUES "
-                "('BHASA', 'translation-en-xx', 'th', 'human_correct_of_20', 'gpt-4-0314', 'en', 15.7)")
-    con.close()
+    con.close()  # the store holds the papers' reported rows, the human ones among them (services.reported)
     svc.set_finished(path, "mt")
     with pages_on(path):
         yield path
@@ -106,7 +104,11 @@ def test_human_page_shows_results_beside_reported_rows(finished):
     assert set(systems["system"]) == {f"{m}|native" for m in MODELS} | {"reference"}
     assert "alpha" in tables["alpha"].columns and "tau" in tables["tau"].columns
     reported = tables["reported"]
-    assert reported["value"].tolist() == [15.7] and "mean" not in reported.columns  # its own table, not ranked
+    assert "mean" not in reported.columns  # its own table, not ranked
+    thai = reported[(reported["task"] == "translation-en-xx") & (reported["lang"] == "th")]
+    assert sorted(zip(thai["system"], thai["prompt_lang"], thai["value"])) == [  # data/reported_results.csv
+        ("gpt-3.5-turbo-0301", "en", 7.3), ("gpt-3.5-turbo-0301", "native", 6.3), ("gpt-4-0314", "en", 6.7),
+        ("gpt-4-0314", "native", 8.3), ("reference", "n/a", 14.3)]
 
 
 def test_alpha_per_language_across_campaigns_matches_krippendorff():

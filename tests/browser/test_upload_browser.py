@@ -79,4 +79,7 @@ def test_upload_page_shows_payloads_as_text_and_scores(tmp_path):
     assert con.execute("SELECT action, actor FROM audit ORDER BY happened_at").fetchall()[-2:] == \
         [("upload", "web:upload-token (tester)"), ("hide", "admin")]
     assert con.execute("SELECT hidden FROM models WHERE model_id = 'xss-model <b>bold</b>'").fetchone() == (True,)
+    # type and weights were left as the form offered them: the file states neither, so both stay unknown
+    assert con.execute("SELECT model_type, weights, params_b FROM models "
+                       "WHERE model_id = 'xss-model <b>bold</b>'").fetchone() == (None, None, None)
     con.close()

@@ -58,3 +58,17 @@ def test_real_seahelm_summary_where_every_tanaw_task_failed(index):
     failed = next(w.problem for w in up.warnings if "tasks failed in this file" in w.problem)
     assert failed.startswith("57 tasks failed in this file; not imported")
     assert len(up.warnings) == 2  # failed entries and non-Tanaw tasks, each reported once
+
+
+def test_seahelm_summary_named_like_lm_eval_is_read_by_its_content(index, tmp_path):
+    """A `results_*_seahelm_results.json` name starts like lm-eval's results file; the content decides."""
+    real = REAL / "seahelm" / "gemma-4-E4B-it_seahelm_results.json"
+    path = tmp_path / "results_gemma-4-E4B-it_seahelm_results.json"
+    path.write_bytes(real.read_bytes())
+    assert detect.detect(path.name, path.read_bytes()) == "seahelm-summary"
+    up = read_upload(path, index=index)
+    assert not any("results" == getattr(e, "field", None) for e in up.errors)
+    assert "every Tanaw task in this file failed in SEA-HELM" in str(up.errors[0])
+    # and an lm-eval results file under a SEA-HELM-like name is still lm-eval's
+    lm = next((REAL / "lm-eval").glob("results_*.json"))
+    assert detect.detect("stub_seahelm_results.json", lm.read_bytes()) == "lm-eval-summary"
