@@ -167,6 +167,18 @@ def _versions(task: str, theirs: int, ours: int, index) -> str:
     return f"{theirs_v} ({theirs} items); Tanaw's {task} is {ours_v} ({ours} items)"
 
 
+def _ours_is_a_version(task: str, index) -> bool:
+    """Our items of `task` are a pacute-bench version's file (not the demo items or another local subset, against
+    which unmatched rows mean missing benchmark data rather than another version)."""
+    from evaluator.datasets import default_data_dir
+    from evaluator.datasets.pacute import data_version
+
+    root = getattr(index, "data_dir", None) or default_data_dir()
+    if str(root).startswith("hf:"):
+        return False
+    return data_version(Path(root), get_task(task).loader.removeprefix("pacute.")).startswith("pacute-bench@")
+
+
 def _other_version(task: str, theirs: int, ours: int) -> bool:
     """A summary over `theirs` items cannot be of our `ours`-item file: more items than ours, or the item count
     of the other pacute-bench version (fewer items alone is a partial run, `--max-samples`)."""
@@ -176,27 +188,34 @@ def _other_version(task: str, theirs: int, ours: int) -> bool:
     return theirs > ours or version_for_count(stem, theirs) not in (None, version_for_count(stem, ours))
 
 
-def check_summary_version(parsed: ParsedRows, index) -> set[str]:
-    """Tasks of a summary run on another suite version than our items (by item count), each with a warning naming
-    both versions: their scores would land in cells of a version they do not describe. The caller drops them, or
-    refuses a summary that comes without rows (`evaluator.formats.read`)."""
-    other: set[str] = set()
+def check_summary_version(parsed: ParsedRows, index) -> dict[str, str]:
+    """Tasks of a summary whose scores cannot land in our cells, each with a warning: task → "summary" when the
+    summary is of another suite version than our items (by item count; both versions named), "local" when our
+    items are no pacute-bench version (the demo items, a local subset) or absent. The caller drops them, or refuses
+    a summary of another version that comes without rows (`evaluator.formats.read`)."""
+    other: dict[str, str] = {}
     for task in dict.fromkeys(s.task for s in parsed.summary):
         n = next((s.n_items for s in parsed.summary if s.task == task and s.n_items), None)
         cell = index.cell(task, "tl")
         if isinstance(cell, str):
             parsed.warn(None, "benchmarks", f"{cell}: its scores cannot be checked against our items")
-            other.add(task)
+            other[task] = "local"
         elif n is not None and _other_version(task, n, len(cell.items)):
-            parsed.warn(None, "benchmarks.num_samples", f"{task}: the summary is from "
-                                                        f"{_versions(task, n, len(cell.items), index)}")
-            other.add(task)
+            if _ours_is_a_version(task, index):
+                parsed.warn(None, "benchmarks.num_samples", f"{task}: the summary is from "
+                                                            f"{_versions(task, n, len(cell.items), index)}")
+                other[task] = "summary"
+            else:
+                parsed.warn(None, "benchmarks.num_samples", f"{task}: the summary covers {n} items; our "
+                                                            f"{len(cell.items)} are no pacute-bench version, so "
+                                                            "its scores cannot be checked against them")
+                other[task] = "local"
     return other
 
 
 def check_rows_version(parsed: ParsedRows, unmatched: int, index) -> str | None:
     """Why a pacute-bench file whose rows do not all match our items is refused (another suite version), or None."""
-    if not unmatched or not parsed.rows:
+    if not unmatched or not parsed.rows or not _ours_is_a_version(parsed.rows[0].prediction.task, index):
         return None
     task = parsed.rows[0].prediction.task
     cell = index.cell(task, "tl")

@@ -210,7 +210,8 @@ def _read_upload(source: bytes | memoryview | str | Path, name: str | None, *, f
 def _drop_other_version_summary(up: Upload, tasks: dict[str, str]) -> None:
     """A summary's scores of a task run on another suite version describe that version: dropped when the upload
     has rows of ours (a folder whose run mixed versions), the whole summary refused when it comes alone. `tasks`:
-    task → what showed it ("rows": its row file, "summary": the summary's own item count)."""
+    task → what showed it ("rows": its row file, "summary": the summary's own item count, "local": our items are
+    no pacute-bench version, so its scores cannot be checked)."""
     dropped = sorted({s.task for s in up.summary if s.task in tasks})
     if not dropped:
         return
@@ -220,8 +221,9 @@ def _drop_other_version_summary(up: Upload, tasks: dict[str, str]) -> None:
                                                           "Tanaw's (see the warnings); not imported"))
         return
     up.summary = [s for s in up.summary if s.task not in tasks]
-    up.warnings.append(FormatError(up.name, None, None, f"summary scores of {', '.join(dropped)} not imported: "
-                                                        "they are of another suite version"))
+    why = "they are of another suite version" if "local" not in tasks.values() else \
+        "they cannot be checked against our items (see the warnings)"
+    up.warnings.append(FormatError(up.name, None, None, f"summary scores of {', '.join(dropped)} not imported: {why}"))
 
 
 def _read_member(up: Upload, m: archive.Member, fmt: str, limits: Limits, index: ItemIndex,
@@ -243,8 +245,8 @@ def _read_member(up: Upload, m: archive.Member, fmt: str, limits: Limits, index:
         return 0
     parsed = parse_member(m.data, m.name, kind, m.run, limits)
     if kind == "pacute-bench-summary" and not parsed.errors and other_versions is not None:
-        for task in pacute_bench.check_summary_version(parsed, index):
-            other_versions.setdefault(task, "summary")
+        for task, why in pacute_bench.check_summary_version(parsed, index).items():
+            other_versions.setdefault(task, why)
     preds = map_rows(parsed, index) if parsed.rows and not parsed.errors else []
     if parsed.other_version and other_versions is not None:
         other_versions[parsed.other_version] = "rows"
