@@ -64,8 +64,7 @@ def test_human_baseline_beside_the_models_not_ranked(paper_store):
 
 
 def test_morphological_tasks_appear_with_their_human_baseline(paper_store):
-    if not all(f"pacute-{m}-mcq" in TASKS for m in MORPHOLOGY):
-        pytest.xfail("Tanaw has no morphological extraction/production tasks yet (the paper's suite lands with them)")
+    assert all(f"pacute-{m}-mcq" in TASKS for m in MORPHOLOGY)
     with pages_on(paper_store):
         at = app_test("pacute", models=["gemma-4-e2b-it"], fmt="MCQ", prompt="en")
         suite = frame_with(at, "model_id", "task", "stem")
