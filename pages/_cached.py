@@ -1,14 +1,24 @@
-"""The pages' cache: one store connection per app process and query results kept for ten minutes (the store itself
-knows nothing of Streamlit)."""
+"""The pages' shared caches: one store connection per app process, and query results and drawn sections kept per
+store version (`store.serve.version`, which moves on with every committed write, pull or hide), so every session
+sees a write on its next view and no session waits for a time-to-live. What depends only on the store's contents
+is built once per version and shared by every session; the store itself knows nothing of Streamlit."""
 from __future__ import annotations
+
+from typing import Callable, TypeVar
 
 import pandas as pd
 import streamlit as st
 
 from store.queries import QUERIES, run_many
 from store.serve import open_store, parquet_root
+from store.serve import version as store_version
 
-__all__ = ["clear", "connection", "parquet_root", "q", "q_many"]
+__all__ = ["clear", "connection", "parquet_root", "q", "q_many", "section", "version"]
+T = TypeVar("T")
+
+ENTRIES = 512
+"""Query results and drawn sections kept per cache (least recently used dropped first); a new store version drops
+every older entry at once (`version`)."""
 
 
 @st.cache_resource
@@ -18,24 +28,61 @@ def connection():
     return open_store()
 
 
-@st.cache_data(ttl=600, show_spinner=False)
+@st.cache_resource
+def _seen() -> dict:
+    return {}
+
+
+def version() -> tuple:
+    """The store version this view reads; when it moved on since the last view of any session, every cached query
+    and section of the older version is dropped (they can never be asked for again)."""
+    now = store_version()
+    seen = _seen()
+    if seen.get("version") != now:
+        if "version" in seen:
+            clear()
+        seen["version"] = now
+    return now
+
+
 def q(name: str, **params) -> pd.DataFrame:
-    """Run the registered query `name` with hashable filter params, cached for ten minutes."""
+    """Run the registered query `name` with hashable filter params, cached for the store version (each caller gets
+    its own copy)."""
+    return _q(version(), name, **params)
+
+
+@st.cache_data(show_spinner=False, max_entries=ENTRIES)
+def _q(at_version: tuple, name: str, **params) -> pd.DataFrame:
     return QUERIES[name](connection().cursor(), **params)
 
 
 def q_many(*calls: tuple[str, dict]) -> tuple[pd.DataFrame, ...]:
     """Several registered queries `(name, params)` that do not depend on each other, run at the same time
-    (`store.queries.run_many`) and cached together for ten minutes: their results, in order."""
-    return _many(tuple((name, tuple(sorted(params.items()))) for name, params in calls))
+    (`store.queries.run_many`) and cached together for the store version: their results, in order."""
+    return _many(version(), tuple((name, tuple(sorted(params.items()))) for name, params in calls))
 
 
-@st.cache_data(ttl=600, show_spinner=False)
-def _many(calls: tuple[tuple[str, tuple], ...]) -> tuple[pd.DataFrame, ...]:
+@st.cache_data(show_spinner=False, max_entries=ENTRIES)
+def _many(at_version: tuple, calls: tuple[tuple[str, tuple], ...]) -> tuple[pd.DataFrame, ...]:
     return tuple(run_many(connection(), [(name, dict(params)) for name, params in calls]))
 
 
+def section(key: tuple, draw: Callable[[], T]) -> T:
+    """A page section drawn once per store version and `key` and replayed to every session: Streamlit records the
+    elements a cached function draws and sends the same messages again on a hit, so a styled table or a figure is
+    built once, not per view. `draw()` draws elements only, never a widget (download buttons stay outside), and
+    `key` (page, section, and every choice the drawing reads) must say everything it depends on besides the store.
+    What `draw` returns is shared by every session: read it, never change it."""
+    return _section(version(), key, draw)
+
+
+@st.cache_resource(show_spinner=False, max_entries=ENTRIES)
+def _section(at_version: tuple, key: tuple, _draw: Callable[[], T]) -> T:
+    return _draw()
+
+
 def clear() -> None:
-    """Drop cached results after a write (uploads, pulls)."""
-    q.clear()
+    """Drop every cached result and section (a new store version does this itself; kept for explicit callers)."""
+    _q.clear()
     _many.clear()
+    _section.clear()

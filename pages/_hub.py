@@ -22,7 +22,8 @@ log = logging.getLogger("tanaw.hub")
 
 @st.cache_resource
 def _state() -> dict:
-    """Per-process memory: the store fingerprint at the last sync and the last push status."""
+    """Per-process memory: the store fingerprint at the last sync, the last push status and the last store version
+    found unchanged since that sync."""
     return {}
 
 
@@ -50,10 +51,16 @@ def sync_banner() -> None:
 
 
 def push_changes() -> None:
-    """After a page ran: push the store to the results repo if it changed since the last sync (checked on a read
-    cursor, so page runs that changed nothing never wait for the writer lock)."""
+    """After a page ran: push the store to the results repo if it changed since the last sync. The fingerprint
+    (row counts and a hash over every table) is taken once per store version, not per view: a version already
+    found unchanged is skipped; checked on a read cursor, so page runs that changed nothing never wait for the
+    writer lock."""
     state = _state()
+    now = cached.version()
+    if state.get("checked") == now:
+        return
     if not hub_sync.changed(state, cached.connection().cursor()):
+        state["checked"] = now
         return
     try:
         with st.spinner("Saving the results to the Hub…"):

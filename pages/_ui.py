@@ -9,14 +9,17 @@ rendering"."""
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 import re
+from typing import Callable
 
 import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
 
 from evaluator.registry import LANG_NAMES, LANGUAGES, TASKS
+from pages._cached import section
 from store.sheets import csv_bytes, sheet_safe  # the one neutraliser, shared with the CLI's CSV exports
 
 
@@ -87,13 +90,27 @@ def dashed(df: pd.DataFrame, decimals: dict[str, int]) -> Styler:
 
 
 def table(df: pd.DataFrame, name: str, *, columns: dict | None = None, height: int | str = "auto",
-          display: Styler | None = None) -> None:
+          display: Styler | Callable[[], Styler] | None = None, shared: tuple | None = None) -> None:
     """A dataframe with a CSV download button under it (formula cells neutralised in both); `display` (from
-    `dashed`) is what the grid shows instead of `df`, the download stays `df`."""
-    frame(df if display is None else display, hide_index=True, column_config={**SCORE_COLUMNS, **(columns or {})},
-          height=height)
-    st.download_button(f"Download {md_escape(name)} (CSV)", csv_bytes(df), file_name=f"{name}.csv",
-                       mime="text/csv", key=f"dl_{name}", icon=":material/download:")
+    `dashed`, or a function making it) is what the grid shows instead of `df`, the download stays `df`. `shared`:
+    a key (page, table, and every choice `df` depends on besides the store) under which the grid is drawn once per
+    store version and replayed to every session (`pages._cached.section`)."""
+    def grid() -> None:
+        shown = display() if callable(display) else display
+        frame(df if shown is None else shown, hide_index=True, column_config={**SCORE_COLUMNS, **(columns or {})},
+              height=height)
+    if shared is None:
+        grid()
+    else:
+        section(shared, grid)
+    download(f"Download {md_escape(name)} (CSV)", df, f"{name}.csv", f"dl_{name}")
+
+
+def download(label: str, df: pd.DataFrame, file_name: str, key: str) -> None:
+    """A CSV download button whose bytes (`csv_bytes`) are built when it is clicked, not on every view; the click
+    does not rerun the page."""
+    st.download_button(label, functools.partial(csv_bytes, df), file_name=file_name, mime="text/csv", key=key,
+                       icon=":material/download:", on_click="ignore")
 
 
 def plot_text(value: object) -> str:

@@ -11,10 +11,10 @@ from evaluator.registry import BOARDS
 from pages._board_human import COLUMN as HUMAN
 from pages._board_human import HELP as HUMAN_HELP
 from pages._board_human import with_human
-from pages._cached import q
+from pages._cached import q, section
 from pages._entry import embedded, ensure_app
 from pages._filters import also_available, filtered_models, model_filters
-from pages._ui import csv_bytes, dashed, empty_state, language_links, md_escape, plot_text, table
+from pages._ui import dashed, download, empty_state, language_links, md_escape, plot_text, table
 
 ensure_app()
 FAMILIES = BOARDS  # tabs: family title -> family, from each family's declaration (evaluator/tasks/*/family.yaml)
@@ -81,6 +81,8 @@ else:
         st.caption(others)
     models = tuple(filtered_models(model_filters()))
 family, prompt_lang, score = FAMILIES[bench], PROMPTS[prompt], SCORES[score_name]
+# What every section below depends on besides the store: the key of its shared drawing (`pages._cached.section`).
+CHOICES = (family, prompt_lang, score, models)
 
 
 def board_table(board) -> None:
@@ -97,36 +99,12 @@ def board_table(board) -> None:
              "model_type": "type", "params_b": st.column_config.NumberColumn("params (B)"),
              "coverage": st.column_config.NumberColumn("cells", help="headline cells this model has"),
              HUMAN: st.column_config.TextColumn(HUMAN, width="large", help=HUMAN_HELP)}
-    table(board, f"leaderboard-{family}-{prompt_lang}-{score}", columns=cols, display=dashed(board, decimals))
+    table(board, f"leaderboard-{family}-{prompt_lang}-{score}", columns=cols,
+          display=lambda: dashed(board, decimals), shared=("leaderboard", "board", *CHOICES))
 
 
-# rank ranges over the ranked models without the stubs (a stub's wide interval must not push a real model down)
-ranks = ranks_without_stubs(q("board_intervals", prompt_lang=prompt_lang, family=family, score=score))
-board = with_human(q("leaderboard_table", prompt_lang=prompt_lang, score=score, family=family, models=models,
-                     min_items=STUB_MIN_ITEMS, ranks=ranks),
-                   prompt_lang, family)
-if EMBED:
-    st.markdown(f"**Tanaw · {bench} · {score_name.lower()} scores · {prompt} prompt**")
-    if board.empty:
-        st.caption(f"No {bench} results with the {prompt} prompt.")
-    else:
-        board_table(board)
-    st.stop()
-if board.empty:
-    empty_state(f"No {bench} results with the {prompt} prompt pass the filters.",
-                "Clear the model filters, switch the prompt language, or add results on the Upload page "
-                "(or `python -m evaluator ingest FILE --model NAME`).")
-else:
-    st.subheader(f"{bench} · {score_name.lower()} scores · {prompt} prompt")
-    st.caption("Rank counts evaluated and uploaded models only (over all of them, whatever the filters); demo "
-               "baselines are reference points. Ranks are ranges: models whose overall 95% intervals overlap share "
-               "ranks, and every model that could be first is marked 'tied with #1' (Methodology → Aggregation). "
-               f"A model with fewer than {STUB_MIN_ITEMS} scored answers here is listed as 'too few items' and "
-               "never ranked. "
-               "Averages: per language the mean of competency means, overall the mean over languages, over the "
-               "cells a model has (coverage). Hover a heatmap cell for its 95% interval and n.")
-    board_table(board)
-
+def heatmap() -> None:
+    """Every model's headline cells, coloured, with each cell's interval and n on hover; missing cells grey."""
     z = q("leaderboard_matrix", prompt_lang=prompt_lang, score=score, family=family, models=models,
           min_items=STUB_MIN_ITEMS, ranks=ranks)
     hover = q("leaderboard_matrix", prompt_lang=prompt_lang, score=score, family=family, models=models,
@@ -152,20 +130,73 @@ else:
         if missing.any().any():
             st.caption("Grey cells with a dash have no score (not run, or not scored yet); hover for why.")
 
+
+CELL_NUMBERS = {"value": 1, "ci_low": 1, "ci_high": 1, "n": 0, "n_runs": 0, "chance": 1, "normalized": 1,
+                "unparsed %": 1, "SEA-HELM view": 1}  # the cell table's numbers: missing values as "—", never None
+
+
+def cell_rows():
+    """Every cell with its interval, n, format failures and a link to its run card (shared: read, never change)."""
+    details = q("leaderboard_cells", prompt_lang=prompt_lang, family=family, models=models)
+    view = q("seahelm_view_cells", prompt_lang=prompt_lang, family=family, models=models)
+    details = details.merge(view, on=["model", "task", "lang"], how="left")
+    details["run card"] = [f"/compare?{urlencode({'task': t, 'lang': lg, 'sys': f'{m}|{prompt_lang}'})}"
+                           for m, t, lg in zip(details["model"], details["task"], details["lang"])]
+    details["unparsed %"] = 100 * details["parse_fail_rate"]
+    details = details[["model", "origin", "task", "lang", "metric", "value", "ci_low", "ci_high", "n", "n_runs",
+                       "chance", "normalized", "below_chance", "unparsed %", "SEA-HELM view", "status", "note",
+                       "run card"]]
+    return details
+
+
+def cost_scatter(usage) -> None:
+    """Cost against the overall score, for the models with prices."""
+    priced = usage.dropna(subset=["cost", "overall"])
+    if not priced.empty:
+        fig = go.Figure(go.Scatter(x=priced["cost"], y=priced["overall"], mode="markers+text",
+                                   text=[plot_text(m) for m in priced["model"]], textposition="top center",
+                                   hovertemplate="%{text}<br>cost %{x:.4f}<br>overall %{y:.1f}<extra></extra>"))
+        fig.update_layout(height=360, margin={"l": 10, "r": 10, "t": 30, "b": 10},
+                          xaxis_title="cost (operator prices per million tokens)",
+                          yaxis_title=f"overall ({score_name.lower()})")
+        st.plotly_chart(fig, width="stretch", key="cost_scatter")
+
+
+# rank ranges over the ranked models without the stubs (a stub's wide interval must not push a real model down)
+ranks = section(("leaderboard", "ranks", family, prompt_lang, score), lambda: ranks_without_stubs(
+    q("board_intervals", prompt_lang=prompt_lang, family=family, score=score)))
+board = section(("leaderboard", "rows", *CHOICES), lambda: with_human(
+    q("leaderboard_table", prompt_lang=prompt_lang, score=score, family=family, models=models,
+      min_items=STUB_MIN_ITEMS, ranks=ranks), prompt_lang, family))
+if EMBED:
+    st.markdown(f"**Tanaw · {bench} · {score_name.lower()} scores · {prompt} prompt**")
+    if board.empty:
+        st.caption(f"No {bench} results with the {prompt} prompt.")
+    else:
+        board_table(board)
+    st.stop()
+if board.empty:
+    empty_state(f"No {bench} results with the {prompt} prompt pass the filters.",
+                "Clear the model filters, switch the prompt language, or add results on the Upload page "
+                "(or `python -m evaluator ingest FILE --model NAME`).")
+else:
+    st.subheader(f"{bench} · {score_name.lower()} scores · {prompt} prompt")
+    st.caption("Rank counts evaluated and uploaded models only (over all of them, whatever the filters); demo "
+               "baselines are reference points. Ranks are ranges: models whose overall 95% intervals overlap share "
+               "ranks, and every model that could be first is marked 'tied with #1' (Methodology → Aggregation). "
+               f"A model with fewer than {STUB_MIN_ITEMS} scored answers here is listed as 'too few items' and "
+               "never ranked. "
+               "Averages: per language the mean of competency means, overall the mean over languages, over the "
+               "cells a model has (coverage). Hover a heatmap cell for its 95% interval and n.")
+    board_table(board)
+
+    section(("leaderboard", "heatmap", *CHOICES), heatmap)
+
     with st.expander("Every cell with its interval, n and format failures"):
-        details = q("leaderboard_cells", prompt_lang=prompt_lang, family=family, models=models)
-        view = q("seahelm_view_cells", prompt_lang=prompt_lang, family=family, models=models)
-        details = details.merge(view, on=["model", "task", "lang"], how="left")
-        details["run card"] = [f"/compare?{urlencode({'task': t, 'lang': lg, 'sys': f'{m}|{prompt_lang}'})}"
-                               for m, t, lg in zip(details["model"], details["task"], details["lang"])]
-        details["unparsed %"] = 100 * details["parse_fail_rate"]
-        details = details[["model", "origin", "task", "lang", "metric", "value", "ci_low", "ci_high", "n", "n_runs",
-                           "chance", "normalized", "below_chance", "unparsed %", "SEA-HELM view", "status", "note",
-                           "run card"]]
-        numbers = {"value": 1, "ci_low": 1, "ci_high": 1, "n": 0, "n_runs": 0, "chance": 1, "normalized": 1,
-                   "unparsed %": 1, "SEA-HELM view": 1}  # missing values as "—", never None
-        table(details, f"cells-{family}-{prompt_lang}", display=dashed(details, numbers),
-              columns={**{c: st.column_config.NumberColumn(c) for c in numbers},
+        details = section(("leaderboard", "cells", *CHOICES), cell_rows)
+        table(details, f"cells-{family}-{prompt_lang}", display=lambda: dashed(details, CELL_NUMBERS),
+              shared=("leaderboard", "cells-grid", *CHOICES),
+              columns={**{c: st.column_config.NumberColumn(c) for c in CELL_NUMBERS},
                        "value": st.column_config.NumberColumn("score", help="0-100"),
                        "run card": st.column_config.LinkColumn(
                            "run card", display_text="run card", help="harness, endpoint, generation settings, "
@@ -180,8 +211,9 @@ else:
 
 if not board.empty:
     st.subheader("Cost and speed")
-    usage = q("usage_table", prompt_lang=prompt_lang, family=family, models=models)
-    usage = usage.merge(board[["model", "overall"]], on="model", how="left")
+    usage = section(("leaderboard", "usage", *CHOICES), lambda: q(
+        "usage_table", prompt_lang=prompt_lang, family=family, models=models).merge(
+        board[["model", "overall"]], on="model", how="left"))
     if usage.empty or not usage["requests"].gt(0).any():
         st.caption("No stored requests for these models.")
     else:
@@ -193,17 +225,9 @@ if not board.empty:
             "tokens_in": st.column_config.NumberColumn("input tokens"),
             "tokens_out": st.column_config.NumberColumn("output tokens"),
             "cost": st.column_config.NumberColumn("cost"), "overall": st.column_config.NumberColumn("overall")},
-              display=dashed(usage, {"requests": 0, "tokens_in": 0, "tokens_out": 0, "mean_latency_s": 2,
-                                     "cost": 4, "overall": 1}))
-        priced = usage.dropna(subset=["cost", "overall"])
-        if not priced.empty:
-            fig = go.Figure(go.Scatter(x=priced["cost"], y=priced["overall"], mode="markers+text",
-                                       text=[plot_text(m) for m in priced["model"]], textposition="top center",
-                                       hovertemplate="%{text}<br>cost %{x:.4f}<br>overall %{y:.1f}<extra></extra>"))
-            fig.update_layout(height=360, margin={"l": 10, "r": 10, "t": 30, "b": 10},
-                              xaxis_title="cost (operator prices per million tokens)",
-                              yaxis_title=f"overall ({score_name.lower()})")
-            st.plotly_chart(fig, width="stretch", key="cost_scatter")
+              display=lambda: dashed(usage, {"requests": 0, "tokens_in": 0, "tokens_out": 0, "mean_latency_s": 2,
+                                             "cost": 4, "overall": 1}), shared=("leaderboard", "usage-grid", *CHOICES))
+        section(("leaderboard", "cost", *CHOICES, score_name), lambda: cost_scatter(usage))
 
 st.subheader("Reported in the papers (not ranked)")
 reported = q("reported_table", prompt_lang=prompt_lang, score=score, family=family)
@@ -215,7 +239,8 @@ else:
     reported_cells = [c for c in reported.columns if c not in ("system", "source")]
     table(reported, f"reported-{family}-{prompt_lang}",  # cells a paper does not report show "—", never None
           columns={c: st.column_config.NumberColumn(c) for c in reported_cells},
-          display=dashed(reported, {c: 1 for c in reported_cells}))
+          display=lambda: dashed(reported, {c: 1 for c in reported_cells}),
+          shared=("leaderboard", "reported", family, prompt_lang, score))
     marker = "scored by a different gold"
     caveats = q("reported_rows")
     caveats = caveats[caveats["note"].fillna("").str.contains(marker, regex=False)
@@ -223,6 +248,5 @@ else:
     for cell, note in sorted({(f"{t} · {lg}", n[n.index(marker):])
                               for t, lg, n in zip(caveats["task"], caveats["lang"], caveats["note"])}):
         st.warning(f"{md_escape(cell)}: {md_escape(note)}. See Methodology → Differences.", icon=":material/warning:")
-    st.download_button("Download every reported result with its citation (CSV)",
-                       csv_bytes(q("reported_rows")), file_name="reported-results.csv",
-                       mime="text/csv", key="dl_reported_all", icon=":material/download:")
+    download("Download every reported result with its citation (CSV)", q("reported_rows"), "reported-results.csv",
+             "dl_reported_all")

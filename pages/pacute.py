@@ -4,7 +4,7 @@ from __future__ import annotations
 import plotly.express as px
 import streamlit as st
 
-from pages._cached import q
+from pages._cached import q, section
 from pages._entry import ensure_app
 from pages._filters import also_available, filtered_models, first_available, leaders_first, model_filters
 from pages._ui import empty_state, plot_frame, plot_text, table
@@ -68,12 +68,9 @@ if others:
     st.caption(f"Hierarchy results of the selected models. {others}")
 chance = 25.0 if fmt == "mcq" else 0.0  # generation: no answer is matched by guessing
 
-levels = q("pacute_levels", models=chosen, fmt=fmt, metric=metric, prompt_lang=prompt_lang)
-ceiling = q("pacute_ceiling", models=chosen, fmt=fmt, metric=metric)
-st.subheader(f"Hierarchy L0-L5 ({fmt.upper()}, {METRIC_NAMES[metric]})")
-if levels.empty:
-    empty_state("No hierarchical results for this format and prompt.", "Switch format or prompt language.")
-else:
+
+def levels_chart() -> None:
+    """The L0-L5 lines with their intervals, the controls' ceiling as stars and the chance line."""
     shown = plot_frame(levels, "model_id", "level_label", "level_name")  # names are text, never Plotly HTML
     fig = px.line(shown, x="level_label", y="value", color="model_id", markers=True,
                   error_y=levels["ci_high"] - levels["value"], error_y_minus=levels["value"] - levels["ci_low"],
@@ -99,7 +96,18 @@ else:
                "with characters alone. Level names: L0 character recognition, L1 character manipulation, "
                "L2 morpheme decomposition, L3 morpheme manipulation, L4 morpheme composition, L5 multi-step.")
     st.plotly_chart(fig, key="levels")
-    table(levels, f"pacute_levels_{fmt}_{metric}_{prompt_lang}")
+
+
+# What the sections below depend on besides the store: the key of their shared drawings (`pages._cached.section`).
+CHOICES = (chosen, fmt, metric, prompt_lang)
+levels = q("pacute_levels", models=chosen, fmt=fmt, metric=metric, prompt_lang=prompt_lang)
+ceiling = q("pacute_ceiling", models=chosen, fmt=fmt, metric=metric)
+st.subheader(f"Hierarchy L0-L5 ({fmt.upper()}, {METRIC_NAMES[metric]})")
+if levels.empty:
+    empty_state("No hierarchical results for this format and prompt.", "Switch format or prompt language.")
+else:
+    section(("pacute", "levels", *CHOICES), levels_chart)
+    table(levels, f"pacute_levels_{fmt}_{metric}_{prompt_lang}", shared=("pacute", "levels-grid", *CHOICES))
 
 read_chance = chance
 st.subheader(f"Where it breaks ({fmt.upper()}, chance {read_chance:.0f}%)")
@@ -127,14 +135,13 @@ st.subheader("Level means")
 st.caption("Micro: all hierarchy items pooled. Macro: the mean of the six level means (each level weighs the same).")
 table(q("pacute_level_means", models=chosen, fmt=fmt, metric=metric, prompt_lang=prompt_lang),
       f"pacute_level_means_{fmt}_{metric}", columns={"micro": st.column_config.NumberColumn(format="%.1f"),
-                                                      "macro": st.column_config.NumberColumn(format="%.1f")})
+                                                      "macro": st.column_config.NumberColumn(format="%.1f")},
+      shared=("pacute", "means-grid", *CHOICES))
 
-st.subheader("Main suite and controls")
-suite = q("pacute_suite", models=chosen, fmt=fmt, metric=metric, prompt_lang=prompt_lang)
-human = q("pacute_human_baseline", fmt=fmt, metric=metric)
-if suite.empty:
-    empty_state("No main-suite or control scores for this format.", "Switch format or metric.")
-else:
+
+def suite_chart() -> bool:
+    """Main-suite and control scores as grouped bars with their intervals (controls hatched) and the human
+    baseline as diamonds; whether any diamond is drawn."""
     fig = px.bar(plot_frame(suite, "model_id", "stem", "kind"), x="stem", y="value", color="model_id", barmode="group",
                  pattern_shape="kind",
                  color_discrete_sequence=px.colors.qualitative.D3,
@@ -153,11 +160,21 @@ else:
     fig.update_layout(height=380, margin=dict(t=30, l=0, r=10, b=0),
                       legend=dict(orientation="h", y=1.0, x=0, xanchor="left", yanchor="bottom", title=""))
     st.plotly_chart(fig, key="suite")
+    return not shown_human.empty
+
+
+st.subheader("Main suite and controls")
+suite = q("pacute_suite", models=chosen, fmt=fmt, metric=metric, prompt_lang=prompt_lang)
+human = q("pacute_human_baseline", fmt=fmt, metric=metric)
+if suite.empty:
+    empty_state("No main-suite or control scores for this format.", "Switch format or metric.")
+else:
+    with_human = section(("pacute", "suite", *CHOICES), suite_chart)
     st.caption("Hatched bars are controls (English prompt); they show what the model can do with characters at all."
                + f" Dashed line: chance ({chance:.0f}%)."
                + (" Black diamonds: the paper's human baseline (mean of three native speakers)."
-                  if not shown_human.empty else ""))
-    table(suite, f"pacute_suite_{fmt}_{metric}_{prompt_lang}")
+                  if with_human else ""))
+    table(suite, f"pacute_suite_{fmt}_{metric}_{prompt_lang}", shared=("pacute", "suite-grid", *CHOICES))
 
 st.subheader(f"Human baseline ({fmt.upper()}, not ranked)")
 if human.empty:

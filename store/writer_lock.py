@@ -126,6 +126,7 @@ def writer(path: str | os.PathLike | None = None, *, timeout: float = 120.0) -> 
                 yield con
             finally:
                 con.close()
+                os.utime(lock_path(p))  # after the close: the store's version moves on (store.serve.version)
     finally:
         lock.release()
 
