@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages._cached import clear, connection, parquet_root, q
+from pages._cached import clear, connection, parquet_root, q, shared
 from pages._entry import embedded, requested, route_default_alias
 from pages._hub import push_changes, sync_banner
 from pages._ui import md_escape, run_page
@@ -15,10 +15,13 @@ st.set_page_config(page_title="Tanaw · SEA LLM leaderboard", page_icon="🔭", 
 def prepare_store() -> str:
     """Once per process: registries and roll-ups into the store, the demo content into an empty store, and the
     uploads the CLI queued in the inbox, then a watcher applying what it queues while the app serves
-    (`services.startup`)."""
+    (`services.startup`). Processes that share the store file (`shared`) find it prepared: deploy/serve.sh does this
+    once before it starts them, and the command line writes to it directly while they serve."""
     from services.startup import prepare_store as prepare
     from store.db import db_path
 
+    if shared():
+        return "ready"
     done = prepare(connection().cursor(), db_path(), drain=not parquet_root(), on_change=clear)
     return "built" if done["built"] else "ready"
 

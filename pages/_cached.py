@@ -4,16 +4,19 @@ sees a write on its next view and no session waits for a time-to-live. What depe
 is built once per version and shared by every session; the store itself knows nothing of Streamlit."""
 from __future__ import annotations
 
-from typing import Callable, TypeVar
+import contextlib
+from typing import Callable, Iterator, TypeVar
 
 import pandas as pd
 import streamlit as st
 
 from store.queries import QUERIES, run_many
-from store.serve import open_store, parquet_root
+from store.serve import ReadEach, open_store, parquet_root, shared
+from store.serve import reading as shared_reading
 from store.serve import version as store_version
 
-__all__ = ["clear", "connection", "parquet_root", "q", "q_many", "section", "version"]
+__all__ = ["clear", "connection", "parquet_root", "q", "q_many", "reader", "reading", "section", "shared",
+           "version"]
 T = TypeVar("T")
 
 ENTRIES = 512
@@ -24,8 +27,28 @@ every older entry at once (`version`)."""
 @st.cache_resource
 def connection():
     """One connection per app process, a cursor per query: `store.serve.open_store` (the DuckDB file, or the
-    Parquet export named by $TANAW_PARQUET)."""
+    Parquet export named by $TANAW_PARQUET). Not for a process that shares the store (`store.serve.shared`): read
+    through `reading`."""
     return open_store()
+
+
+@contextlib.contextmanager
+def reading() -> Iterator:
+    """A connection to read the store for the length of the block: a cursor of this process's own connection, or,
+    when several serving processes share the store file, a read-only connection under the readers' lock
+    (`store.serve.reading`)."""
+    if shared():
+        with shared_reading() as con:
+            yield con
+    else:
+        yield connection().cursor()
+
+
+def reader():
+    """A connection for a page that reads and may write in between (token checks audit refusals through the
+    writer): a cursor of this process's own connection, or, when the store is shared, one short read per statement
+    (`store.serve.ReadEach`)."""
+    return ReadEach() if shared() else connection().cursor()
 
 
 @st.cache_resource
@@ -53,7 +76,8 @@ def q(name: str, **params) -> pd.DataFrame:
 
 @st.cache_data(show_spinner=False, max_entries=ENTRIES)
 def _q(at_version: tuple, name: str, **params) -> pd.DataFrame:
-    return QUERIES[name](connection().cursor(), **params)
+    with reading() as con:
+        return QUERIES[name](con, **params)
 
 
 def q_many(*calls: tuple[str, dict]) -> tuple[pd.DataFrame, ...]:
@@ -64,7 +88,8 @@ def q_many(*calls: tuple[str, dict]) -> tuple[pd.DataFrame, ...]:
 
 @st.cache_data(show_spinner=False, max_entries=ENTRIES)
 def _many(at_version: tuple, calls: tuple[tuple[str, tuple], ...]) -> tuple[pd.DataFrame, ...]:
-    return tuple(run_many(connection(), [(name, dict(params)) for name, params in calls]))
+    with reading() as con:
+        return tuple(run_many(con, [(name, dict(params)) for name, params in calls]))
 
 
 def section(key: tuple, draw: Callable[[], T]) -> T:

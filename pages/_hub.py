@@ -59,7 +59,9 @@ def push_changes() -> None:
     now = cached.version()
     if state.get("checked") == now:
         return
-    if not hub_sync.changed(state, cached.connection().cursor()):
+    with cached.reading() as con:
+        unchanged = not hub_sync.changed(state, con)
+    if unchanged:
         state["checked"] = now
         return
     try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from evaluator.human import protocols
-from pages._cached import clear, connection
+from pages._cached import clear, reading
 from pages._entry import ensure_app
 from pages._ui import lang_label, md_escape
 from services import campaigns as flow
@@ -19,7 +19,8 @@ ensure_app()
 
 st.title("Annotate")
 token = st.query_params.get("token", "")
-view = flow.next_item(connection().cursor(), token)
+with reading() as con:
+    view = flow.next_item(con, token)
 if view is None:
     st.info("Open this page through the personal link the campaign organiser sent you.", icon=":material/link:")
     st.stop()

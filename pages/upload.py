@@ -12,7 +12,7 @@ import streamlit as st
 
 from evaluator import incidents
 from pages import _cached as cached
-from pages._cached import connection
+from pages._cached import reader
 from pages._entry import ensure_app
 from pages._gate import checked
 from pages._ui import dashed, frame, md_escape
@@ -111,7 +111,7 @@ if access.mode("admin") == "token":  # admin is never open without TANAW_ADMIN_T
 token = ""
 # docs/security.md, "Roles and tokens": closed on a public Space without a token; an uploader's token names the identity
 # that owns the models it creates (services.upload.name_refusal)
-upload_mode = gate.mode("upload", connection().cursor())
+upload_mode = gate.mode("upload", reader())
 if upload_mode == "closed":
     st.info("Uploads are closed on this public Space: the operator has not issued upload tokens "
             "(`python -m evaluator uploader add`, or TANAW_UPLOAD_TOKEN).", icon=":material/lock:")
@@ -119,7 +119,7 @@ if upload_mode == "closed":
 if upload_mode == "token":
     token = st.text_input("Upload token", type="password", key="upload_token",
                           help="Your personal uploader token; ask the maintainers for one.")
-grant = checked("upload", token, connection().cursor())
+grant = checked("upload", token, reader())
 if grant is None:
     if not token:
         st.info("Uploads need a valid token.")

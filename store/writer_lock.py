@@ -73,18 +73,21 @@ def lock_path(path: Path) -> Path:
 
 
 @contextlib.contextmanager
-def _file_lock(path: Path, deadline: float, note: _Notes) -> Iterator[None]:
+def file_lock(path: Path, deadline: float, note: _Notes | None = None, *, shared: bool = False) -> Iterator[None]:
+    """`fcntl.flock` on `path` until the block ends: exclusive (a writer), or `shared` (readers of a store that
+    several processes serve, `store.serve.reading`); WriterBusy when not had by `deadline` (time.monotonic)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         while True:
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
                 if time.monotonic() > deadline:
                     raise WriterBusy(f"another writer holds {path}; try again shortly") from None
-                note("another command is writing to it")
+                if note is not None:
+                    note("another command is writing to it")
                 time.sleep(0.05)
         yield
     finally:
@@ -119,7 +122,7 @@ def writer(path: str | os.PathLike | None = None, *, timeout: float = 120.0) -> 
         raise WriterBusy(f"another upload is being written to {p}; try again shortly")
     note = _Notes(p, timeout)
     try:
-        with _file_lock(lock_path(p), deadline, note):
+        with file_lock(lock_path(p), deadline, note):
             con = _open(p, deadline, note)
             _WRITES[str(p)] = _WRITES.get(str(p), 0) + 1
             try:

@@ -1,9 +1,12 @@
 """Start the app as the Space does: the Docker build context copied to a clean folder, the Dockerfile's ENV and
-CMD, a clean environment (no inherited variables but PATH), port 7860; /_stcore/health must answer 200."""
+CMD (deploy/serve.sh: two Streamlit processes behind nginx), a clean environment (no inherited variables but PATH),
+port 7860; /_stcore/health must answer 200."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -12,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.browser import chromium_available, chromium_page, screenshot, wait_healthy
+from tests.helpers.browser import chromium_available, chromium_page, free_ports, screenshot, wait_healthy
 from tests.integration.test_dockerfile import build_context, instructions
 
 REPO = Path(__file__).resolve().parents[2]
@@ -53,18 +56,23 @@ def test_app_starts_like_the_space(tmp_path):
         shutil.copy2(REPO / rel, app_dir / rel)
     home.mkdir()
     cmd = json.loads(dict(instructions())["CMD"])
-    assert cmd[0] == "streamlit" and "--server.port=7860" in cmd
+    assert cmd == ["sh", "deploy/serve.sh"]
+    if shutil.which("nginx", path="/usr/sbin:/usr/bin") is None:
+        pytest.skip("nginx not installed (the image installs nginx-light)")
     port = 7860 if _port_free(7860) else None
     if port is None:  # something else holds 7860 on this machine: same command, another port
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
-        cmd = [c if c != "--server.port=7860" else f"--server.port={port}" for c in cmd]
-    env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", **_env_from_dockerfile(home),
-           "SPACE_ID": "tanaw/leaderboard", "SPACE_HOST": "tanaw-leaderboard.hf.space"}
+    first = free_ports(2)  # the Streamlit processes' own ports (8501 may be taken on this machine)
+    env = {"PATH": f"{Path(sys.executable).parent}:/usr/sbin:/usr/bin:/bin", **_env_from_dockerfile(home),
+           "SPACE_ID": "tanaw/leaderboard", "SPACE_HOST": "tanaw-leaderboard.hf.space", "PORT": str(port),
+           "TANAW_SERVERS": "2", "TANAW_SERVER_PORT": str(first), "TANAW_RUN_DIR": str(tmp_path / "run")}
+    if os.geteuid() == 0:  # the image runs as uid 1000; nginx's workers could not read Streamlit's files as nobody
+        env["TANAW_NGINX_GLOBAL"] = "user root;"
     assert env["TANAW_HOME"] == str(home / ".tanaw")
-    proc = subprocess.Popen([sys.executable, "-m", *cmd], cwd=app_dir, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(cmd, cwd=app_dir, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
     try:
         url = f"http://127.0.0.1:{port}"
         wait_healthy(url, timeout=90, proc=proc)
@@ -83,8 +91,8 @@ def test_app_starts_like_the_space(tmp_path):
             assert page.locator("h1").first.inner_text().startswith("Tanaw")
         assert shot.exists()
     finally:
-        proc.terminate()
+        os.killpg(proc.pid, signal.SIGTERM)  # nginx and the Streamlit processes it fronts
         try:
             proc.wait(timeout=15)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            os.killpg(proc.pid, signal.SIGKILL)

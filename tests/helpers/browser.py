@@ -27,6 +27,23 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def free_ports(n: int) -> int:
+    """The first of `n` consecutive unused TCP ports on 127.0.0.1 (a server per port, e.g. deploy/serve.sh's)."""
+    while True:
+        first = free_port()
+        if first + n < 65535 and all(_unused(first + i) for i in range(n)):
+            return first
+
+
+def _unused(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
 def wait_healthy(url: str, timeout: float = 60.0, proc: subprocess.Popen | None = None, poll: float = 0.3) -> None:
     """Poll `<url>/_stcore/health` until it answers 200, or raise with the server's output."""
     deadline = time.monotonic() + timeout

@@ -71,9 +71,9 @@ def test_port_7860_health_check_and_cmd():
     ins = dict((k, a) for k, a in instructions() if k in ("EXPOSE", "HEALTHCHECK", "CMD"))
     assert ins["EXPOSE"] == "7860"
     assert "http://127.0.0.1:7860/_stcore/health" in ins["HEALTHCHECK"]
-    cmd = json.loads(ins["CMD"])
-    assert cmd[:3] == ["streamlit", "run", "app.py"] and "--server.port=7860" in cmd
-    assert "--server.address=0.0.0.0" in cmd
+    assert json.loads(ins["CMD"]) == ["sh", "deploy/serve.sh"]  # nginx on 7860 in front of the Streamlit processes
+    serve = (REPO / "deploy" / "serve.sh").read_text()
+    assert 'PORT="${PORT:-7860}"' in serve and "listen @PORT@;" in (REPO / "deploy" / "nginx.conf").read_text()
 
 
 def test_requirements_in_one_cached_layer_before_the_source():
