@@ -33,7 +33,6 @@ import asyncio
 import os
 import platform
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -46,7 +45,8 @@ import aiohttp
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.helpers.browser import CHROMIUM, CHROMIUM_ARGS, free_port, free_ports, wait_healthy  # noqa: E402
+from tests.helpers.browser import (CHROMIUM, CHROMIUM_ARGS, free_port, free_ports, stop_group,  # noqa: E402
+                                  wait_healthy)
 from tests.helpers.st_client import visitor  # noqa: E402
 
 TARGETS = ("one visitor: leaderboard and PACUTE <= 0.15 s p50; 20 at once: leaderboard p95 <= 3 s; 80 at once: no "
@@ -85,7 +85,7 @@ def build_stores(root: Path, names: list[str]) -> dict[str, Path]:
 class Server:
     """The app served on a free port, in its own process group, on a copy of `store`."""
 
-    def __init__(self, mode: str, store: Path, work: Path, processes: int):
+    def __init__(self, mode: str, store: Path, work: Path, processes: int, app: Path = REPO):
         self.mode, self.port = mode, free_port()
         self.backends = [self.url]
         home = work / f"{mode}-{store.parent.name}"
@@ -107,7 +107,7 @@ class Server:
                 env["TANAW_NGINX_GLOBAL"] = "user root;"
             cmd = ["sh", "deploy/serve.sh"]
         self.log = open(home / "server.log", "wb")
-        self.proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=self.log, stderr=subprocess.STDOUT,
+        self.proc = subprocess.Popen(cmd, cwd=app, env=env, stdout=self.log, stderr=subprocess.STDOUT,
                                      start_new_session=True)
 
     @property
@@ -155,14 +155,7 @@ class Server:
             wait_healthy(url, timeout=timeout)
 
     def stop(self) -> None:
-        try:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            self.proc.wait(timeout=20)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        stop_group(self.proc)
         self.log.close()
 
 
@@ -218,8 +211,9 @@ def soak(server: Server, visits: int, timeout: float) -> tuple[float, float]:
     return after_10, server.rss_mb()
 
 
-def chromium(server: Server, visits: int) -> list[tuple[float, int]]:
-    """(seconds to the leaderboard's table and heatmap drawn, bytes transferred) per fresh Chromium visitor."""
+def chromium(server: Server, visits: int) -> list[tuple[float, int, float]]:
+    """(seconds to the leaderboard's table and heatmap drawn, bytes transferred, seconds to the table drawn) per
+    fresh Chromium visitor."""
     from playwright.sync_api import sync_playwright
 
     out = []
@@ -237,8 +231,9 @@ def chromium(server: Server, visits: int) -> list[tuple[float, int]]:
             page.goto(server.url + "/", wait_until="commit")
             page.wait_for_selector("[data-testid=stDataFrame] canvas, [data-testid=stDataFrameResizable]",
                                    timeout=120000)
+            table = time.perf_counter() - start
             page.wait_for_selector(".js-plotly-plot .main-svg", timeout=120000)
-            out.append((time.perf_counter() - start, sum(received)))
+            out.append((time.perf_counter() - start, sum(received), table))
             context.close()
         browser.close()
     return out
@@ -249,6 +244,8 @@ def main() -> None:
     ap.add_argument("--levels", default="1,5,10,20,40,80")
     ap.add_argument("--serve", default="single,multi", help="single (the README's command), multi (the image's)")
     ap.add_argument("--stores", default="demo,real")
+    ap.add_argument("--app", type=Path, default=REPO, help="the checkout to serve (default: this one; another "
+                    "checkout, e.g. of main, gives the figures before a change under the same conditions)")
     ap.add_argument("--processes", type=int, default=os.cpu_count(), help="Streamlit processes for multi (default: "
                     "one per core, as the image)")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds a view may take before it counts as timed out")
@@ -258,12 +255,12 @@ def main() -> None:
     levels = [int(x) for x in args.levels.split(",")]
     print(f"machine: {platform.machine()} {platform.processor() or ''}, {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}; python {platform.python_version()}")
-    print(f"levels {levels}, timeout {args.timeout:.0f} s; each visitor: leaderboard, then PACUTE; targets: {TARGETS}")
+    print(f"app: {args.app}; levels {levels}, timeout {args.timeout:.0f} s; each visitor: leaderboard, then PACUTE; targets: {TARGETS}")
     with tempfile.TemporaryDirectory(prefix="tanaw-load-") as tmp:
         stores = build_stores(Path(tmp) / "stores", args.stores.split(","))
         for name, store in stores.items():
             for mode in args.serve.split(","):
-                server = Server(mode, store, Path(tmp) / "serve", args.processes)
+                server = Server(mode, store, Path(tmp) / "serve", args.processes, args.app)
                 try:
                     server.wait_healthy()
                     # the first visit of each process builds its shared caches
@@ -278,10 +275,11 @@ def main() -> None:
                               f"({last - first:+.0f} MB)", flush=True)
                     if args.chromium:
                         runs = chromium(server, args.chromium)
-                        times = [t for t, _ in runs]
-                        print(f"chromium: leaderboard drawn p50 {statistics.median(times):.2f} s (runs "
-                              + ", ".join(f"{t:.2f}" for t in times) + "); transferred "
-                              + ", ".join(f"{b / 1e6:.2f}" for _, b in runs) + " MB", flush=True)
+                        times = [t for t, _, _ in runs]
+                        print(f"chromium: leaderboard drawn (table and heatmap) p50 {statistics.median(times):.2f} s"
+                              f" (runs {', '.join(f'{t:.2f}' for t in times)}; the table alone p50 "
+                              f"{statistics.median(t for _, _, t in runs):.2f} s); transferred "
+                              + ", ".join(f"{b / 1e6:.2f}" for _, b, _ in runs) + " MB", flush=True)
                 finally:
                     server.stop()
     print(f"\nload average at the end {os.getloadavg()[0]:.2f}")

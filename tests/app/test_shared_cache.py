@@ -92,3 +92,38 @@ def test_a_write_is_on_the_next_view_of_every_session(demo_db, tmp_path, monkeyp
         board = _view(at)
         assert set(board.index) == demo_models | {"crowd-run"}
         assert _numbers(board, demo_models).equals(_numbers(first_a, demo_models))
+
+
+def test_a_results_repo_costs_one_fingerprint_per_store_version(demo_db, tmp_path, monkeypatch):
+    """With a results repo configured, the store's fingerprint (row counts and checksums of every exported table) is
+    taken when the store changed, not on every view: three views of one version take it once, a write once more."""
+    import streamlit as st
+
+    from services import hub_sync
+    from store import hub
+
+    db = tmp_path / "tanaw.duckdb"
+    shutil.copy(demo_db, db)
+    monkeypatch.setenv("TANAW_DB", str(db))
+    monkeypatch.setenv("TANAW_RESULTS_REPO", "tanaw/results-standin")
+    taken, pushed = [], []
+    real_fingerprint = hub.fingerprint
+    monkeypatch.setattr(hub, "fingerprint", lambda con, *a, **k: taken.append(1) or real_fingerprint(con, *a, **k))
+
+    def pull(state: dict) -> hub.SyncStatus:  # the Hub is not reached: the store as pulled is the store as it is
+        with connect(db) as con:
+            state["fingerprint"] = real_fingerprint(con)
+        return hub.SyncStatus("pull", True, "pulled")
+    monkeypatch.setattr(hub_sync, "pull", pull)
+    monkeypatch.setattr(hub_sync, "push_changes", lambda state, **k: pushed.append(1) or state.update(
+        fingerprint=real_fingerprint(connect(db))) or hub.SyncStatus("push", True, "pushed"))
+    st.cache_resource.clear()  # a fresh app process: its sync state and first pull
+    for _ in range(3):
+        at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120).run()
+        assert not at.exception, [e.value for e in at.exception]
+    assert len(taken) == 1 and not pushed
+    ingest_upload(db, _upload(3), model={"model_id": "crowd-hub"}, data_dir=U.DATA)
+    for _ in range(2):
+        assert not AppTest.from_file(str(REPO / "app.py"), default_timeout=120).run().exception
+    assert pushed == [1]  # the write was pushed once, on the first view after it
+    assert len(taken) == 3  # that view's check, and the next view's of the same version (nothing left to push)

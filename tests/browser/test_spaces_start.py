@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -15,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.browser import chromium_available, chromium_page, free_ports, screenshot, wait_healthy
+from tests.helpers.browser import (chromium_available, chromium_page, free_ports, screenshot, stop_group,
+                                  wait_healthy)
 from tests.integration.test_dockerfile import build_context, instructions
 
 REPO = Path(__file__).resolve().parents[2]
@@ -91,8 +91,4 @@ def test_app_starts_like_the_space(tmp_path):
             assert page.locator("h1").first.inner_text().startswith("Tanaw")
         assert shot.exists()
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)  # nginx and the Streamlit processes it fronts
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
+        stop_group(proc)  # nginx and the Streamlit processes it fronts

@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -42,6 +43,19 @@ def _unused(port: int) -> bool:
         except OSError:
             return False
     return True
+
+
+def stop_group(proc: subprocess.Popen, timeout: float = 15.0) -> None:
+    """Stop a server started with `start_new_session=True` and everything it started (deploy/serve.sh: nginx and
+    the Streamlit processes): SIGTERM to the group, then SIGKILL to whatever is left of it (a Streamlit process
+    still starting up can outlive its SIGTERM)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=timeout)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
 
 
 def wait_healthy(url: str, timeout: float = 60.0, proc: subprocess.Popen | None = None, poll: float = 0.3) -> None:

@@ -7,7 +7,6 @@ import asyncio
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tomllib
@@ -17,7 +16,7 @@ import aiohttp
 import pytest
 
 from tests.helpers import upload_files as U
-from tests.helpers.browser import free_port, free_ports, wait_healthy
+from tests.helpers.browser import free_port, free_ports, stop_group, wait_healthy
 from tests.helpers.demo_pages import demo_store_db  # noqa: F401  (the `demo_db` fixture)
 from tests.helpers.st_client import rerun, view, visitor
 from tests.integration.test_dockerfile import instructions
@@ -142,9 +141,5 @@ def test_two_processes_behind_nginx_share_one_store(demo_db, tmp_path):
         for i, url in enumerate(urls):
             assert asyncio.run(_board_has(url, b"crowd-cli", f"10.3.0.{i}")), url
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
+        stop_group(proc)
         log.close()
