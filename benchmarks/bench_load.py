@@ -20,7 +20,7 @@ Stores: "demo", the demo store a first start builds; "real", the demo store plus
 public samples (`TANAW_SAMPLES_DIR`): pacute-bench's gpt-4.1-nano results (pacute/results-sample) and
 lm-evaluation-harness's XCOPA/XNLI samples (real-results/lm-eval), imported with `python -m evaluator ingest`.
 
-Printed per level: views, p50/p95/max per page, errors, timeouts, the servers' CPU-seconds per view (utime + stime of
+Printed per level (N = 1: `--one-visitor` visits one after another): views, p50/p95/max per page, errors, timeouts, the servers' CPU-seconds per view (utime + stime of
 every server process, from /proc, over the level) and their total RSS after it. `--soak N`: N visits more, five at a
 time, and the RSS after the first 10 and after all N. `--chromium K`: K fresh Chromium visitors one after another
 (Playwright, /usr/bin/chromium): the time from navigation to the leaderboard's table and heatmap drawn, and the
@@ -150,6 +150,15 @@ class Server:
             total += next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:"))
         return total / 1024
 
+    def wait_idle(self, limit: float = 180) -> None:
+        """Until the servers use under 0.1 s of CPU in a second (runs left by visitors who timed out finish)."""
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            before = self.cpu_seconds()
+            time.sleep(1)
+            if self.cpu_seconds() - before < 0.1:
+                return
+
     def wait_healthy(self, timeout: float = 180) -> None:
         for url in {self.url, *self.backends}:
             wait_healthy(url, timeout=timeout)
@@ -174,13 +183,14 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, max(0, round(q * (len(values) - 1))))]
 
 
-def level(server: Server, n: int, timeout: float) -> dict:
+def level(server: Server, n: int, timeout: float, rounds: int = 1) -> dict:
+    """`n` visitors at once, `rounds` times one after another (one visitor: several visits for a p50)."""
     cpu0 = server.cpu_seconds()
     wall = time.perf_counter()
-    views = asyncio.run(crowd(server.url, n, timeout))
+    views = [v for _ in range(rounds) for v in asyncio.run(crowd(server.url, n, timeout))]
     wall = time.perf_counter() - wall
     cpu = server.cpu_seconds() - cpu0
-    row = {"n": n, "wall": wall, "cpu_per_view": cpu / max(len(views), 1), "rss": server.rss_mb()}
+    row = {"n": n, "rounds": rounds, "wall": wall, "cpu_per_view": cpu / max(len(views), 1), "rss": server.rss_mb()}
     for page in ("leaderboard", "pacute"):
         ok = [s for p, s, o in views if p == page and o == "ok"]
         row[page] = (pct(ok, 0.5), pct(ok, 0.95), max(ok, default=float("nan")))
@@ -190,7 +200,7 @@ def level(server: Server, n: int, timeout: float) -> dict:
 
 
 def print_level(row: dict) -> None:
-    cells = [f"N={row['n']:>3}"]
+    cells = [f"N={row['n']:>3}" + (f" x{row['rounds']}" if row["rounds"] > 1 else "")]
     for page in ("leaderboard", "pacute"):
         p50, p95, top = row[page]
         cells.append(f"{page} p50 {p50:6.3f} p95 {p95:6.3f} max {top:6.3f} s, {row[page + '_err']} errors, "
@@ -249,6 +259,7 @@ def main() -> None:
     ap.add_argument("--processes", type=int, default=os.cpu_count(), help="Streamlit processes for multi (default: "
                     "one per core, as the image)")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds a view may take before it counts as timed out")
+    ap.add_argument("--one-visitor", type=int, default=10, help="visits one after another at N = 1")
     ap.add_argument("--soak", type=int, default=0, help="visits for the memory check (0: none)")
     ap.add_argument("--chromium", type=int, default=0, help="fresh Chromium visitors (0: none)")
     args = ap.parse_args()
@@ -268,13 +279,19 @@ def main() -> None:
                     print(f"\n[{name} store, {mode}, {len(server.backends)} process(es)] warm-up, one visit per "
                           "process: " + ", ".join(f"{p} {s:.2f} s {o}" for p, s, o in warm), flush=True)
                     for n in levels:
-                        print_level(level(server, n, args.timeout))
+                        server.wait_idle()
+                        print_level(level(server, n, args.timeout, args.one_visitor if n == 1 else 1))
                     if args.soak:
                         first, last = soak(server, args.soak, args.timeout)
                         print(f"soak: RSS after 10 visits {first:.0f} MB, after {args.soak} {last:.0f} MB "
                               f"({last - first:+.0f} MB)", flush=True)
                     if args.chromium:
-                        runs = chromium(server, args.chromium)
+                        server.wait_idle()
+                        try:
+                            runs = chromium(server, args.chromium)
+                        except Exception as e:  # a server still busy with a backlog: say so, go on
+                            print(f"chromium: failed ({type(e).__name__}: {str(e).splitlines()[0]})", flush=True)
+                            continue
                         times = [t for t, _, _ in runs]
                         print(f"chromium: leaderboard drawn (table and heatmap) p50 {statistics.median(times):.2f} s"
                               f" (runs {', '.join(f'{t:.2f}' for t in times)}; the table alone p50 "
