@@ -29,8 +29,8 @@ COPY --chown=1000:1000 requirements*.txt ./
 RUN pip install --no-cache-dir -r requirements.txt \
     && if [ "$WITH_COMET" = "1" ]; then pip install --no-cache-dir -r requirements-comet.txt; fi
 
-# Streamlit's scripts and styles gzipped once here, served by nginx as they are (gzip_static): 4-5 times fewer bytes
-# per fresh visitor, no compression work per request.
+# Streamlit's scripts and styles gzipped once here, served by nginx as they are (gzip_static): a fresh visitor
+# downloads about a third of the bytes (3.3 MB, not 9.7), with no compression work per request.
 RUN STATIC="$(python -c 'import os, streamlit; print(os.path.join(os.path.dirname(streamlit.__file__), "static", "static"))')" \
     && find "$STATIC" -type f \( -name '*.js' -o -name '*.css' -o -name '*.json' -o -name '*.svg' -o -name '*.ttf' \) \
         -exec gzip -k -9 {} +
