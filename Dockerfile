@@ -8,20 +8,17 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
-# nginx puts the Streamlit processes behind one port (deploy/serve.sh, deploy/nginx.conf). Debian's security
-# updates replace the package version in place, so it is not pinned (a pin would break the build at the next one).
+# System packages in one layer: nginx, which puts the Streamlit processes behind one port (deploy/serve.sh,
+# deploy/nginx.conf; not pinned, as Debian's security updates replace its version in place and a pin would break the
+# build at the next one), and Noto fonts for the scripts beyond Latin (Thai, Tamil, Myanmar for Burmese, Khmer), so
+# pages rendered inside the image (headless screenshots) show them rather than empty boxes.
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends nginx-light \
+    && apt-get install -y --no-install-recommends nginx-light fonts-noto-core=20201225-1 \
     && rm -rf /var/lib/apt/lists/*
 
 # Spaces run the container as uid 1000; give that user a home for the store and the Hub snapshots.
 RUN useradd --create-home --uid 1000 user
-# Noto fonts for the scripts beyond Latin (Thai, Tamil, Myanmar for Burmese, Khmer), so pages rendered inside the
-# image (headless screenshots) show them rather than empty boxes.
-RUN apt-get update \
-    && apt-get install -y --no-install-recommends fonts-noto-core=20201225-1 \
-    && rm -rf /var/lib/apt/lists/*
 WORKDIR /home/user/app
 
 # Requirements first, in one layer, so a source change does not reinstall them.

@@ -24,7 +24,8 @@ from tests.integration.test_dockerfile import instructions
 REPO = Path(__file__).resolve().parents[2]
 CONFIG = REPO / ".streamlit" / "config.toml"
 SERVE = REPO / "deploy" / "serve.sh"
-NGINX = shutil.which("nginx")
+SBIN_PATH = f"{os.environ.get('PATH', '')}:/usr/sbin"  # nginx lives in /usr/sbin, not always on a user's PATH
+NGINX = shutil.which("nginx", path=SBIN_PATH)
 needs_nginx = pytest.mark.skipif(NGINX is None, reason="nginx not installed (the Space image installs nginx-light)")
 
 
@@ -111,7 +112,8 @@ def test_two_processes_behind_nginx_share_one_store(demo_db, tmp_path):
     db = home / "tanaw.duckdb"
     shutil.copy(demo_db, db)
     port, first = free_port(), free_ports(2)
-    env = {**os.environ, "TANAW_HOME": str(home), "TANAW_DB": str(db), "PORT": str(port), "TANAW_SERVERS": "2",
+    env = {**os.environ, "PATH": SBIN_PATH, "TANAW_HOME": str(home), "TANAW_DB": str(db), "PORT": str(port),
+           "TANAW_SERVERS": "2",
            "TANAW_SERVER_PORT": str(first), "TANAW_RUN_DIR": str(tmp_path / "run")}
     for key in ("TANAW_RESULTS_REPO", "TANAW_QUEUE_REPO", "TANAW_PARQUET"):
         env.pop(key, None)
