@@ -118,7 +118,7 @@ st.caption("Per model, L2 (morpheme decomposition) against the same model's L0-L
            "when L2's interval reaches the L0-L1 level.")
 read_levels = levels if fmt == "gen" or metric == "mcq_acc" else q(
     "pacute_levels", models=chosen, fmt="mcq", metric="mcq_acc", prompt_lang=prompt_lang)
-readout = pacute_readout(read_levels, read_chance)
+readout = section(("pacute", "readout", *CHOICES), lambda: pacute_readout(read_levels, read_chance))
 if readout.empty:
     empty_state(f"No {fmt.upper()} hierarchy results to read.",
                 f"The read-out needs L0, L1 and L2 scores of pacute-hierarchical-{fmt} with this prompt.")
