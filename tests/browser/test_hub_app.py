@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from services.reported import ensure_reported
 from store import db, hub
 from tests.helpers import fixture_data, upload_files as U
 from tests.helpers.browser import (chromium_available, chromium_page, click_after_typing, screenshot, serve_app,
@@ -21,6 +22,7 @@ pytestmark = pytest.mark.skipif(not chromium_available(), reason="Debian chromiu
 
 def _seed(standin: HubStandin, tmp_path) -> None:
     con = db.connect(":memory:")
+    ensure_reported(con)  # a results repo pushed by a Tanaw app holds the papers' reported rows every store has
     con.execute("INSERT INTO submissions (request_id, model_id, backend, hub_model, status, n_results) VALUES "
                 "('seed1', 'hub-seeded-model', 'hub', 'org/seeded', 'FINISHED', 120)")
     status = hub.push(con, "seed", hub.HubConfig(REPO, "write-token", standin.url, work_dir=tmp_path / "seed"))

@@ -159,5 +159,5 @@ def test_a_request_that_cannot_make_a_run_is_refused_when_queued(tmp_path, kw, m
 def test_unknown_tasks_and_languages_are_one_line_errors(capsys):
     assert cli_run.cmd_run(_cli("--model", "m", "--base-url", URL, "--tasks", "bogus")) == 2
     assert capsys.readouterr().err == "error: tasks: unknown task 'bogus'\n"
-    assert cli_run.cmd_run(_cli("--model", "m", "--base-url", URL, "--tasks", "sentiment", "--langs", "tl")) == 2
+    assert cli_run.cmd_run(_cli("--model", "m", "--base-url", URL, "--tasks", "qa", "--langs", "tl")) == 2
     assert "langs: no selected task exists in 'tl' (they exist in id, ta, th, vi)" in capsys.readouterr().err

@@ -21,6 +21,11 @@ ALLOWED: dict[tuple[str, str], str] = {
         "unit conversion: a stored 0-1 share shown as a percentage (presentation; no other value enters it)",
     ("model_page.py", "100 * parse_fail_rate"):
         "unit conversion: a stored 0-1 share shown as a percentage (presentation; no other value enters it)",
+    ("board.py", "sum("): "counting: the answers behind a model's headline cells (sum of stored item counts n)",
+    ("leaderboard.py", 'cells[cells["status"] == "ok"].groupby("model")["n"].sum()'):
+        "counting: the answers behind a model's scored cells (sum of stored item counts n), for the stub rule",
+    ("self_reported.py", "avg("): "the file's own per-item scores averaged as the file states them, shown beside "
+                                  "the stored re-scored aggregate for comparison; never stored or ranked",
 }
 """(query module, expression as written, whitespace collapsed) -> why it is allowed. Keep it short."""
 
