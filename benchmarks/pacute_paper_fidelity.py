@@ -56,7 +56,9 @@ def main() -> int:
     ap.add_argument("--model", action="append", default=[])
     args = ap.parse_args()
     index = ItemIndex(args.data)
-    folders = [args.results / m for m in args.model] or sorted(p for p in args.results.iterdir() if p.is_dir())
+    folders = [args.results / m for m in args.model] or sorted(  # model folders (not `human_baseline/`)
+        p for p in args.results.iterdir() if p.is_dir() and ((p / "inference").is_dir() or
+                                                             any(p.glob("evaluation_results_*.json"))))
     refused = 0
     for folder in folders:
         ok, versions, cells = folder_cells(folder, index)
