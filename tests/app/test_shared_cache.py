@@ -73,7 +73,7 @@ def test_a_write_is_on_the_next_view_of_every_session(demo_db, tmp_path, monkeyp
         board = _view(at)
         assert set(board.index) == demo_models | {"crowd-upload"}
         assert _numbers(board, demo_models).equals(_numbers(first_a, demo_models))
-    assert drawn.count(True) == 2, "rebuilt once for the new version, shared by the second session"
+    assert drawn.count(True) == 2, "rebuilt once for the new version, shared by the other visitor"
     fresh = QUERIES["leaderboard_table"](connect(db).cursor(), prompt_lang="native", score="normalized",  # no cache
                                          family="bhasa", models=None).set_index("model")
     assert board.loc["crowd-upload", SCORES[0]] == pytest.approx(fresh.loc["crowd-upload", SCORES[0]])
