@@ -57,6 +57,9 @@ def test_burmese_items_and_answers_render(tmp_path):
         page.goto(f"{url}/compare?{urlencode(params, doseq=True)}")
         wait_for_app(page, 120000)
         page.wait_for_function("t => document.body.innerText.includes(t)", arg="အဖြေ- ကြားနေ", timeout=60000)
+        # the chosen item's text is drawn after the answers' word diff: wait for it too
+        page.wait_for_function("ts => ts.some(t => document.body.innerText.includes(t))",
+                               arg=[i["text"] for i in ITEMS], timeout=60000)
         screenshot(page, "compare_burmese")
         body = page.inner_text("body")
     assert "ဒီဝါကျ အပြုသဘော ဖြစ်ပါတယ်။" in body or "ဒီဝါကျ အပျက်သဘော ဖြစ်ပါတယ်။" in body
