@@ -88,8 +88,11 @@ def store_human_baseline(con, rows: list[dict]) -> int:
 
 def _model_name(con, folder: str) -> str:
     """The folder's name, or the paper's spelling of it when the papers report the same system (`gpt-5.5` is
-    reported as `GPT-5.5`), so the two stand together instead of one being refused as a look-alike."""
-    return lookalike(folder, owners.reported_systems(con)) or folder
+    reported as `GPT-5.5`, `claude-sonnet-4-6` as `Claude-Sonnet-4.6`), so the two stand together instead of one
+    being refused as a look-alike or listed twice. A version's dots may be dashes in a folder name."""
+    systems = owners.reported_systems(con)
+    dashed = {s.replace(".", "-").casefold(): s for s in systems}
+    return lookalike(folder, systems) or dashed.get(folder.replace(".", "-").casefold()) or folder
 
 
 def pull_paper_results(db_path: str | Path | None, *, data_dir: str | Path | None = None,

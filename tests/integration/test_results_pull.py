@@ -185,3 +185,20 @@ def test_a_space_build_variable_enables_it_off_by_default():
     assert 'if [ "$WITH_PACUTE_RESULTS" = "1" ]' in block
     assert "python -m evaluator results pull pacute-paper --no-progress" in block.split("EXPOSE")[0]
     assert "WITH_PACUTE_RESULTS=1" in (ROOT / "docs" / "deploying.md").read_text("utf-8")
+
+
+def test_a_folder_takes_the_papers_spelling_of_its_system(tmp_path):
+    """`gpt-5.5` is reported as `GPT-5.5` and `claude-sonnet-4-6` as `Claude-Sonnet-4.6` (a version's dots are
+    dashes in pacute-bench's folder names): the runs stand under the reported name, not beside it."""
+    from services.pacute_paper import _model_name
+    from services.reported import ensure_reported
+    from store.db import connect
+
+    con = connect(tmp_path / "s.duckdb")
+    try:
+        ensure_reported(con)
+        assert _model_name(con, "gpt-5.5") == "GPT-5.5"
+        assert _model_name(con, "claude-sonnet-4-6") == "Claude-Sonnet-4.6"
+        assert _model_name(con, "gpt2-medium") == "gpt2-medium"  # not a reported system: its own name
+    finally:
+        con.close()
