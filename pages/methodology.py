@@ -104,11 +104,8 @@ else:
         c1, c2 = st.columns(2)
         c1.metric("Items re-scored", f"{n:,}", help="8 generative benchmarks (gpt-4.1-nano); exact and contains")
         c2.metric("Flags that differ from the released ones", f"{sum(r['items'] for r in rows):,}",
-                  help="all with a reason below")
+                  help="each with its rule, explained under the next table")
         st.dataframe(pd.DataFrame(rows), hide_index=True)
-        for key, text in docs.pacute_reasons().items():
-            count = sum(r["items"] for r in rows if r["reason"] == key)
-            st.markdown(f"- **{key}** ({count} flags): {text}")
         with st.expander("Each item whose flag differs from the released one"):
             _table(docs.pacute_difference_items())
         remaining = docs.pacute_remaining()

@@ -30,9 +30,3 @@ def pacute_rule_counts(rows: Any) -> list[dict]:
     records = rows.to_dict("records") if hasattr(rows, "to_dict") else list(rows)
     return rule_counts(records)
 
-
-def pacute_rules() -> dict[str, str]:
-    """Each rule key of `pacute_rule_counts` with what it means."""
-    from evaluator.methodology.pacute_compat import RULES
-
-    return dict(RULES)

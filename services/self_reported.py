@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from evaluator.methodology.pacute_compat import REASONS
+from evaluator.methodology.pacute_compat import RULES as PACUTE_RULES
 
 SHARE_MAX = 1.0
 """A file's per-item scores are 0-1 shares when none exceeds this: shown ×100, on Tanaw's 0-100 scale."""
 RULES = {
-    "pacute-bench": "; ".join(REASONS[k] for k in ("hyphen", "unicode", "unclosed_reflection")),
+    "pacute-bench": "; ".join(PACUTE_RULES[k] for k in ("normalisation", "unclosed_answer")),
     "other": "Tanaw extracts each answer from the raw output and scores it against its own gold with its own "
              "metric (Methodology → Differences)",
 }

@@ -12,7 +12,7 @@ from typing import Any
 
 from evaluator import aggregate, extract
 from evaluator.methodology import figures
-from evaluator.methodology.pacute_compat import REASONS
+from evaluator.methodology.pacute_compat import RULES as PACUTE_RULES
 from evaluator.metrics import METRICS
 from evaluator.metrics.base import MetricSpec
 from evaluator.registry import LANG_NAMES, LANGUAGES, TASKS
@@ -143,9 +143,9 @@ def rouge_table() -> list[dict[str, Any]]:
     return list(figures.load().get("rouge", []))
 
 
-def pacute_reasons() -> dict[str, str]:
-    """Reason key → explanation for the PACUTE difference table."""
-    return dict(REASONS)
+def pacute_rules() -> dict[str, str]:
+    """Rule key → explanation, for every table of differences from pacute-bench's own flags."""
+    return dict(PACUTE_RULES)
 
 
 def pacute_differences() -> tuple[int, list[dict[str, Any]]]:
@@ -206,15 +206,14 @@ def differences() -> list[dict[str, str]]:
     two = (syl.get("options") or {}).get("2", 0)
     typo = next(iter(figures.load().get("defects", [])), {})
     rows = [
-        ("pacute-bench", "Affix hyphens", "trimmed before comparing (PACUTE paper §5: `-um-` = `um`)",
-         "compared verbatim", f"{_count(diffs, reason='hyphen')} flags of {n:,} gpt-4.1-nano items"),
-        ("pacute-bench", "Unicode", "NFC before comparing (í = i + U+0301)", "code points",
-         f"{_count(diffs, reason='unicode')} flags"),
-        ("pacute-bench", "Contains-match without a closed <answer> block",
-         "text after the last closed reasoning block searched", "first line of the response searched",
-         f"{_count(diffs, reason='whole_response')} flags on the gpt-4.1-nano sample"),
+        ("pacute-bench", "Normalisation", "NFC, case, whitespace; affix hyphens trimmed (PACUTE paper §5: `-um-` = "
+         "`um`)", "code points and hyphens compared verbatim (its earlier releases)",
+         f"{_count(diffs, reason='normalisation')} flags of {n:,} gpt-4.1-nano items"),
+        ("pacute-bench", "Reading the answer", "only the answer: without a closed <answer> block, the text after the "
+         "last closed reasoning block", "the first line after its answer tag or of the response",
+         f"{_count(diffs, reason='extraction')} flags on the gpt-4.1-nano sample"),
         ("pacute-bench", "Unclosed <reflection>", "no answer: unparsed, 0 on exact and contains match",
-         "reflection's first line is the answer", f"{_count(diffs, reason='unclosed_reflection')} flags"),
+         "reflection's first line is the answer", f"{_count(diffs, reason='unclosed_answer')} flags"),
         ("pacute-bench", "MCQ ties", "1/k for a k-way exact tie holding the gold, in any option order",
          "index 0 (its gold) credited", "counted per imported model below"),
         ("pacute-bench", "MCQ option matching", "exact after NFC (`Rizál` ≠ `rizál`)",

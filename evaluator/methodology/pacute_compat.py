@@ -10,39 +10,23 @@ searches the text after the last closed reasoning block.
 
 `compare` re-scores pacute-bench rows through Tanaw's own scoring (`evaluator.scoring.score_prediction`) and, for
 each row, also re-scores pacute-bench's *extracted* answer with the paper's normalisation ("theirs, normalised"):
-what is left between ours and theirs-normalised is an extraction difference, each with its reason.
+what is left between ours and theirs-normalised is an extraction difference. `rule_of` does the same for stored
+rows. Both name each difference by one rule of `RULES`, decided in one place (`_rule`).
 """
 from __future__ import annotations
 
 import json
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from evaluator.metrics.match import contains_match_item, exact_match_item, has_answer_block
+from evaluator.metrics.match import contains_match_item, exact_match_item
 from evaluator.registry import get_task
 from evaluator.scoring import score_prediction
 from evaluator.spec import Item, Prediction
 
 METRICS = ("exact_match", "contains_match")
-
-REASONS = {
-    "hyphen": "affix hyphens trimmed before comparing (PACUTE paper §5); pacute-bench compared them verbatim",
-    "unicode": "composed and decomposed diacritics (e.g. í vs i + U+0301) compared after Unicode NFC; "
-               "pacute-bench compared code points",
-    "whole_response": "no closed <answer> block: Tanaw's contains-match searches the text after the last closed "
-                      "reasoning block, pacute-bench only its first line",
-    "unclosed_reflection": "the <reflection> block never closes (truncated output): Tanaw reads no answer (a "
-                           "format failure, 0 on exact and contains match), pacute-bench read the reflection's "
-                           "first line as the answer",
-    "other": "other extraction difference",
-}
-"""Why a per-item flag differs, by reason key."""
-NORMALISATION = ("hyphen", "unicode")
-"""Reasons that disappear once pacute-bench's own answers are compared with the paper's normalisation."""
-
 
 @dataclass(frozen=True)
 class Difference:
@@ -59,7 +43,7 @@ class Difference:
     theirs_normalised: bool
     """pacute-bench's extracted answer compared with the paper's normalisation (NFC, case, whitespace, hyphens)."""
     reason: str
-    """Key in `REASONS`."""
+    """Key in `RULES`."""
 
 
 @dataclass(frozen=True)
@@ -73,18 +57,13 @@ class Totals:
     theirs_normalised: Mapping[str, int]
 
 
-def _reason(metric: str, response: str, ours: bool, theirs_norm: bool, gold: str, answer: str) -> str:
-    lower = response.lower()
-    if theirs_norm == ours:  # only the comparison differs: hyphens or code points
-        nfc = unicodedata.normalize
-        if nfc("NFC", answer) != answer or nfc("NFC", gold) != gold or nfc("NFC", response) != response:
-            return "unicode"
-        return "hyphen"
-    if metric == "contains_match" and ours and not has_answer_block(response):
-        return "whole_response"
-    if "<reflection>" in lower and "</reflection>" not in lower:
-        return "unclosed_reflection"
-    return "other"
+def _rule(metric: str, gold: str, ours: float, answer: str, unclosed: bool) -> str:
+    """The rule behind one differing flag: no answer where reasoning never closed, else whether pacute-bench's own
+    answer re-scored with Tanaw's normalisation gives Tanaw's score (normalisation) or not (extraction)."""
+    if unclosed:
+        return "unclosed_answer"
+    item = exact_match_item if metric == "exact_match" else contains_match_item
+    return "normalisation" if float(item(answer, gold)) == float(ours) else "extraction"
 
 
 def _ours(task_name: str, row: Mapping[str, Any]) -> dict[str, bool]:
@@ -94,8 +73,8 @@ def _ours(task_name: str, row: Mapping[str, Any]) -> dict[str, bool]:
     item = Item(task=task.name, lang="tl", item_id=item_id, inputs={}, gold=str(row.get("ground_truth")))
     pred = Prediction(task=task.name, lang="tl", item_id=item_id, prompt_lang="native",
                       output=str(row.get("response") or ""))
-    scores = score_prediction(task, item, pred).scores
-    return {m: bool(scores[m]) for m in METRICS}
+    result = score_prediction(task, item, pred)
+    return {m: bool(result.scores[m]) for m in METRICS} | {"unclosed": _unclosed(result.parsed, result.extras)}
 
 
 def compare_rows(task: str, rows: Iterable[Mapping[str, Any]]) -> tuple[Totals, list[Difference]]:
@@ -104,7 +83,7 @@ def compare_rows(task: str, rows: Iterable[Mapping[str, Any]]) -> tuple[Totals, 
     ours_n, theirs_n, norm_n = Counter(), Counter(), Counter()
     for row in rows:
         n += 1
-        response, gold = str(row.get("response") or ""), str(row.get("ground_truth"))
+        gold = str(row.get("ground_truth"))
         answer = str(row.get("answer") or "")
         ours = _ours(task, row)
         norm = {"exact_match": bool(exact_match_item(answer, gold)),
@@ -116,7 +95,7 @@ def compare_rows(task: str, rows: Iterable[Mapping[str, Any]]) -> tuple[Totals, 
             norm_n[metric] += norm[metric]
             if ours[metric] != theirs or ours[metric] != norm[metric]:
                 diffs.append(Difference(task, str(row.get("id")), metric, ours[metric], theirs, norm[metric],
-                                        _reason(metric, response, ours[metric], norm[metric], gold, answer)))
+                                        _rule(metric, gold, ours[metric], answer, ours["unclosed"])))
     return Totals(task, n, dict(ours_n), dict(theirs_n), dict(norm_n)), diffs
 
 
@@ -201,12 +180,13 @@ def rule_of(row: Mapping[str, Any], metric: str) -> str | None:
         if row.get("task") == "pacute-hierarchical-mcq" and options and options[0] != gold:
             return "hierarchical_gold"
         return "duplicate_option" if options.count(gold) > 1 else "other"
-    if not row.get("parsed") and "never closed" in str(extras.get("failure", "")):
-        return "unclosed_answer"
-    gold = _loads(row.get("gold"))
-    answer = bench_answer(str(row.get("output") or ""))
-    item = exact_match_item if metric == "exact_match" else contains_match_item
-    return "normalisation" if float(item(answer, gold)) == float(ours) else "extraction"
+    return _rule(metric, _loads(row.get("gold")), float(ours), bench_answer(str(row.get("output") or "")),
+                 _unclosed(row.get("parsed"), extras))
+
+
+def _unclosed(parsed: Any, extras: Mapping[str, Any]) -> bool:
+    """No answer because a reasoning block never closed (the answer reader's failure note says so)."""
+    return not parsed and "never closed" in str(extras.get("failure", ""))
 
 
 def _isnan(v: Any) -> bool:

@@ -17,13 +17,13 @@ def test_rescoring_reproduces_pacute_bench_except_listed_differences():
     # per item, exact and contains match equal pacute-bench's answers under the paper's normalisation, except where
     # a reflection never closes: pacute-bench read its first line, Tanaw reads nothing (a format failure)
     left = [(d.task, d.item_id, d.metric, d.ours, d.reason) for d in diffs if d.ours != d.theirs_normalised]
-    assert left == [("hierarchical-gen", "hierarchical_gen_00141", "contains_match", False, "unclosed_reflection"),
-                    ("langgame-gen", "langgame_gen_00148", "contains_match", False, "unclosed_reflection")]
+    assert left == [("hierarchical-gen", "hierarchical_gen_00141", "contains_match", False, "unclosed_answer"),
+                    ("langgame-gen", "langgame_gen_00148", "contains_match", False, "unclosed_answer")]
     by_task = {t.task: t for t in totals}
     assert by_task["hierarchical-gen"].ours == {"exact_match": 246, "contains_match": 328}
     assert by_task["hierarchical-gen"].theirs == {"exact_match": 223, "contains_match": 323}
     # against the released flags, only normalisation differences remain (every other flag of 2 x 5940 agrees)
-    assert {d.reason for d in diffs} == {"hyphen", "unicode", "unclosed_reflection"}
+    assert {d.reason for d in diffs} == {"normalisation", "unclosed_answer"}
     by = {(r["task"], r["metric"], r["direction"]): r["items"] for r in summarize(diffs)}
     assert by == {
         ("hierarchical-gen", "exact_match", "ours 1 / theirs 0"): 23,
@@ -42,7 +42,7 @@ def test_reflection_and_answer_blocks_in_real_rows():
     rows = [json.loads(x) for x in (SAMPLE / "pacute-affixation-gen.jsonl").read_text(encoding="utf-8").splitlines()]
     assert all("<answer>" in r["response"] for r in rows[:20])
     n, diffs = compare("pacute-affixation-gen", rows[:20])
-    assert n == 20 and all(d.reason == "hyphen" for d in diffs)
+    assert n == 20 and all(d.reason == "normalisation" for d in diffs)
 
 
 def test_hand_made_rows():
@@ -56,7 +56,7 @@ def test_hand_made_rows():
     ]
     n, diffs = compare("pacute-affixation-gen", rows)
     assert n == 3 and [(d.item_id, d.metric, d.reason) for d in diffs] == [
-        ("a", "exact_match", "hyphen"), ("a", "contains_match", "hyphen")]
+        ("a", "exact_match", "normalisation"), ("a", "contains_match", "normalisation")]
 
 
 def test_contains_match_reads_only_the_answer():
@@ -74,4 +74,4 @@ def test_contains_match_reads_only_the_answer():
     ]
     n, diffs = compare("hierarchical-gen", rows)
     assert n == 3 and [(d.item_id, d.metric, d.ours, d.theirs, d.reason) for d in diffs] == [
-        ("d", "contains_match", False, True, "unclosed_reflection")]
+        ("d", "contains_match", False, True, "unclosed_answer")]
