@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Iterable, Mapping, Sequence
 
-from evaluator import prompts
+from evaluator import chat, prompts
 from evaluator.clients import ClientError, LogprobsUnsupported
 from evaluator.datasets import load_items
 from evaluator.logprob_choice import ask_by_logprob, continuation  # noqa: F401 - continuation: re-exported
@@ -146,7 +146,8 @@ def _plan_part(cells: list[Cell], opts: RunSpec, count: Callable[[str], int] | N
     prompts_in: dict[str, tuple[list, str | None]] = {}
     for cell in cells:
         if cell.prompt_lang not in prompts_in:
-            prompts_in[cell.prompt_lang] = _render_all(task, trimmed, cell.prompt_lang, opts.data_dir)
+            prompts_in[cell.prompt_lang] = (chat.render_turns(task, trimmed, cell.prompt_lang) if task.mode == "chat"
+                                            else _render_all(task, trimmed, cell.prompt_lang, opts.data_dir))
         rendered, no_prompt = prompts_in[cell.prompt_lang]
         status = CellStatus(cell, error=err or no_prompt)
         statuses.append(status)
@@ -171,8 +172,10 @@ def _render_all(task: TaskSpec, trimmed: Sequence[tuple[Item, Item, dict | None]
     return out, None
 
 
-async def ask(backend: Backend, job: Job, opts: RunSpec) -> tuple[Prediction, dict]:
-    """Send one job; returns the prediction and the extras to keep with it."""
+async def ask(backend: Backend, job: Job, opts: RunSpec, history: Sequence[str] | None = None
+              ) -> tuple[Prediction, dict]:
+    """Send one job (a conversation's turn with the model's answers to the turns before it, `history`); returns the
+    prediction and the extras to keep with it."""
     task, r, cell = job.cell.task, job.rendered, job.cell
     extras: dict[str, Any] = {}
     if job.truncated:
@@ -183,8 +186,9 @@ async def ask(backend: Backend, job: Job, opts: RunSpec) -> tuple[Prediction, di
         pred, by_logprob = await ask_by_logprob(backend, task, cell.lang, r, base)
         return pred, {**extras, **by_logprob}
     gen = {"temperature": task.temperature, "top_p": 1.0, "max_tokens": task.max_tokens, **opts.generation}
-    c = await backend.chat(prompts.messages(r, system_supported=opts.system_prompt), extra_body=opts.request_body,
-                           **gen)
+    sent = (chat.messages(job.item, job.order, history) if history is not None
+            else prompts.messages(r, system_supported=opts.system_prompt))
+    c = await backend.chat(sent, extra_body=opts.request_body, **gen)
     extras["attempts"] = c.attempts
     return Prediction(**base, output=c.text, reasoning=c.reasoning, tokens_in=c.tokens_in, tokens_out=c.tokens_out,
                       latency_s=c.latency_s, finish_reason=c.finish_reason), extras
@@ -203,7 +207,9 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
     settings: dict[tuple, dict] = {}  # filled once planned, before the first answer
     ledger = Ledger()
     pace = Pace(asyncio.get_running_loop().time, window=opts.concurrency)
-    writer = ledger.writer = AnswerWriter(sink, settings, group or group_size(opts.concurrency), ledger.committed,
+    book = _turn_book(sink, opts)
+    committed = ledger.committed if book is None else _both(ledger.committed, book.committed)
+    writer = ledger.writer = AnswerWriter(sink, settings, group or group_size(opts.concurrency), committed,
                                           pace, lull_group=max(1, opts.concurrency // 2), unfinished=ledger.unfinished,
                                           finishing=ledger.finishing)
     bars: dict = {}
@@ -215,9 +221,17 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
             status.failed += 1
             ledger.settle(job.cell.key)
             return
+        try:  # a conversation's turn waits for the turns before it to be stored, before it takes a request slot
+            history = await book.history(job) if book is not None else None
+        except ClientError as exc:
+            status.failed += 1
+            status.error = status.error or str(exc)
+            book.failed(job, str(exc))
+            ledger.settle(job.cell.key)
+            return
         token = pace.sent()
         try:
-            pred, extras = await ask(backend, job, opts)
+            pred, extras = await ask(backend, job, opts, history)
         except LogprobsUnsupported as exc:
             pace.answered(token, ok=False)
             status.error, status.failed = f"log-probabilities unavailable: {exc}", status.failed + 1
@@ -226,12 +240,16 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
             pace.answered(token, ok=False)
             status.failed += 1
             status.error = status.error or str(exc)
+            if book is not None:
+                book.failed(job, str(exc))
             ledger.settle(job.cell.key)
         except BaseException:
             pace.answered(token, ok=False)
             raise
         else:
             pace.answered(token)
+            if book is not None:
+                book.answered(job, pred.output)
             await writer.put(job, pred, extras)  # the slot is free once the writer has the answer
         if job.cell.task.name in bars:
             bars[job.cell.task.name].update(1)
@@ -272,6 +290,24 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
             bar.close()
         writer.close()
     return statuses
+
+
+def _turn_book(sink: Sink, opts: RunSpec) -> chat.TurnBook | None:
+    """For a run with conversation tasks: the book of their turns, holding the turns already stored (unless the run
+    asks everything again); None otherwise."""
+    cells = [c for c in cells_of(opts) if c.task.mode == "chat"]
+    if not cells:
+        return None
+    stored = {} if opts.rerun or not hasattr(sink, "stored_turns") else sink.stored_turns(cells)
+    return chat.TurnBook(stored)
+
+
+def _both(first: Callable[..., None], then: Callable[[Sequence[Job]], None]) -> Callable[..., None]:
+    """An `on_commit` calling `first` with everything, then `then` with the committed jobs."""
+    def on_commit(jobs: Sequence[Job], *rest: Any) -> None:
+        first(jobs, *rest)
+        then(jobs)
+    return on_commit
 
 
 @dataclass

@@ -4,8 +4,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping
 
-Mode = Literal["generate", "choice_logprob", "open"]
-"""How a task is asked: free generation, option log-likelihood, or open-ended (no gold, human-judged)."""
+Mode = Literal["generate", "choice_logprob", "open", "chat"]
+"""How a task is asked: free generation, option log-likelihood, open-ended (no gold, human-judged), or a multi-turn
+conversation sent turn by turn (`evaluator.chat`)."""
 
 
 @dataclass(frozen=True)

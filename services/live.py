@@ -187,6 +187,11 @@ class StoreSink:
         self._fresh = {cell: {} for cell in self._fresh_runs}
         return {ids[rid]: keys for rid, keys in stored.items()}
 
+    def stored_turns(self, cells: Sequence[Cell]) -> dict[tuple, dict[tuple[str, str], Any]]:
+        """The stored answers of these conversation cells' turns: cell key -> {(item_id, order): output}."""
+        ids = {self._run_id(c): c.key for c in cells}
+        return {ids[rid]: rows for rid, rows in live.stored_turns(self.con, list(ids)).items()}
+
     def save_many(self, rows: Sequence[tuple[Cell, Mapping[str, Any], Item, ItemResult]]) -> None:
         """Store scored answers (cell, settings, item, result) in one transaction (committed on return)."""
         epoch = self._epoch

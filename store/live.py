@@ -95,6 +95,20 @@ def stored_keys(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> dict[
     return out
 
 
+def stored_turns(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> dict[str, dict[tuple[str, str], Any]]:
+    """The stored answers of conversation turns (order "t1", "t2", ...) per run: (item_id, order) -> output, for
+    the turns of a resumed conversation that follow them."""
+    out: dict[str, dict[tuple[str, str], Any]] = {}
+    if not run_ids:
+        return out
+    marks = ", ".join("?" * len(run_ids))
+    for rid, item_id, order, output in con.execute(
+            f"SELECT run_id, item_id, ord, output FROM predictions WHERE run_id IN ({marks}) "
+            "AND regexp_full_match(ord, 't[0-9]+')", list(run_ids)).fetchall():
+        out.setdefault(rid, {})[(item_id, order)] = output
+    return out
+
+
 def json_text(value: Any) -> str | None:
     """A value as stored in a JSON column (the same spelling as `store.writer`'s bulk writes)."""
     return None if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)

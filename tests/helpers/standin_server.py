@@ -72,6 +72,8 @@ class StandinServer:
         self.in_flight = 0
         self.peak_in_flight = 0
         self.requests = 0
+        self.bodies: list[dict] = []
+        """Every request body, in arrival order (multi-turn tests read the messages sent)."""
         self._rng = random.Random(self.faults.seed)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: asyncio.Server | None = None
@@ -116,6 +118,7 @@ class StandinServer:
         completions = path.endswith("/v1/completions")
         prompt = req.get("prompt", "") if completions else _last_user(req.get("messages", []))
         self.requests += 1
+        self.bodies.append(req)
         self.counts[prompt] += 1
         self.in_flight += 1
         self.peak_in_flight = max(self.peak_in_flight, self.in_flight)

@@ -19,12 +19,12 @@ def test_every_built_in_task_is_one_file_named_after_it_and_its_parts_are_regist
     files = {p.stem: p for p in BUILTIN_DIR.glob("*/*.yaml") if p.name != "family.yaml"}
     assert {t.name for t in TASKS.values() if t.source} == set(files)
     assert all(Path(TASKS[name].source) == path for name, path in files.items())
-    assert len(TASKS) == 36 and sum(t.family == "pacute" for t in TASKS.values()) == 19  # the module's grid
+    assert len(TASKS) == 37 and sum(t.family == "pacute" for t in TASKS.values()) == 19  # the module's grid
     assert task_check.problems() == []
 
 
 def test_families_are_declared_once_and_every_task_has_one():
-    assert list(FAMILIES) == ["bhasa", "lindsea", "cultural", "pacute"]
+    assert list(FAMILIES) == ["bhasa", "lindsea", "cultural", "pacute", "chat"]
     assert BOARDS == {"BHASA": "bhasa", "LINDSEA": "lindsea", "PACUTE": "pacute"}  # cultural is human-rated
     assert {t.family for t in TASKS.values()} == set(FAMILIES)
     assert FAMILY_TASKS["bhasa"][:3] == ("ner", "qa", "sentiment")  # the family's own order
@@ -52,7 +52,7 @@ def test_a_task_declared_twice_names_both_files(tmp_path):
 @pytest.mark.parametrize("text, message", [
     (TASK.format(name="odd").replace("loader: x\n", ""), "loader: missing"),
     (TASK.format(name="odd").replace("langs: [id]", "langs: id"), "langs: expected a list of strings"),
-    (TASK.format(name="odd").replace("mode: generate", "mode: chat"), "mode: 'chat' is not one of"),
+    (TASK.format(name="odd").replace("mode: generate", "mode: dialogue"), "mode: 'dialogue' is not one of"),
     (TASK.format(name="odd") + "family: bhasa\n", "family: 'bhasa', but the file is in the folder of family 'demo'"),
     (TASK.format(name="odd") + "data: {file: \"../x/{lang}.jsonl\", id: id, gold: g, inputs: [a]}\n",
      "data.file: expected a path inside the data directory"),
