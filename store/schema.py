@@ -298,23 +298,48 @@ the run counts, the mean of a file's own scores per run (V12) from its per-item 
 V18 = ("DROP TABLE IF EXISTS failed_flags", VIEW_SQL["failed_flags"])
 """The failed items' data-quality flags (V7) become a view over the item outcomes and the items' warnings."""
 
+V22 = (
+    """CREATE TABLE IF NOT EXISTS judge_calls (
+    call_key VARCHAR PRIMARY KEY,          -- sha256 of judge model, template version, sampling settings and messages
+    judge_model VARCHAR, template VARCHAR, -- template as "name@version" (evaluator/judge/templates.yaml)
+    sampling JSON, reply VARCHAR,          -- the judge's reply as received (untrusted text)
+    tokens_in INTEGER, tokens_out INTEGER, cost_usd DOUBLE,   -- cost: NULL when no price was given
+    created_at TIMESTAMP DEFAULT current_timestamp)""",
+    """CREATE TABLE IF NOT EXISTS judge_scores (
+    run_id VARCHAR, item_id VARCHAR, ord VARCHAR,   -- the judged turn's answer (order t1, t2, ...)
+    judge_model VARCHAR, template VARCHAR, -- who judged, with which prompt ("name@version")
+    kind VARCHAR,                          -- single (rating 1-10) | pairwise (1 win, 0.5 tie, 0 loss vs the reference)
+    value DOUBLE,                          -- a judge score, never a metric score; NULL: no readable verdict
+    verdict VARCHAR,                       -- the rating read, or each order's outcome and the combined one
+    sampling JSON,                         -- the judge's sampling settings
+    call_keys VARCHAR[],                   -- the judge_calls behind it (empty when self-reported)
+    origin VARCHAR,                        -- judged | self-reported (imported with its judge named)
+    created_at TIMESTAMP DEFAULT current_timestamp,
+    PRIMARY KEY (run_id, item_id, ord, judge_model, template))""",
+)
+"""The LLM judge (evaluator.judge): every call with its reply, tokens and cost, keyed for the cache (private: the
+operator's spending), and the judge scores of conversation turns, named by judge and template, apart from metric
+scores (public)."""
+
 MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6),
                                                        (7, V7), (8, V8), (9, V9), (10, V10), (11, V11),
                                                        (12, V12), (13, V13), (14, V14), (15, V15), (16, V16),
-                                                       (17, V17), (18, V18))
+                                                       (17, V17), (18, V18), (22, V22))
 """(version, statements) in order; append a new version, never edit an applied one."""
 
 PUBLIC_TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",
                  "self_reported", "self_reported_cells", "uploads", "rollups", "metrics", "campaigns",
                  "campaign_results", "drill_cells", "drill_nodes", "item_outcomes", "run_counts", "model_usage",
-                 "drill_levels", "reported_normalized", "cell_field", "control_ceilings", "pair_tests")
+                 "drill_levels", "reported_normalized", "cell_field", "control_ceilings", "pair_tests",
+                 "judge_scores")
 """The only tables an export, a Hub push or a pull carries (store.parquet.public_tables): what the public board
 shows (results, items, models, visible uploads, finished campaigns' figures) and the figures derived from them.
 Every other table is private; a table added to the schema must be listed here or in PRIVATE_TABLES
 (tests/store/test_private_tables.py)."""
 PRIVATE_TABLES = ("schema_version", "hub_sync", "audit", "ingests", "submissions", "ratings", "campaign_candidates",
                   "campaign_assignments", "judgements", "campaign_tokens", "campaign_provisional",
-                  "campaign_quality", "language_alphas", "campaign_computed", "uploader_tokens")
+                  "campaign_quality", "language_alphas", "campaign_computed", "uploader_tokens",
+                  "judge_calls")
 """Tables that never leave the store and that an import never reads or changes: migrations and the Hub sync log,
 the audit trail and ingest log (who did what), the submission queue (submitters, endpoint URLs, key variables),
 the human evaluation's blind key and annotators (candidates with the system that wrote each text, assignments,

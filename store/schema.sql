@@ -319,6 +319,24 @@ CREATE TABLE uploader_tokens (
     uploader VARCHAR PRIMARY KEY,          -- the identity a token names: its models are "uploader:<name>"'s
     token_hash VARCHAR UNIQUE,             -- sha256 of the uploader's token (the token is never stored)
     created_by VARCHAR, created_at TIMESTAMP DEFAULT current_timestamp);
+CREATE TABLE judge_calls (
+    call_key VARCHAR PRIMARY KEY,          -- sha256 of judge model, template version, sampling settings and messages
+    judge_model VARCHAR, template VARCHAR, -- template as "name@version" (evaluator/judge/templates.yaml)
+    sampling JSON, reply VARCHAR,          -- the judge's reply as received (untrusted text)
+    tokens_in INTEGER, tokens_out INTEGER, cost_usd DOUBLE,   -- cost: NULL when no price was given
+    created_at TIMESTAMP DEFAULT current_timestamp);
+
+CREATE TABLE judge_scores (
+    run_id VARCHAR, item_id VARCHAR, ord VARCHAR,   -- the judged turn's answer (order t1, t2, ...)
+    judge_model VARCHAR, template VARCHAR, -- who judged, with which prompt ("name@version")
+    kind VARCHAR,                          -- single (rating 1-10) | pairwise (1 win, 0.5 tie, 0 loss vs the reference)
+    value DOUBLE,                          -- a judge score, never a metric score; NULL: no readable verdict
+    verdict VARCHAR,                       -- the rating read, or each order's outcome and the combined one
+    sampling JSON,                         -- the judge's sampling settings
+    call_keys VARCHAR[],                   -- the judge_calls behind it (empty when self-reported)
+    origin VARCHAR,                        -- judged | self-reported (imported with its judge named)
+    created_at TIMESTAMP DEFAULT current_timestamp,
+    PRIMARY KEY (run_id, item_id, ord, judge_model, template));
 
 -- Views ------------------------------------------------------------------------------------------------------------
 

@@ -82,10 +82,11 @@ def quality(j: pd.DataFrame, protocol: str) -> pd.DataFrame:
 
 
 def metric_agreement(j: pd.DataFrame, metrics: pd.DataFrame, protocol: str, seed: int = 0,
-                     n_boot: int = 1000) -> pd.DataFrame:
-    """Kendall's tau of every automatic metric with the human headline criterion (mean over annotators), at item
-    level and system level, with bootstrap 95% intervals over items (NaN intervals for n_boot = 0)."""
-    head = protocols.headline_of(protocol)
+                     n_boot: int = 1000, criterion: str | None = None) -> pd.DataFrame:
+    """Kendall's tau of every automatic metric with the human headline criterion (or `criterion`; mean over
+    annotators), at item level and system level, with bootstrap 95% intervals over items (NaN intervals for
+    n_boot = 0). An LLM judge's scores are compared the same way (`evaluator.judge.agreement`)."""
+    head = criterion or protocols.headline_of(protocol)
     rows = []
     if head is None or metrics.empty:
         return pd.DataFrame(rows, columns=["metric", "level", "tau", "low", "high", "n"])
