@@ -6,6 +6,7 @@ import json
 import streamlit as st
 
 from pages._cached import q, q_many
+from pages._chat_compare import show as show_conversations
 from pages._entry import ensure_app
 from services.board_view import compare_cell, compare_default
 from pages._filters import board_leaders, model_filters, models_query
@@ -34,6 +35,10 @@ st.caption("Pick a task and language, then 2-4 systems (a model with the English
 # queries that need only what is chosen so far go together (`q_many`: at the same time)
 models, cells = q_many(models_query(model_filters()), ("compare_cells", {}))
 allowed = set(models["model_id"])
+if not q("chat_cells").empty and st.radio("Compare", ("Scored items", "Conversations"), horizontal=True,
+                                           key="view", bind="query-params") == "Conversations":
+    show_conversations(allowed)
+    st.stop()
 if cells.empty or not allowed:
     empty_state("Nothing to compare yet.", "Ingest results for at least one model (and clear the model filters).")
     st.stop()

@@ -27,6 +27,8 @@ def chat_store(path) -> None:
     """Write the models, the conversation items, one native run per model and its turn answers."""
     con = db.connect(path)
     try:
+        con.execute("INSERT OR IGNORE INTO tasks (task, family, grp, langs, mode, metrics) "
+                    "VALUES (?, 'chat', 'CHAT', [?], 'chat', [])", [TASK, LANG])
         for m in MODELS:
             con.execute("INSERT INTO models (model_id, origin) VALUES (?, 'evaluated')", [m])
         for item_id, inputs in ITEMS.items():
@@ -40,5 +42,25 @@ def chat_store(path) -> None:
                 for turn, question in enumerate(inputs["turns"], start=1):
                     con.execute("INSERT INTO predictions (run_id, item_id, ord, prompt, output) VALUES (?, ?, ?, ?, ?)",
                                 [run, item_id, f"t{turn}", question, answer(m, item_id, turn)])
+    finally:
+        con.close()
+
+
+JUDGED = {MODELS[0]: 7.0, MODELS[1]: 4.0}
+"""The single-grading rating every turn of each model gets in `judged_chat_store`."""
+
+
+def judged_chat_store(path) -> None:
+    """`chat_store` with a judge's single-grading scores of every turn (JUDGED)."""
+    chat_store(path)
+    con = db.connect(path)
+    try:
+        for n, m in enumerate(MODELS):
+            for item_id, inputs in ITEMS.items():
+                for turn in range(1, len(inputs["turns"]) + 1):
+                    con.execute("INSERT INTO judge_scores (run_id, item_id, ord, judge_model, template, kind, value, "
+                                "verdict, sampling, call_keys, origin) VALUES (?, ?, ?, 'judge-x', ?, 'single', ?, "
+                                "'', '{}', [], 'judged')",
+                                [f"chat-run-{n}", item_id, f"t{turn}", f"mt-bench-single-v1@t{turn}", JUDGED[m]])
     finally:
         con.close()
