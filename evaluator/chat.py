@@ -12,13 +12,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Mapping, Sequence
 
+from evaluator.chat_items import TURNS_FIELD
 from evaluator.clients import ClientError
 from evaluator.prompts import Rendered
 from evaluator.spec import Item, TaskSpec
-
-TURNS_FIELD = "turns"
-"""Item input holding the user's messages of a conversation, in order."""
-
 
 def turn_order(n: int) -> str:
     """The order field of turn n (from 1): "t1", "t2", ..."""

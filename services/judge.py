@@ -120,4 +120,68 @@ def _agreement(con: duckdb.DuckDBPyConnection, judged: pd.DataFrame, finished: l
     return {"agreement": UNVALIDATED, "tau": None, "low": None, "high": None, "n": None, "campaign": None}
 
 
-__all__ = ["JudgeSummary", "conversations", "judge_cell", "judge_view"]
+
+@dataclass(frozen=True)
+class ImportSummary:
+    """What a SEA-HELM conversation import stored."""
+
+    model: str
+    task: str
+    lang: str
+    conversations: int
+    turns: int
+    judged_turns: int
+    judge_model: str
+
+
+def import_seahelm(con: duckdb.DuckDBPyConnection, data: bytes, file: str, *, model: str | None = None,
+                   judge_model: str | None = None, batches: Sequence[tuple[bytes, str]] = ()) -> ImportSummary:
+    """Store a SEA-HELM mt-bench inference file as a conversation run, turn by turn, with SEA-HELM's per-turn
+    judge scores as self-reported judge scores naming the judge (its judge batch response files, when given,
+    supply the verdicts and the scores the inference file lacks). ValueError (naming file, line and field) and
+    nothing stored when a file is bad."""
+    from evaluator.formats import seahelm, seahelm_chat
+    from evaluator.registry import get_task
+    from services.ingest import content_hash, run_id, sync_registry
+    from services.ownership import name_refusal
+    from store.owners import OPERATOR
+
+    file_model, seahelm_task, lang = seahelm.split_name(file)
+    task = seahelm.our_task(seahelm_task) if seahelm_task else None
+    if task is None or get_task(task).mode != "chat" or lang not in get_task(task).langs:
+        raise ValueError(f"{file}: file name is not {{model}}_mt-bench_{{lang}}.jsonl for a conversation task and "
+                         "one of its languages")
+    model = model or file_model
+    refusal = name_refusal(con, model, OPERATOR)
+    if refusal is not None:  # another identity's model, or a name that looks like one
+        raise ValueError(f"model: {refusal}")
+    judge_model = judge_model or seahelm_chat.SEAHELM_JUDGE
+    rows = seahelm_chat.parse_inference(data, file, task, lang)
+    replies: dict = {}
+    for blob, name in batches:
+        replies.update(seahelm_chat.parse_judge_batch(blob, name))
+    rid = run_id(model, task, lang, "native", 1, "upload")
+    scores = []
+    for r in rows:
+        for n, given in enumerate(r.scores, start=1):
+            value, verdict = seahelm_chat.turn_verdict(replies.get((r.item.item_id, n)))
+            value = given if given is not None else value
+            if value is not None and r.answers[n - 1] is not None:
+                scores.append((rid, r.item.item_id, turn_order(n), judge_model, seahelm_chat.SELF_REPORTED_TEMPLATE,
+                               "pairwise", value, verdict, {}, (), "self-reported"))
+    with transaction(con):
+        sync_registry(con)
+        stored.put_conversation_run(
+            con, run=(rid, model, task, lang, "native", json.dumps({"mode": "chat", "judge_model": judge_model}),
+                      "seahelm", file, content_hash(rows[0].item)),
+            items=[(task, lang, r.item.item_id, json.dumps(dict(r.item.inputs), ensure_ascii=False),
+                    r.item.metadata.get("category")) for r in rows],
+            turns=[(r.item.item_id, turn_order(n), q, a) for r in rows
+                   for n, (q, a) in enumerate(zip(r.item.inputs["turns"], r.answers), start=1) if a is not None])
+        con.execute("DELETE FROM judge_scores WHERE run_id = ? AND origin = 'self-reported'", [rid])
+        stored.put(con, [], scores)
+    return ImportSummary(model, task, lang, len(rows), sum(a is not None for r in rows for a in r.answers),
+                         len(scores), judge_model)
+
+
+__all__ = ["ImportSummary", "JudgeSummary", "conversations", "import_seahelm", "judge_cell", "judge_view"]

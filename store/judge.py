@@ -58,3 +58,20 @@ def judged_items(con: duckdb.DuckDBPyConnection, task: str, lang: str) -> pd.Dat
         WHERE r.task = ? AND r.lang = ? AND NOT r.superseded AND j.value IS NOT NULL
         GROUP BY j.item_id, r.model_id, r.prompt_lang, j.judge_model, j.kind, j.origin
         ORDER BY ALL""", [task, lang]).df()
+
+
+def put_conversation_run(con: duckdb.DuckDBPyConnection, *, run: Sequence[Any], items: Iterable[Sequence[Any]],
+                         turns: Iterable[Sequence[Any]]) -> None:
+    """One imported conversation run, in the caller's transaction: `run` (run_id, model_id, task, lang, prompt_lang,
+    settings JSON text, harness, source_file, source_hash), its `items` (task, lang, item_id, inputs JSON text,
+    category; an item already stored is kept) and its turn answers (item_id, ord, prompt, output), which replace
+    the run's earlier ones."""
+    run_id = run[0]
+    con.execute("INSERT OR IGNORE INTO models (model_id, origin) VALUES (?, 'uploaded')", [run[1]])
+    con.execute("""INSERT OR REPLACE INTO runs (run_id, model_id, task, lang, prompt_lang, run_no, settings, source,
+                   harness, source_file, source_hash) VALUES (?, ?, ?, ?, ?, 1, ?, 'upload', ?, ?, ?)""", list(run))
+    con.executemany("INSERT OR IGNORE INTO items (task, lang, item_id, inputs, category) VALUES (?, ?, ?, ?, ?)",
+                    [list(i) for i in items])
+    con.execute("DELETE FROM predictions WHERE run_id = ?", [run_id])
+    con.executemany("INSERT INTO predictions (run_id, item_id, ord, prompt, output) VALUES (?, ?, ?, ?, ?)",
+                    [[run_id, *t] for t in turns])

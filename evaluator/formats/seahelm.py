@@ -132,6 +132,10 @@ def parse_inference(data: bytes, file: str, *, run: int = 1, limits: L.Limits = 
     if lang not in get_task(task).langs:
         out.warn(None, None, f"task {task!r} has no language {lang!r} here; rows not imported")
         return out
+    if get_task(task).mode == "chat":  # conversations: evaluator.formats.seahelm_chat, turn by turn
+        out.warn(None, None, "SEA-HELM conversation rows are imported turn by turn with their judge named by "
+                             "`python -m evaluator judge-import`; rows not imported here")
+        return out
     if seahelm_task.endswith(LOGPROBS):
         n = L.count_rows(data, limits)
         out.warn(None, None, f"SEA-HELM {seahelm_task!r} rows score only the probability of the gold answer, which "
