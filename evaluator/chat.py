@@ -10,7 +10,7 @@ after it without a request.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from evaluator.chat_items import TURNS_FIELD
 from evaluator.clients import ClientError
@@ -70,7 +70,12 @@ class TurnBook:
 
     `stored`: cell key -> {(item_id, order): output} of the turns already in the store (a resumed run)."""
 
+    WAKE_S = 0.5
+    """How often a waiting turn looks whether the run's writer failed (`broken`)."""
+
     def __init__(self, stored: Mapping[tuple, Mapping[tuple[str, str], Any]] | None = None):
+        self.broken: Callable[[], BaseException | None] = lambda: None
+        """The run's writer error, if any: a turn waiting for a commit that will never come raises it."""
         self._futures: dict[tuple, asyncio.Future] = {}
         self._answered: dict[tuple, str] = {}
         for cell_key, rows in (stored or {}).items():
@@ -96,7 +101,15 @@ class TurnBook:
         if key is None:
             return None
         cell_key, item_id, n = key
-        return [await asyncio.shield(self._future((cell_key, item_id, k))) for k in range(1, n)]
+        return [await self._wait(self._future((cell_key, item_id, k))) for k in range(1, n)]
+
+    async def _wait(self, fut: asyncio.Future) -> str:
+        while True:
+            done, _ = await asyncio.wait({fut}, timeout=self.WAKE_S)
+            if done:
+                return fut.result()
+            if (error := self.broken()) is not None:
+                raise error
 
     def answered(self, job: Any, output: str | None) -> None:
         """A turn's answer is handed to the writer (its later turns wait for `committed`)."""

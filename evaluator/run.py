@@ -212,6 +212,8 @@ async def run(backend: Backend, sink: Sink, opts: RunSpec, *, endpoint: Mapping[
     writer = ledger.writer = AnswerWriter(sink, settings, group or group_size(opts.concurrency), committed,
                                           pace, lull_group=max(1, opts.concurrency // 2), unfinished=ledger.unfinished,
                                           finishing=ledger.finishing)
+    if book is not None:
+        book.broken = lambda: writer.error
     bars: dict = {}
     early: dict[str, int] = {}  # jobs done per task before the progress bars exist
 

@@ -10,9 +10,6 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-import httpx
-import openai
-
 from evaluator import endpoints
 
 DROPPED_HEADERS = ("openai-organization", "openai-project")
@@ -58,7 +55,8 @@ class JudgeReply:
     cost: float | None
 
 
-def _drop_env_headers(request: httpx.Request) -> None:
+def _drop_env_headers(request) -> None:
+    """httpx request hook: remove the headers the SDK took from the environment."""
     for name in DROPPED_HEADERS:
         request.headers.pop(name, None)
 
@@ -68,6 +66,9 @@ class JudgeClient:
     policy refuses the URL or the key variable."""
 
     def __init__(self, cfg: JudgeConfig, env: Mapping[str, str] | None = None):
+        import httpx  # the SDK loads in a second: only when a judge is used, never with the app's pages
+        import openai
+
         env = os.environ if env is None else env
         url = endpoints.check(cfg.base_url, cfg.api_key_env, env=env)[0]
         key = env.get(cfg.api_key_env) if cfg.api_key_env else None

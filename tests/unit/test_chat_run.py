@@ -133,3 +133,26 @@ def test_a_failed_turn_is_not_followed_by_a_request_for_the_next(tmp_path, data_
     assert _sent(server) == [("Tulis pantun tentang hujan.", 1)] * 3  # turn 2 never sent
     assert _stored(con) == {}
     con.close()
+
+
+class FailingSink(StoreSink):
+    """A store whose commits fail."""
+
+    def save_many(self, rows):
+        raise RuntimeError("disk full")
+
+
+def test_a_failed_commit_ends_the_run_instead_of_leaving_turn_two_waiting(tmp_path, data_dir):
+    con = connect(tmp_path / "w.duckdb")
+
+    async def main(url):
+        async with ModelClient(url, "standin", retry=FAST, timeout=5, concurrency=1) as client:
+            spec = RunSpec(model="chat-model", tasks="sea-mt-bench", langs="id", prompt_langs=("native",),
+                           data_dir=data_dir, concurrency=1)
+            return await asyncio.wait_for(run(client, FailingSink(con, "chat-model"), spec, progress=False), 30)
+
+    with StandinServer(reply=reply) as server:
+        with pytest.raises(RuntimeError, match="disk full"):
+            asyncio.run(main(server.base_url))
+    assert _sent(server) == [("Tulis pantun tentang hujan.", 1)]  # turn 2 never sent on an unstored turn 1
+    con.close()
