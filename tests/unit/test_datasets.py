@@ -29,6 +29,8 @@ MISSING |= {(t.name, lang) for t in TASKS.values() if t.family == "bhasa" for la
 # suite (dcab16b) is loaded in tests/store/test_pacute_paper_suite.py
 MISSING |= {(f"pacute-morphological-{part}-{fmt}", "tl") for part in ("extraction", "production")
             for fmt in ("mcq", "gen")}
+# the samples hold no SEA-MT-Bench conversations (they are pulled from SEA-HELM's repository: source sea-mt-bench)
+MISSING |= {("sea-mt-bench", lang) for lang in TASKS["sea-mt-bench"].langs}
 CELLS = [(t.name, lang) for t in TASKS.values() for lang in t.langs if (t.name, lang) not in MISSING]
 
 # Item counts from the data README tables (section 1-4).

@@ -158,3 +158,23 @@ def test_a_finished_campaign_gives_the_judge_human_tau_of_scipy_and_none_leaves_
     assert row["tau"] == pytest.approx(expected.statistic) and row["n"] == 6
     assert row["low"] <= row["tau"] <= row["high"]
     assert row["agreement"].startswith("overall: tau ") and row["campaign"] == f"ratings-{TASK}-{LANG}"
+
+
+def test_the_judge_command_reports_requests_then_cache_hits(tmp_path, monkeypatch, capsys):
+    from cli.main import main
+
+    db = tmp_path / "cli.duckdb"
+    chat_store(db)
+    monkeypatch.setenv("TANAW_ALLOW_PRIVATE_ENDPOINTS", "1")
+    with StandinServer(reply=lambda prompt: "Rating: [[6]]") as server:
+        args = ["judge", "--task", "sea-mt-bench", "--langs", "id", "--judge-model", "standin-judge",
+                "--judge-base-url", server.base_url, "--db", str(db)]
+        assert main(args) == 0
+        first = capsys.readouterr().out.splitlines()[-1].split()
+        assert main(args) == 0
+        second = capsys.readouterr().out.splitlines()[-1].split()
+        assert server.requests == 12
+    # task, lang, turns scored, requests sent, from cache
+    assert first[:5] == ["sea-mt-bench", "id", "12", "12", "0"] and second[:5] == ["sea-mt-bench", "id", "12", "0", "12"]
+    assert main([*args[:-2], "--judge-key-env", "HF_TOKEN", "--db", str(db)]) == 2
+    assert "judge endpoint" in capsys.readouterr().err

@@ -18,7 +18,7 @@ EXPECTED = {
     **{f"pacute-{t}-{f}": "tl" for t in ("affixation", "composition", "manipulation", "morphological-extraction",
                                          "morphological-production", "syllabification",
                                          "hierarchical", "langgame", "mda") for f in ("mcq", "gen")},
-    "pacute-cute-gen": "tl",
+    "pacute-cute-gen": "tl", "sea-mt-bench": "id vi th tl",
 }
 
 
