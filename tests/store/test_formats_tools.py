@@ -93,7 +93,10 @@ def test_seahelm_summary_as_written_today(index):
     up = read_upload(data, name, index=index)
     assert up.ok, up.errors
     assert up.model_hint == "Llama-3-8B"
-    got = {(s.task, s.lang, s.metric): s.value for s in up.summary}
+    got = {(s.task, s.lang, s.metric): s.value for s in up.summary if not s.task.startswith("seahelm:")}
+    # the group nodes whose parts ran and the file's totals are kept under SEA-HELM's names
+    assert {s.task for s in up.summary} - {t for t, _, _ in got} == {"seahelm:translations", "seahelm:pragmatics",
+                                                                      "seahelm:total"}
     assert {t for t, _, _ in got} == {"sentiment", "causal", "translation-en-xx", "translation-xx-en", "lindsea-mp",
                                       "lindsea-pragmatic-single", "lindsea-pragmatic-pair"}
     assert {(t, lang) for t, lang, _ in got if lang != "id"} == {("sentiment", "tl")}  # Filipino sentiment is ours
@@ -105,14 +108,18 @@ def test_seahelm_summary_as_written_today(index):
     assert not any("language the Tanaw task lacks" in m for m in msgs)
 
 
-def test_seahelm_summary_where_every_tanaw_task_failed_imports_nothing(index):
-    ours = ("sentiment", "qa", "causal", "nli", "translation-en-xx", "translation-xx-en", "mp-r", "pragmatic-single",
-            "pragmatic-pair")
-    doc = T.seahelm_results(0.0, failed=ours)
+def test_seahelm_summary_where_every_task_failed_imports_nothing(index):
+    every = ("sentiment", "qa", "metaphor", "causal", "nli", "translation-en-xx", "translation-xx-en", "mp-r",
+             "pragmatic-single", "pragmatic-pair")
+    doc = T.seahelm_results(0.0, failed=every)
     up = read_upload(json.dumps(doc).encode(), "m_seahelm_results_2026-01-01T00:00:00.json", index=index)
-    assert not up.ok and not up.summary
-    assert "every Tanaw task in this file failed" in str(up.errors[0])
-    assert any(w.problem.startswith("10 tasks failed in this file; not imported") for w in up.warnings)
+    assert not up.ok and not up.summary  # its totals alone are not imported
+    assert "every task in this file failed in SEA-HELM (11 failed entries)" in str(up.errors[0])
+    assert any(w.problem.startswith("11 tasks failed in this file; not imported") for w in up.warnings)
+    # metaphor, which Tanaw does not score, ran: it is kept as self-reported under its SEA-HELM name and version
+    doc = T.seahelm_results(0.0, failed=every[:2] + every[3:])
+    up = read_upload(json.dumps(doc).encode(), "m_seahelm_results.json", index=index)
+    assert up.ok and {s.task for s in up.summary if s.task != "seahelm:total"} == {"seahelm:metaphor:v1.1"}
 
 
 def test_seahelm_logprobs_variants_mapped_but_rows_not_rescored(index):

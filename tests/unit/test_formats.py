@@ -125,7 +125,9 @@ def test_duplicates_and_unknown_tasks_are_warnings(index):
     assert len(up.predictions) == 3
     assert any("duplicate of line 1" in w.problem and w.line == 4 for w in up.warnings)
     unknown = read_upload(U.jsonl(rows), "m_nosuchtask_id.jsonl", index=index)
-    assert not unknown.ok and any("unknown SEA-HELM task 'nosuchtask'" in w.problem for w in unknown.warnings)
+    assert not unknown.predictions  # not re-scored: named in a warning, the file's own item scores kept apart
+    assert any(w.problem.startswith("Tanaw has no task 'nosuchtask': 3 rows not re-scored") for w in unknown.warnings)
+    assert {s.task for s in unknown.summary} <= {"seahelm:nosuchtask"}
 
 
 def test_run_number_from_path():
