@@ -149,3 +149,27 @@ def rollup(scores: Mapping[tuple[str, str], float]) -> dict:
     if incomplete:
         why[("sea", "")] = f"languages not complete: {', '.join(incomplete)}"
     return {"unit": unit_scores, "competency": competency, "language": language, "sea": sea, "why": why}
+
+
+def seahelm_name(tanaw_task: str) -> str | None:
+    """The SEA-HELM task name of a Tanaw task (the table's `tanaw_task`, or the same name when that is empty)."""
+    return next((t.name for t in table() if t.tanaw == tanaw_task), None) or next(
+        (t.name for t in table() if not t.tanaw and t.name == tanaw_task), None)
+
+
+def task_score(value: float, chance: float | None, seahelm_nba: float | None = None) -> float:
+    """One re-scored cell on SEA-HELM's scale: its stored SEA-HELM classification score (normalised balanced
+    accuracy, `evaluator.metrics.classification.seahelm_nba`) where there is one, else the headline normalised by
+    `normalise` (chance 0 for generative tasks)."""
+    if seahelm_nba is not None and seahelm_nba == seahelm_nba:
+        return float(seahelm_nba)
+    return normalise(float(value), float(chance) if chance is not None and chance == chance else 0.0)
+
+
+def headline(name: str, metrics: Mapping[str, float]) -> float | None:
+    """A SEA-HELM file's score for a task or group from its metrics: the task's headline metric (the table's
+    `metric`), for a group its normalised score; None without one."""
+    row = lookup(name)
+    if row is not None and row.metric in metrics:
+        return metrics[row.metric]
+    return next((v for k, v in sorted(metrics.items()) if k.startswith("normalized")), None)
