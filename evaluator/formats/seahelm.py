@@ -131,6 +131,10 @@ def parse_inference(data: bytes, file: str, *, run: int = 1, limits: L.Limits = 
         return out
     out.model_hint = model
     task = our_task(seahelm_task)
+    if task is None and seahelm_rollup.lookup(seahelm_task.removesuffix(LOGPROBS)) is None:
+        out.warn(None, None, f"unknown SEA-HELM task {seahelm_task!r} (not in Tanaw's table of SEA-HELM tasks); "
+                             "rows not imported")
+        return out
     if task is None or lang not in get_task(task).langs:
         why = f"Tanaw has no task {seahelm_task!r}" if task is None else f"Tanaw's {task!r} has no language {lang!r}"
         return _items_as_reported(data, out, seahelm_task, lang, why, limits)
@@ -182,7 +186,7 @@ def parse_inference(data: bytes, file: str, *, run: int = 1, limits: L.Limits = 
 def _items_as_reported(data: bytes, out: ParsedRows, seahelm_task: str, lang: str, why: str,
                        limits: L.Limits) -> ParsedRows:
     """Rows of a task Tanaw cannot re-score: the mean of the file's own per-item scores (`individual_scores`,
-    first run and turn) per metric, kept as self-reported under `reported_key`, on the file's scale × 100."""
+    first run and turn) per metric, kept as self-reported under `reported_key` on the file's own scale."""
     sums: dict[str, list[float]] = {}
     n = 0
     for line, obj, err in L.json_lines(data, out.file, limits):
@@ -201,7 +205,7 @@ def _items_as_reported(data: bytes, out: ParsedRows, seahelm_task: str, lang: st
     if out.errors:
         return out
     key = reported_key(seahelm_task)
-    out.summary += [SummaryScore(key, lang, f"item_mean_{k}"[:64], 100 * sum(v) / len(v), "native")
+    out.summary += [SummaryScore(key, lang, f"item_mean_{k}"[:64], sum(v) / len(v), "native")
                     for k, v in sums.items()]
     kept = (f"the mean of its per-item scores ({', '.join(sums)}) kept as self-reported under {key!r}"
             if sums else "the file carries no per-item scores")
@@ -233,10 +237,10 @@ def _listing(names: list[str], n: int = 5) -> str:
 
 def reported_key(name: str) -> str:
     """The self-reported task key of a SEA-HELM task Tanaw does not score (in that language): `seahelm:{name}:v{version}`
-    with the version of SEA-HELM's task table (`evaluator.seahelm_rollup`), `seahelm:{name}` when the table lacks it.
+    with the version of SEA-HELM's task table (`evaluator.seahelm_rollup`); a group node's `seahelm:{name}`.
     Group nodes (`translations`, `global_mmlu_lite`...) and the file's totals (`seahelm:total`) use the same prefix."""
     name = name[:80]
-    row = seahelm_rollup.lookup(name)
+    row = seahelm_rollup.lookup(name.removesuffix(LOGPROBS))
     return f"{REPORTED}{name}:v{row.version}" if row and row.version and name not in GROUPS else f"{REPORTED}{name}"
 
 
@@ -275,7 +279,7 @@ def parse_summary(data: bytes, file: str, *, limits: L.Limits = L.DEFAULT_LIMITS
         out.error(None, None, "expected a JSON object {lang: {competency: {task: {metric: value}}}}")
         return out
     out.model_hint = summary_model(file)
-    failed, ours_failed, kept_foreign, stale, skipped, again = [], [], [], [], [], []
+    failed, ours_failed, kept_foreign, unknown, stale, skipped, again = [], [], [], [], [], [], []
     total = f"{REPORTED}total"
     for lang, comps in doc.items():
         if lang == "total" and _node_scores(comps):
@@ -321,6 +325,9 @@ def parse_summary(data: bytes, file: str, *, limits: L.Limits = L.DEFAULT_LIMITS
                     if ours:
                         ours_failed.append(f"{name}/{lang}")
                     continue
+                if not ours and seahelm_rollup.lookup(name.removesuffix(LOGPROBS)) is None:
+                    unknown.append(f"{name}/{lang}"[:80])
+                    continue
                 key = task if ours else reported_key(name)
                 if not ours:
                     kept_foreign.append(f"{name}/{lang}")
@@ -331,6 +338,8 @@ def parse_summary(data: bytes, file: str, *, limits: L.Limits = L.DEFAULT_LIMITS
                      "Tanaw tasks)"),
             (kept_foreign, "task scores are of tasks Tanaw does not score in that language; kept as self-reported "
                            "under their SEA-HELM name and version ({})"),
+            (unknown, "task entries are not in Tanaw's table of SEA-HELM tasks (evaluator/seahelm_tasks.csv); "
+                      "not imported ({})"),
             (stale, "group scores were computed from failed tasks only; not imported ({})"),
             (again, "`lindsea` nodes repeat their linguistic-diagnostics total; kept once, as that total ({})"),
             (skipped, "entries are neither a language, a task nor a score; not imported ({})")):
