@@ -79,6 +79,7 @@ def lookup(name: str) -> SeahelmTask | None:
         (t for t in rows if t.name.endswith("*") and fnmatch.fnmatchcase(name, t.name)), None)
 
 
+@functools.cache
 def units(lang: str) -> dict[str, list[str]]:
     """competency → the units (task or group names) SEA-HELM's suite scores in `lang`, in table order."""
     out: dict[str, list[str]] = {}
@@ -88,6 +89,7 @@ def units(lang: str) -> dict[str, list[str]]:
     return out
 
 
+@functools.cache
 def unit_of(name: str) -> str | None:
     """The unit (group or task) a SEA-HELM task name or group name counts towards, or None when unknown."""
     if any(t.group == name for t in table()):
