@@ -67,16 +67,17 @@ else:
         help="Tanaw's roll-up of the chosen benchmark, or SEA-HELM's: normalised task scores → competency → language "
              "→ SEA average over id, vi, th, ta, tl, ms, my, shown only for what a model covers fully.") or VIEWS[0]
     c1, c2, c3 = st.columns([2, 2, 2])
+    seahelm_rule = view_name == VIEWS[1]  # SEA-HELM's view spans its own tasks, on its normalised scale
     bench = c1.segmented_control("Benchmark", list(FAMILIES), key="bench", bind="query-params",
-                                 default=bench_default) or bench_default
-    prompt_default = "Native" if view_name == VIEWS[1] else prompt_for(bench)  # SEA-HELM's prompts are native
+                                 default=bench_default, disabled=seahelm_rule) or bench_default
+    prompt_default = "Native" if seahelm_rule else prompt_for(bench)  # SEA-HELM's prompts are native
     prompt = c2.segmented_control("Prompt", list(PROMPTS), default=prompt_default, key="prompt",
                                   bind="query-params",
                                   help="Every cell is run with the English prompt and with the native-language "
                                        "prompt written by native speakers; cells without a verified native prompt "
                                        "have no native score.") or prompt_default
     score_name = c3.segmented_control("Score", list(SCORES), default="Normalized", key="score",
-                                      bind="query-params",
+                                      bind="query-params", disabled=seahelm_rule,
                                       help="Normalized = (score − chance) / (100 − chance) × 100, the SEA-HELM "
                                            "convention; 0 is chance, negative is below chance. Raw is the metric "
                                            "itself on 0-100.") or "Normalized"

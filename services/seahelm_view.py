@@ -46,15 +46,14 @@ def _inputs(rescored: pd.DataFrame, reported: pd.DataFrame) -> dict[str, dict[tu
         name = reported_name(task) if task.startswith(REPORTED) else R.seahelm_name(task)
         if name is not None and task != TOTAL:
             files.setdefault((model, name, lang), {})[metric] = float(value)
+    rescored_units = {(model, lang, R.unit_of(name)) for model, mine in out.items() for name, lang in mine}
     for (model, name, lang), metrics in files.items():
-        mine = out.setdefault(model, {})
         unit = R.unit_of(name)
-        if unit is None or any(src == "re-scored" and lg == lang and R.unit_of(n) == unit
-                               for (n, lg), (_, src) in mine.items()):
+        if unit is None or (model, lang, unit) in rescored_units:
             continue
         v = R.headline(name, metrics)
         if v is not None:
-            mine[(name, lang)] = (v, "file")
+            out.setdefault(model, {})[(name, lang)] = (v, "file")
     return out
 
 

@@ -65,6 +65,7 @@ def test_seahelm_view_opens_from_the_url(seahelm_db, monkeypatch):
     assert not at.exception, [e.value for e in at.exception]
     assert at.segmented_control(key="view").value == SEAHELM
     assert at.segmented_control(key="prompt").value == "Native"  # SEA-HELM's prompts are native
+    assert at.segmented_control(key="bench").disabled and at.segmented_control(key="score").disabled
     comps = at.dataframe[1].value.set_index(["model", "lang", "competency"])
     assert comps.loc[("suite-complete", "id", "nlu"), "score"] == pytest.approx(40.0)  # (20 + 50 + 50) / 3
     assert comps.loc[("suite-complete", "id", "nlu"), "source"] == "file"
