@@ -59,3 +59,10 @@ def test_seahelm_view_in_chromium(app_url):
                          ("gemma-4-E4B-it", "ms", "knowledge", "53.5"), ("gemma-4-E4B-it", "my", "knowledge", "42.6")]
         assert grid_problems(grids, widths=False) == []
         assert path.stat().st_size > 20000
+        page.get_by_text("The SEA-HELM files' own totals").scroll_into_view_if_needed()
+        page.wait_for_timeout(1000)
+        page.screenshot(path=str(path.with_name("leaderboard-seahelm-view-totals.png")))
+        totals = {col["title"]: [text for text, _ in col["cells"]] for col in grids[2]["columns"]}
+        mine = [(lg, lv, v) for m, lg, lv, v in zip(totals["model"], totals["lang"], totals["level"],
+                                                    totals["file's value"]) if m == "gemma-4-E4B-it"]
+        assert ("id", "language", "7.5") in mine and ("sea", "sea", "6.2") in mine  # as the file gives them
