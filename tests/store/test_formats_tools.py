@@ -299,3 +299,28 @@ def test_option_alignment_by_text_rules():
     # equal option texts (PACUTE has some) are one answer: paired in order, whatever their log-probabilities
     assert permutation(("pápa", "lupà", "pápa"), ("lupà", "pápa", "pápa")) == (1, 0, 2)
     assert isinstance(permutation(("pápa", "lupà", "lupà"), ("lupà", "pápa", "pápa")), str)
+
+
+def test_seahelm_inference_folder_every_file_imported_or_named(index):
+    """An inference folder mixing a task Tanaw re-scores, a SEA-HELM task it does not (syntax-criteria), a name
+    outside SEA-HELM's table and a batch file: every file is accounted for, by rows imported, scores kept as
+    self-reported or a warning naming it."""
+    rows = T.seahelm_sentiment("id")
+    judged = [{**r, "individual_scores": [{"normalized_accuracy": float(i % 2)}]} for i, r in enumerate(rows)]
+    base = "demo-model/run_0/inferences"
+    files = {f"{base}/id/sentiment/demo-model_sentiment_id.jsonl": T.jsonl(rows),
+             f"{base}/id/syntax-criteria/demo-model_syntax-criteria_id.jsonl": T.jsonl(judged),
+             f"{base}/id/made-up/demo-model_made-up_id.jsonl": T.jsonl(rows),
+             f"{base}/id/sentiment/demo-model_sentiment_id_turn1_batch.jsonl": b'{"custom_id": "0"}\n'}
+    up = read_upload(zip_bytes(files), "run.zip", index=index)
+    assert up.ok, up.errors
+    assert len(up.predictions) == n_items("sentiment", "id")
+    assert [(s.task, s.lang, s.metric) for s in up.summary] == [
+        ("seahelm:syntax-criteria:v1", "id", "item_mean_normalized_accuracy")]
+    assert up.summary[0].value == pytest.approx(sum(i % 2 for i in range(len(rows))) / len(rows))
+    named = {w.file.split("!")[-1].split("/")[-1]: w.problem for w in up.warnings}
+    assert named["demo-model_syntax-criteria_id.jsonl"].startswith(
+        f"Tanaw has no task 'syntax-criteria': {len(rows)} rows not re-scored")
+    assert named["demo-model_made-up_id.jsonl"].startswith("unknown SEA-HELM task 'made-up'")
+    assert "skipped" in named["demo-model_sentiment_id_turn1_batch.jsonl"]
+    assert {f.name.split("/")[-1] for f in up.files} == {p.split("/")[-1] for p in files}
