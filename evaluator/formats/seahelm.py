@@ -53,6 +53,9 @@ BATCH_FILE = re.compile(r"_turn\d+_(judge_)?batch(_response)?\.jsonl$", re.IGNOR
 SUMMARY_FILE = re.compile(r"^(?P<model>.+)_seahelm_results(_[^/]*)?\.json$", re.IGNORECASE)
 """`{model}_seahelm_results_{datetime}.json` (older runs: without the datetime)."""
 
+_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+"""A competency name of the results JSON kept as a total's metric (SEA-HELM's are like `nlu`, `linguistic-diagnostics`)."""
+
 _METADATA_TEXTS = ("correct", "wrong", "text", "question", "premise", "hypothesis", "context", "conclusion")
 """Metadata fields holding the item's own text (LINDSEA minimal pairs keep `correct`/`wrong` there)."""
 
@@ -293,7 +296,7 @@ def parse_summary(data: bytes, file: str, *, limits: L.Limits = L.DEFAULT_LIMITS
                 out.summary.append(SummaryScore(total, lang, "language", _node_scores(tasks)["normalized_score"],
                                                 "native"))
                 continue
-            if not isinstance(tasks, dict):
+            if not isinstance(tasks, dict) or not _NAME.fullmatch(str(comp)):
                 skipped.append(f"{lang}.{comp}"[:80])
                 continue
             ran = {n for n, e in tasks.items() if isinstance(e, dict) and n not in SUMMARY_NODES
@@ -310,7 +313,7 @@ def parse_summary(data: bytes, file: str, *, limits: L.Limits = L.DEFAULT_LIMITS
                 if not isinstance(entry, dict) or (name in GROUPS and seahelm_rollup.lookup(name) is None):
                     parts = [n for n in ran if seahelm_rollup.unit_of(n) == name]
                     scores = _node_scores(entry)
-                    if not scores:
+                    if not scores or name not in GROUPS:
                         skipped.append(where[:80])
                     elif not parts:
                         stale.append(f"{name}/{lang}")

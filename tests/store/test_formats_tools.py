@@ -324,3 +324,20 @@ def test_seahelm_inference_folder_every_file_imported_or_named(index):
     assert named["demo-model_made-up_id.jsonl"].startswith("unknown SEA-HELM task 'made-up'")
     assert "skipped" in named["demo-model_sentiment_id_turn1_batch.jsonl"]
     assert {f.name.split("/")[-1] for f in up.files} == {p.split("/")[-1] for p in files}
+
+
+def test_seahelm_summary_names_outside_its_layout_are_named_never_stored(index):
+    doc = {"id": {"nlu": {"sentiment": {"normalized_accuracy": 50.0}, "made-up-task": {"accuracy": 9.0},
+                          "<b>node</b>": 5, "total": 50.0},
+                  "<script>": {"total": 3.0}, "total": 50.0},
+           "Indonesia!": {"nlu": {}}, "total": 50.0}
+    up = read_upload(json.dumps(doc).encode(), "m_seahelm_results.json", index=index)
+    assert up.ok
+    assert sorted((s.task, s.lang, s.metric) for s in up.summary) == [
+        ("seahelm:total", "id", "language"), ("seahelm:total", "id", "nlu"), ("seahelm:total", "sea", "sea"),
+        ("sentiment", "id", "normalized_accuracy")]
+    msgs = [w.problem for w in up.warnings]
+    assert "1 task entries are not in Tanaw's table of SEA-HELM tasks (evaluator/seahelm_tasks.csv); not imported " \
+           "(made-up-task/id)" in msgs
+    assert "3 entries are neither a language, a task nor a score; not imported (id.nlu.<b>node</b>, " \
+           "id.<script>, Indonesia!)" in msgs
