@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from evaluator.chance import normalized_score
+
 SEA_LANGS = ("id", "vi", "th", "ta", "tl", "ms", "my")
 """SEA-HELM's SEA average languages (`task_config.yaml` `seahelm` suite at 6844e6c)."""
 
@@ -98,12 +100,11 @@ def unit_of(name: str) -> str | None:
     return row.unit if row else None
 
 
-def normalise(score: float, chance: float, maximum: float = 100.0) -> float:
-    """SEA-HELM's `normalize_score` × 100 on a 0-100 score: (score − chance) / (max − chance) × 100, clipped at 0
-    (`src/metrics/seahelm_metric.py`; 0 when chance equals the maximum)."""
-    if chance == maximum:
-        return 0.0
-    return max((score - chance) / (maximum - chance), 0.0) * 100
+def normalise(score: float, chance: float) -> float:
+    """SEA-HELM's `normalize_score` × 100 on a 0-100 score (`src/metrics/seahelm_metric.py`): Tanaw's normalised
+    score (`evaluator.chance.normalized_score`) clipped at 0, and 0 when chance is the maximum."""
+    v = normalized_score(score, chance)
+    return max(v, 0.0) if v is not None else 0.0
 
 
 def _mean(values: list[float]) -> float:
