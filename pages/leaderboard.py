@@ -13,6 +13,8 @@ from pages._board_human import HELP as HUMAN_HELP
 from pages._board_human import with_human
 from pages._cached import q, section
 from pages._entry import embedded, ensure_app
+from pages._seahelm_board import VIEWS
+from pages._seahelm_board import show as seahelm_view
 from pages._filters import also_available, filtered_models, model_filters
 from pages._ui import dashed, download, empty_state, language_links, md_escape, plot_text, table
 
@@ -60,17 +62,22 @@ else:
                "Vietnamese, Thai, Tamil), LINDSEA linguistic diagnostics and PACUTE Filipino word structure. Every "
                "number is recomputed from per-item outputs by Tanaw's own metrics; the papers' reported results are "
                "shown apart and never ranked.")
+    view_name = st.segmented_control(
+        "View", VIEWS, default=VIEWS[0], key="view", bind="query-params",
+        help="Tanaw's roll-up of the chosen benchmark, or SEA-HELM's: normalised task scores → competency → language "
+             "→ SEA average over id, vi, th, ta, tl, ms, my, shown only for what a model covers fully.") or VIEWS[0]
     c1, c2, c3 = st.columns([2, 2, 2])
+    seahelm_rule = view_name == VIEWS[1]  # SEA-HELM's view spans its own tasks, on its normalised scale
     bench = c1.segmented_control("Benchmark", list(FAMILIES), key="bench", bind="query-params",
-                                 default=bench_default) or bench_default
-    prompt_default = prompt_for(bench)
+                                 default=bench_default, disabled=seahelm_rule) or bench_default
+    prompt_default = "Native" if seahelm_rule else prompt_for(bench)  # SEA-HELM's prompts are native
     prompt = c2.segmented_control("Prompt", list(PROMPTS), default=prompt_default, key="prompt",
                                   bind="query-params",
                                   help="Every cell is run with the English prompt and with the native-language "
                                        "prompt written by native speakers; cells without a verified native prompt "
                                        "have no native score.") or prompt_default
     score_name = c3.segmented_control("Score", list(SCORES), default="Normalized", key="score",
-                                      bind="query-params",
+                                      bind="query-params", disabled=seahelm_rule,
                                       help="Normalized = (score − chance) / (100 − chance) × 100, the SEA-HELM "
                                            "convention; 0 is chance, negative is below chance. Raw is the metric "
                                            "itself on 0-100.") or "Normalized"
@@ -83,6 +90,9 @@ else:
 family, prompt_lang, score = FAMILIES[bench], PROMPTS[prompt], SCORES[score_name]
 # What every section below depends on besides the store: the key of its shared drawing (`pages._cached.section`).
 CHOICES = (family, prompt_lang, score, models)
+if not EMBED and view_name == VIEWS[1]:
+    seahelm_view(prompt_lang, prompt, models)
+    st.stop()
 
 
 def board_table(board) -> None:

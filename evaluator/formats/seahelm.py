@@ -11,6 +11,9 @@ Layouts as SEA-HELM writes them (`aisingapore/SEA-HELM`, `src/seahelm_evaluation
   the same run, skipped with a note.
 - `{model}_seahelm_results_{datetime}.json`: `{lang: {competency: {task: {metric: value, ...}, "total": x},
   "total": x}, "total": x}`; failed tasks carry `"error": "Failed to run evaluation for task"` and a 0.
+- Nothing in a file is dropped without a warning line: rows of a task Tanaw cannot re-score (or not in that
+  language) keep the mean of their own per-item scores, and summary entries of such tasks their metrics, as
+  self-reported under `reported_key` (SEA-HELM name and version, from the task table `evaluator/seahelm_tasks.csv`).
 - `-logprobs` task variants score only the probability of the gold answer, which SEA-HELM appends to each
   response (`LogprobsInferenceStrategy`): their rows cannot be re-scored; their summary values are kept as
   self-reported under their own metric names.
@@ -21,20 +24,21 @@ import re
 from pathlib import PurePosixPath
 from typing import Any
 
+from evaluator import seahelm_rollup
 from evaluator.formats import limits as L
 from evaluator.formats.parsed import ParsedRows, Row, SummaryScore, each_row
-from evaluator.registry import LANG_NAMES, get_task
+from evaluator.registry import get_task
 from evaluator.spec import Prediction
-
-SEAHELM_TASKS = {"mp-r": "lindsea-mp", "pragmatic-single": "lindsea-pragmatic-single",
-                 "pragmatic-pair": "lindsea-pragmatic-pair"}
-"""SEA-HELM task names that differ from ours (the rest are identical: sentiment, qa, nli, causal, abssum, ...)."""
 
 LOGPROBS = "-logprobs"
 """Suffix of SEA-HELM's log-probability task variants (`sentiment-logprobs`, `mp-r-logprobs`...)."""
 
 SUMMARY_NODES = ("total", "pragmatics", "pragmatics-logprobs", "lindsea", "translations")
 """Keys of the results JSON that aggregate tasks (`aggregate_metrics.py`): never tasks themselves."""
+GROUPS = frozenset({*(t.group for t in seahelm_rollup.table() if t.group), "pragmatics-logprobs"})
+"""Aggregation-group nodes of the results JSON (`aggregation_group` in SEA-HELM's task configs)."""
+REPORTED = "seahelm:"
+"""Prefix of the self-reported keys of SEA-HELM tasks, groups and totals that are not Tanaw tasks."""
 
 NON_SCORES = ("inference_time_taken", "is_cached", "null_count", "errors", "error", "subcategories",
               "num_samples", "correct_count", "total_count")
@@ -49,6 +53,9 @@ BATCH_FILE = re.compile(r"_turn\d+_(judge_)?batch(_response)?\.jsonl$", re.IGNOR
 SUMMARY_FILE = re.compile(r"^(?P<model>.+)_seahelm_results(_[^/]*)?\.json$", re.IGNORECASE)
 """`{model}_seahelm_results_{datetime}.json` (older runs: without the datetime)."""
 
+_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+"""A competency name of the results JSON kept as a total's metric (SEA-HELM's are like `nlu`, `linguistic-diagnostics`)."""
+
 _METADATA_TEXTS = ("correct", "wrong", "text", "question", "premise", "hypothesis", "context", "conclusion")
 """Metadata fields holding the item's own text (LINDSEA minimal pairs keep `correct`/`wrong` there)."""
 
@@ -56,8 +63,9 @@ _METADATA_TEXTS = ("correct", "wrong", "text", "question", "premise", "hypothesi
 def our_task(name: str) -> str | None:
     """Our task id for a SEA-HELM task name (a `-logprobs` variant maps to its task), or None."""
     base = name.removesuffix(LOGPROBS)
+    row = seahelm_rollup.lookup(base)  # the task table's `tanaw_task`; empty: the same name
     try:
-        return get_task(SEAHELM_TASKS.get(base, base)).name
+        return get_task(row.tanaw if row and row.tanaw else base).name
     except KeyError:
         return None
 
@@ -126,12 +134,13 @@ def parse_inference(data: bytes, file: str, *, run: int = 1, limits: L.Limits = 
         return out
     out.model_hint = model
     task = our_task(seahelm_task)
-    if task is None:
-        out.warn(None, None, f"unknown SEA-HELM task {seahelm_task!r}; rows not imported")
+    if task is None and seahelm_rollup.lookup(seahelm_task.removesuffix(LOGPROBS)) is None:
+        out.warn(None, None, f"unknown SEA-HELM task {seahelm_task!r} (not in Tanaw's table of SEA-HELM tasks); "
+                             "rows not imported")
         return out
-    if lang not in get_task(task).langs:
-        out.warn(None, None, f"task {task!r} has no language {lang!r} here; rows not imported")
-        return out
+    if task is None or lang not in get_task(task).langs:
+        why = f"Tanaw has no task {seahelm_task!r}" if task is None else f"Tanaw's {task!r} has no language {lang!r}"
+        return _items_as_reported(data, out, seahelm_task, lang, why, limits)
     if get_task(task).mode == "chat":  # conversations: evaluator.formats.seahelm_chat, turn by turn
         out.warn(None, None, "SEA-HELM conversation rows are imported turn by turn with their judge named by "
                              "`python -m evaluator judge-import`; rows not imported here")
@@ -181,6 +190,36 @@ def parse_inference(data: bytes, file: str, *, run: int = 1, limits: L.Limits = 
     return out
 
 
+def _items_as_reported(data: bytes, out: ParsedRows, seahelm_task: str, lang: str, why: str,
+                       limits: L.Limits) -> ParsedRows:
+    """Rows of a task Tanaw cannot re-score: the mean of the file's own per-item scores (`individual_scores`,
+    first run and turn) per metric, kept as self-reported under `reported_key` on the file's own scale."""
+    sums: dict[str, list[float]] = {}
+    n = 0
+    for line, obj, err in L.json_lines(data, out.file, limits):
+        if err is not None:
+            out.errors.append(err)
+            continue
+        if not isinstance(obj, dict):
+            out.error(line, None, "expected a JSON object")
+            continue
+        n += 1
+        try:
+            for k, v in _scores(obj.get("individual_scores")).items():
+                sums.setdefault(k, []).append(v)
+        except L.RowError as e:
+            out.error(line, e.field, e.problem)
+    if out.errors:
+        return out
+    key = reported_key(seahelm_task)
+    out.summary += [SummaryScore(key, lang, f"item_mean_{k}"[:64], sum(v) / len(v), "native")
+                    for k, v in sums.items()]
+    kept = (f"the mean of its per-item scores ({', '.join(sums)}) kept as self-reported under {key!r}"
+            if sums else "the file carries no per-item scores")
+    out.warn(None, None, f"{why}: {n} rows not re-scored; {kept}")
+    return out
+
+
 def _entry_scores(entry: dict, where: str, out: ParsedRows) -> dict[str, float]:
     """The metrics of one task entry: numbers that are not counts, flags, timings or standard errors."""
     scores: dict[str, float] = {}
@@ -203,11 +242,40 @@ def _listing(names: list[str], n: int = 5) -> str:
     return ", ".join(names[:n]) + (f" and {len(names) - n} more" if len(names) > n else "")
 
 
-def parse_summary(data: bytes, file: str, *, limits: L.Limits = L.DEFAULT_LIMITS) -> ParsedRows:
-    """`{lang: {competency: {task: {metric: value}}}}`: the metrics of every task that ran, kept as self-reported.
+def reported_key(name: str) -> str:
+    """The self-reported task key of a SEA-HELM task Tanaw does not score (in that language): `seahelm:{name}:v{version}`
+    with the version of SEA-HELM's task table (`evaluator.seahelm_rollup`); a group node's `seahelm:{name}`.
+    Group nodes (`translations`, `global_mmlu_lite`...) and the file's totals (`seahelm:total`) use the same prefix."""
+    name = name[:80]
+    row = seahelm_rollup.lookup(name.removesuffix(LOGPROBS))
+    return f"{REPORTED}{name}:v{row.version}" if row and row.version and name not in GROUPS else f"{REPORTED}{name}"
 
-    Failed entries, summary nodes, non-score keys, tasks that are not ours and languages our task lacks are left
-    out; each kind is reported once. A file in which every one of our tasks failed imports nothing and says so.
+
+def reported_name(task: str) -> str | None:
+    """The SEA-HELM task or group name of a self-reported key (`reported_key`), None when it is not one."""
+    if not task.startswith(REPORTED):
+        return None
+    return task[len(REPORTED):].split(":v", 1)[0]
+
+
+def _node_scores(node: Any) -> dict[str, float]:
+    """A group node's score: a bare number (`translations`, `global_mmlu_lite`...) or its normalised metrics."""
+    if isinstance(node, (int, float)) and not isinstance(node, bool):
+        return {"normalized_score": float(node)}
+    if isinstance(node, dict):
+        return {k: float(v) for k, v in node.items() if str(k).startswith("normalized")
+                and isinstance(v, (int, float)) and not isinstance(v, bool)}
+    return {}
+
+
+def parse_summary(data: bytes, file: str, *, limits: L.Limits = L.DEFAULT_LIMITS) -> ParsedRows:
+    """`{lang: {competency: {task: {metric: value}}}}`: every task that ran is kept as self-reported.
+
+    A task Tanaw has in that language keeps its Tanaw name (re-scoring its rows, when uploaded, replaces it); any
+    other under `reported_key` (SEA-HELM name and version). The aggregation-group nodes whose parts ran and the
+    file's competency, language and SEA totals are kept too (`seahelm:total`: metric = competency, "language" or
+    "sea"). Failed entries, nodes computed from failed parts and keys that are not scores are left out, each kind
+    with one warning naming them. A file in which every task failed imports nothing and says so.
     """
     out = ParsedRows(file, "seahelm-summary")
     doc, err = L.json_document(data, file, limits)
@@ -218,40 +286,75 @@ def parse_summary(data: bytes, file: str, *, limits: L.Limits = L.DEFAULT_LIMITS
         out.error(None, None, "expected a JSON object {lang: {competency: {task: {metric: value}}}}")
         return out
     out.model_hint = summary_model(file)
-    failed, ours_failed, unknown, no_lang = [], [], [], []
+    failed, ours_failed, kept_foreign, unknown, stale, skipped, again = [], [], [], [], [], [], []
+    total = f"{REPORTED}total"
     for lang, comps in doc.items():
-        if lang not in LANG_NAMES or not isinstance(comps, dict):
+        if lang == "total" and _node_scores(comps):
+            out.summary.append(SummaryScore(total, "sea", "sea", _node_scores(comps)["normalized_score"], "native"))
+            continue
+        if not (isinstance(comps, dict) and re.fullmatch(r"[a-z]{2,3}", str(lang))):
+            skipped.append(str(lang)[:40])
             continue
         for comp, tasks in comps.items():
-            if not isinstance(tasks, dict):
+            if comp == "total" and _node_scores(tasks):
+                out.summary.append(SummaryScore(total, lang, "language", _node_scores(tasks)["normalized_score"],
+                                                "native"))
                 continue
+            if not isinstance(tasks, dict) or not _NAME.fullmatch(str(comp)):
+                skipped.append(f"{lang}.{comp}"[:80])
+                continue
+            ran = {n for n, e in tasks.items() if isinstance(e, dict) and n not in SUMMARY_NODES
+                   and e.get("error") is None}
             for name, entry in tasks.items():
-                if name in SUMMARY_NODES or not isinstance(entry, dict):
+                where = f"{lang}.{comp}.{name}"
+                if name == "total" and _node_scores(entry):
+                    out.summary.append(SummaryScore(total, lang, str(comp)[:64], _node_scores(entry)["normalized_score"],
+                                                    "native"))
+                    continue
+                if name == "lindsea":
+                    again.append(f"{name}/{lang}")
+                    continue
+                if not isinstance(entry, dict) or (name in GROUPS and seahelm_rollup.lookup(name) is None):
+                    parts = [n for n in ran if seahelm_rollup.unit_of(n) == name]
+                    scores = _node_scores(entry)
+                    if not scores or name not in GROUPS:
+                        skipped.append(where[:80])
+                    elif not parts:
+                        stale.append(f"{name}/{lang}")
+                    else:
+                        out.summary += [SummaryScore(reported_key(name), lang, m, v, "native")
+                                        for m, v in scores.items()]
                     continue
                 task = our_task(name)
+                ours = task is not None and lang in get_task(task).langs
                 if entry.get("error") is not None:
                     failed.append(f"{name}/{lang}")
-                    if task is not None and lang in get_task(task).langs:
+                    if ours:
                         ours_failed.append(f"{name}/{lang}")
                     continue
-                if task is None:
-                    unknown.append(f"{name}/{lang}")
+                if not ours and seahelm_rollup.lookup(name.removesuffix(LOGPROBS)) is None:
+                    unknown.append(f"{name}/{lang}"[:80])
                     continue
-                if lang not in get_task(task).langs:
-                    no_lang.append(f"{name}/{lang}")
-                    continue
-                for metric, v in _entry_scores(entry, f"{lang}.{comp}.{name}", out).items():
-                    out.summary.append(SummaryScore(task, lang, metric, v, "native"))
-    if failed:
-        out.warn(None, None, f"{len(failed)} tasks failed in this file; not imported "
-                             f"(\"{FAILED}\": {_listing(failed)}; {len(ours_failed)} of them are Tanaw tasks)")
-    if unknown:
-        out.warn(None, None, f"{len(unknown)} task entries are not Tanaw tasks; not imported ({_listing(unknown)})")
-    if no_lang:
-        out.warn(None, None, f"{len(no_lang)} scores are for a language the Tanaw task lacks; not imported "
-                             f"({_listing(no_lang)})")
-    if not out.summary and not out.errors:
-        why = (f"every Tanaw task in this file failed in SEA-HELM ({len(ours_failed)} failed entries)"
-               if ours_failed else "no Tanaw task scores found")
+                key = task if ours else reported_key(name)
+                if not ours:
+                    kept_foreign.append(f"{name}/{lang}")
+                for metric, v in _entry_scores(entry, where, out).items():
+                    out.summary.append(SummaryScore(key, lang, metric, v, "native"))
+    for names, what in (
+            (failed, f"tasks failed in this file; not imported (\"{FAILED}\": {{}}; {len(ours_failed)} of them are "
+                     "Tanaw tasks)"),
+            (kept_foreign, "task scores are of tasks Tanaw does not score in that language; kept as self-reported "
+                           "under their SEA-HELM name and version ({})"),
+            (unknown, "task entries are not in Tanaw's table of SEA-HELM tasks (evaluator/seahelm_tasks.csv); "
+                      "not imported ({})"),
+            (stale, "group scores were computed from failed tasks only; not imported ({})"),
+            (again, "`lindsea` nodes repeat their linguistic-diagnostics total; kept once, as that total ({})"),
+            (skipped, "entries are neither a language, a task nor a score; not imported ({})")):
+        if names:
+            out.warn(None, None, f"{len(names)} " + what.format(_listing(names)))
+    if not any(s.task != total for s in out.summary) and not out.errors:
+        why = f"every task in this file failed in SEA-HELM ({len(failed)} failed entries)" if failed else \
+            "no task scores found"
+        out.summary = []
         out.error(None, None, f"{why}; no score imported")
     return out

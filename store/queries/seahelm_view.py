@@ -32,3 +32,32 @@ def seahelm_view_cells(con: duckdb.DuckDBPyConnection, prompt_lang: str = "en", 
     wide = df.pivot_table(index=["model", "task", "lang"], columns="metric", values="value", aggfunc="first")
     wide = wide.reindex(columns=[m for m in VIEW_METRICS if m in wide.columns]).rename(columns=COLUMNS)
     return wide.reset_index()
+
+
+@query
+def seahelm_rescored(con: duckdb.DuckDBPyConnection, prompt_lang: str = "native",
+                     models: tuple[str, ...] | None = None) -> pd.DataFrame:
+    """Inputs of the SEA-HELM roll-up from Tanaw's own scoring: one row per scored (model, task, lang) with the
+    headline `value` and `chance` (0-100) and SEA-HELM's classification score `seahelm_nba` where computed."""
+    ids = list(models) if models is not None else None
+    return con.execute("""
+        SELECT a.model_id AS model, a.task, a.lang,
+               max(a.value) FILTER (WHERE a.is_headline) AS value, max(a.chance) FILTER (WHERE a.is_headline) AS chance,
+               max(a.value) FILTER (WHERE a.metric = 'seahelm_nba') AS seahelm_nba
+        FROM aggregates a JOIN models m ON m.model_id = a.model_id
+        WHERE a.status = 'ok' AND a.prompt_lang = ? AND NOT coalesce(m.hidden, false)
+          AND (? IS NULL OR list_contains(?, a.model_id))
+        GROUP BY ALL HAVING max(a.value) FILTER (WHERE a.is_headline) IS NOT NULL
+        ORDER BY model, a.task, a.lang""", [prompt_lang, ids, ids]).df()
+
+
+@query
+def seahelm_reported(con: duckdb.DuckDBPyConnection, models: tuple[str, ...] | None = None) -> pd.DataFrame:
+    """Self-reported scores of visible uploads (SEA-HELM files keep theirs under SEA-HELM's names, and the
+    file's totals): one row per (model, task, lang, metric), the newest upload's value (the file's own scale)."""
+    ids = list(models) if models is not None else None
+    return con.execute("""
+        SELECT c.model_id AS model, c.task, c.lang, c.metric, arg_max(c.value, u.created_at) AS value
+        FROM self_reported_cells c JOIN uploads u USING (source_hash) JOIN models m ON m.model_id = c.model_id
+        WHERE u.status = 'visible' AND NOT coalesce(m.hidden, false) AND (? IS NULL OR list_contains(?, c.model_id))
+        GROUP BY ALL ORDER BY model, c.task, c.lang, c.metric""", [ids, ids]).df()

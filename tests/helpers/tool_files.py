@@ -295,3 +295,66 @@ def pacute_results(acc: float, exact: float) -> dict:
                            "hierarchical-gen": {"num_samples": 10, "exact_match": exact, "contains_match": exact,
                                                 "prefix_match": exact, "format": "generative"}},
             "timestamp": "20261130_110000"}
+
+
+SEAHELM_SUITE = {
+    "id": {"nlu": ["sentiment", "qa", "metaphor"], "safety": ["toxicity"],
+           "nlg": ["translation-en-xx", "translation-xx-en", "abssum"], "nlr": ["causal", "nli"],
+           "linguistic-diagnostics": ["syntax-criteria", "mp-r", "pragmatic-single", "pragmatic-pair"],
+           "instruction-following": ["if-eval"], "multi-turn": ["mt-bench"], "knowledge": ["global_mmlu_lite"]},
+    "vi": {"nlu": ["sentiment", "qa"], "safety": ["toxicity"], "nlg": ["translation-en-xx", "translation-xx-en", "abssum"],
+           "nlr": ["causal", "nli"], "instruction-following": ["if-eval"], "multi-turn": ["mt-bench"],
+           "knowledge": ["global_mmlu_lite"]},
+    "th": {"nlu": ["sentiment", "qa"], "safety": ["toxicity"], "nlg": ["translation-en-xx", "translation-xx-en", "abssum"],
+           "nlr": ["causal", "nli"], "instruction-following": ["if-eval"], "multi-turn": ["mt-bench"],
+           "knowledge": ["thai_exam_a_level", "thai_exam_onet"]},
+    "ta": {"nlu": ["sentiment", "qa"], "nlg": ["translation-en-xx", "translation-xx-en", "abssum"],
+           "nlr": ["causal", "nli"], "instruction-following": ["if-eval"], "multi-turn": ["mt-bench"],
+           "linguistic-diagnostics": ["mp-r", "pragmatic-single", "pragmatic-pair"]},
+    "tl": {"nlu": ["sentiment", "belebele-qa-mc"], "safety": ["toxicity"],
+           "nlg": ["translation-en-xx", "translation-xx-en", "abssum"], "nlr": ["causal", "nli"],
+           "instruction-following": ["if-eval"], "multi-turn": ["mt-bench"], "cultural": ["kalahi-mc", "kalahi-judge"],
+           "knowledge": ["global_mmlu_lite"]},
+    "ms": {"nlu": ["sentiment", "belebele-qa-mc"], "safety": ["toxicity"], "nlg": ["translation-en-xx", "translation-xx-en"],
+           "instruction-following": ["if-eval"], "multi-turn": ["mt-bench"], "knowledge": ["global_mmlu_lite"]},
+    "my": {"nlu": ["sentiment", "belebele-qa-mc"], "safety": ["toxicity"],
+           "nlg": ["translation-en-xx", "translation-xx-en", "abssum"], "nlr": ["causal", "nli"],
+           "instruction-following": ["if-eval"], "knowledge": ["global_mmlu_lite"]},
+}
+"""SEA-HELM's default suite (`seahelm_tasks/task_config.yaml` `seahelm` at 6844e6c) by language and competency
+(each task's `config.yaml` `competency`), with the task names a results file uses (`mt-bench`, ThaiExam's parts)."""
+SEAHELM_METRIC = {"qa": "normalized_f1", "translation-en-xx": "normalized_metricx_wmt24_scores",
+                  "translation-xx-en": "normalized_metricx_wmt24_scores", "abssum": "normalized_rougel_f1",
+                  "if-eval": "overall_lang_normalized_acc", "mt-bench": "weighted_win_rate",
+                  "syntax-criteria": "average_criteria_score", "kalahi-judge": "average_criteria_score"}
+"""Headline metrics that are not `normalized_accuracy` (the tasks' `config.yaml` `metric` at 6844e6c)."""
+SEAHELM_VALUES = {"sentiment": 20.0, "syntax-criteria": 0.0}
+"""Scores of the suite file that are not 50 (syntax-criteria is outside SEA-HELM's linguistic-diagnostics total)."""
+SEAHELM_SUITE_TOTALS = {"id": 48.75, "vi": 335 / 7, "th": 335 / 7, "ta": 47.5, "tl": 48.125, "ms": 47.5, "my": 47.5}
+"""Language totals of `seahelm_suite_results` by hand: every competency 50 but NLU (sentiment 20 with the other
+NLU tasks at 50): id NLU (20 + 50 + 50) / 3 = 40 over 8 competencies → (40 + 7 × 50) / 8 = 48.75; vi, th NLU 35
+over 7 → 335 / 7; ta, ms, my 35 over 6 → 47.5; tl 35 over 8 → 48.125."""
+
+
+def seahelm_suite_results(langs=tuple(SEAHELM_SUITE)) -> dict:
+    """A results file of SEA-HELM's whole default suite in `langs` (the layout of `aggregate_metrics` at 6844e6c:
+    `translations` and `thai_exam` group nodes, `pragmatics` and `lindsea` nodes, `total` at every level), its
+    totals the hand-computed `SEAHELM_SUITE_TOTALS`."""
+    doc: dict = {}
+    for lang in langs:
+        doc[lang] = {}
+        for comp, tasks in SEAHELM_SUITE[lang].items():
+            node = {t: _task_entry(SEAHELM_METRIC.get(t, "normalized_accuracy"), SEAHELM_VALUES.get(t, 50.0))
+                    for t in tasks}
+            if "translation-en-xx" in tasks:
+                node["translations"] = 50.0
+            if "thai_exam_onet" in tasks:
+                node["thai_exam"] = 50.0
+            if "pragmatic-pair" in tasks:
+                node["pragmatics"] = {"subcategories": {}, "accuracy": 75.0, "normalized_accuracy": 50.0}
+                node["lindsea"] = {"normalized_score": 50.0, "subcategories": {}}
+            node["total"] = 40.0 if comp == "nlu" and lang == "id" else 35.0 if comp == "nlu" else 50.0
+            doc[lang][comp] = node
+        doc[lang]["total"] = SEAHELM_SUITE_TOTALS[lang]
+    doc["total"] = sum(doc[lang]["total"] for lang in langs) / len(langs)
+    return doc

@@ -93,26 +93,35 @@ def test_seahelm_summary_as_written_today(index):
     up = read_upload(data, name, index=index)
     assert up.ok, up.errors
     assert up.model_hint == "Llama-3-8B"
-    got = {(s.task, s.lang, s.metric): s.value for s in up.summary}
+    got = {(s.task, s.lang, s.metric): s.value for s in up.summary if not s.task.startswith("seahelm:")}
+    # the group nodes whose parts ran and the file's totals are kept under SEA-HELM's names
+    assert {s.task for s in up.summary} - {t for t, _, _ in got} == {"seahelm:translations", "seahelm:pragmatics",
+                                                                      "seahelm:total"}
     assert {t for t, _, _ in got} == {"sentiment", "causal", "translation-en-xx", "translation-xx-en", "lindsea-mp",
                                       "lindsea-pragmatic-single", "lindsea-pragmatic-pair"}
     assert {(t, lang) for t, lang, _ in got if lang != "id"} == {("sentiment", "tl")}  # Filipino sentiment is ours
     assert not {m for _, _, m in got} & {"is_cached", "null_count", "inference_time_taken", "total", "error"}
     assert all(v == 100.0 for v in got.values())  # a failed task's 0 is never imported
     msgs = [w.problem for w in up.warnings]
-    assert any(m.startswith("3 tasks failed in this file; not imported") and "2 of them are Tanaw tasks" in m
-               for m in msgs), msgs  # qa, nli and metaphor (not a Tanaw task)
+    ours = sum(seahelm.our_task(t) is not None for t in ("metaphor", "qa", "nli"))  # metaphor: when Tanaw has it
+    assert any(m.startswith("3 tasks failed in this file; not imported") and f"{ours} of them are Tanaw tasks" in m
+               for m in msgs), msgs
     assert not any("language the Tanaw task lacks" in m for m in msgs)
 
 
-def test_seahelm_summary_where_every_tanaw_task_failed_imports_nothing(index):
-    ours = ("sentiment", "qa", "causal", "nli", "translation-en-xx", "translation-xx-en", "mp-r", "pragmatic-single",
-            "pragmatic-pair")
-    doc = T.seahelm_results(0.0, failed=ours)
+def test_seahelm_summary_where_every_task_failed_imports_nothing(index):
+    every = ("sentiment", "qa", "metaphor", "causal", "nli", "translation-en-xx", "translation-xx-en", "mp-r",
+             "pragmatic-single", "pragmatic-pair")
+    doc = T.seahelm_results(0.0, failed=every)
     up = read_upload(json.dumps(doc).encode(), "m_seahelm_results_2026-01-01T00:00:00.json", index=index)
-    assert not up.ok and not up.summary
-    assert "every Tanaw task in this file failed" in str(up.errors[0])
-    assert any(w.problem.startswith("10 tasks failed in this file; not imported") for w in up.warnings)
+    assert not up.ok and not up.summary  # its totals alone are not imported
+    assert "every task in this file failed in SEA-HELM (11 failed entries)" in str(up.errors[0])
+    assert any(w.problem.startswith("11 tasks failed in this file; not imported") for w in up.warnings)
+    # metaphor ran: kept as self-reported (under its SEA-HELM name and version while Tanaw lacks the task)
+    doc = T.seahelm_results(0.0, failed=every[:2] + every[3:])
+    up = read_upload(json.dumps(doc).encode(), "m_seahelm_results.json", index=index)
+    kept = {s.task for s in up.summary if s.task != "seahelm:total"}
+    assert up.ok and kept == {seahelm.our_task("metaphor") or "seahelm:metaphor:v1.1"}  # Tanaw's name once it has it
 
 
 def test_seahelm_logprobs_variants_mapped_but_rows_not_rescored(index):
@@ -290,3 +299,45 @@ def test_option_alignment_by_text_rules():
     # equal option texts (PACUTE has some) are one answer: paired in order, whatever their log-probabilities
     assert permutation(("pápa", "lupà", "pápa"), ("lupà", "pápa", "pápa")) == (1, 0, 2)
     assert isinstance(permutation(("pápa", "lupà", "lupà"), ("lupà", "pápa", "pápa")), str)
+
+
+def test_seahelm_inference_folder_every_file_imported_or_named(index):
+    """An inference folder mixing a task Tanaw re-scores, a SEA-HELM task it does not (syntax-criteria), a name
+    outside SEA-HELM's table and a batch file: every file is accounted for, by rows imported, scores kept as
+    self-reported or a warning naming it."""
+    rows = T.seahelm_sentiment("id")
+    judged = [{**r, "individual_scores": [{"normalized_accuracy": float(i % 2)}]} for i, r in enumerate(rows)]
+    base = "demo-model/run_0/inferences"
+    files = {f"{base}/id/sentiment/demo-model_sentiment_id.jsonl": T.jsonl(rows),
+             f"{base}/id/syntax-criteria/demo-model_syntax-criteria_id.jsonl": T.jsonl(judged),
+             f"{base}/id/made-up/demo-model_made-up_id.jsonl": T.jsonl(rows),
+             f"{base}/id/sentiment/demo-model_sentiment_id_turn1_batch.jsonl": b'{"custom_id": "0"}\n'}
+    up = read_upload(zip_bytes(files), "run.zip", index=index)
+    assert up.ok, up.errors
+    assert len(up.predictions) == n_items("sentiment", "id")
+    assert [(s.task, s.lang, s.metric) for s in up.summary] == [
+        ("seahelm:syntax-criteria:v1", "id", "item_mean_normalized_accuracy")]
+    assert up.summary[0].value == pytest.approx(sum(i % 2 for i in range(len(rows))) / len(rows))
+    named = {w.file.split("!")[-1].split("/")[-1]: w.problem for w in up.warnings}
+    assert named["demo-model_syntax-criteria_id.jsonl"].startswith(
+        f"Tanaw has no task 'syntax-criteria': {len(rows)} rows not re-scored")
+    assert named["demo-model_made-up_id.jsonl"].startswith("unknown SEA-HELM task 'made-up'")
+    assert "skipped" in named["demo-model_sentiment_id_turn1_batch.jsonl"]
+    assert {f.name.split("/")[-1] for f in up.files} == {p.split("/")[-1] for p in files}
+
+
+def test_seahelm_summary_names_outside_its_layout_are_named_never_stored(index):
+    doc = {"id": {"nlu": {"sentiment": {"normalized_accuracy": 50.0}, "made-up-task": {"accuracy": 9.0},
+                          "<b>node</b>": 5, "total": 50.0},
+                  "<script>": {"total": 3.0}, "total": 50.0},
+           "Indonesia!": {"nlu": {}}, "total": 50.0}
+    up = read_upload(json.dumps(doc).encode(), "m_seahelm_results.json", index=index)
+    assert up.ok
+    assert sorted((s.task, s.lang, s.metric) for s in up.summary) == [
+        ("seahelm:total", "id", "language"), ("seahelm:total", "id", "nlu"), ("seahelm:total", "sea", "sea"),
+        ("sentiment", "id", "normalized_accuracy")]
+    msgs = [w.problem for w in up.warnings]
+    assert "1 task entries are not in Tanaw's table of SEA-HELM tasks (evaluator/seahelm_tasks.csv); not imported " \
+           "(made-up-task/id)" in msgs
+    assert "3 entries are neither a language, a task nor a score; not imported (id.nlu.<b>node</b>, " \
+           "id.<script>, Indonesia!)" in msgs

@@ -126,6 +126,12 @@ def test_duplicates_and_unknown_tasks_are_warnings(index):
     assert any("duplicate of line 1" in w.problem and w.line == 4 for w in up.warnings)
     unknown = read_upload(U.jsonl(rows), "m_nosuchtask_id.jsonl", index=index)
     assert not unknown.ok and any("unknown SEA-HELM task 'nosuchtask'" in w.problem for w in unknown.warnings)
+    # a SEA-HELM task Tanaw does not score: not re-scored, its rows' own scores kept apart under its version
+    judged = read_upload(U.jsonl(U.seahelm_sentiment_rows(3, wrong=(1,))), "m_syntax-criteria_id.jsonl", index=index)
+    assert judged.ok and not judged.predictions
+    assert any(w.problem.startswith("Tanaw has no task 'syntax-criteria': 3 rows not re-scored") for w in judged.warnings)
+    assert [(s.task, s.lang, s.metric, s.value) for s in judged.summary] == [
+        ("seahelm:syntax-criteria:v1", "id", "item_mean_normalized_accuracy", pytest.approx(200 / 3))]
 
 
 def test_run_number_from_path():
