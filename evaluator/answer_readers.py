@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 
 from evaluator import languages
 from evaluator.answer_text import EDGE_JUNK, Hit, clean, echoes_choices, find_words, first_line, negator_of, nfc
@@ -105,8 +106,43 @@ def _lower_letter(line: str, letters: tuple[str, ...], lang: str) -> str | None:
     return letter if letter in letters else None
 
 
+@functools.cache
+def native_letters(lang: str) -> dict[str, str]:
+    """The language's own option letters → A, B, C, ... (`Language.option_letters`: Burmese က → A, ခ → B)."""
+    entry = languages.get(lang)
+    return {letter: "ABCDEFGH"[i] for i, letter in enumerate(entry.option_letters[:8])} if entry else {}
+
+
+def _joined(ch: str) -> bool:
+    """Whether `ch` continues a word (a letter or a combining sign): a letter followed by one is a syllable."""
+    return unicodedata.category(ch)[0] in "LM"
+
+
+def read_native_letter(line: str, lang: str) -> tuple[str | None, str]:
+    """(Latin letter, "") for an answer line that starts with one of the language's own option letters standing
+    alone ("ခ", "**ခ**", "(က)", "ဂ- ..."), as SEA-HELM reads the letter right after its answer tag; (None, why)
+    when the line lists two letters with "or" (an echoed choice list), (None, "") when it starts with no such
+    letter. Inside a sentence a Burmese letter is also a word (the particle က), so only the first counts."""
+    letters = native_letters(lang)
+    body = line.lstrip(EDGE_JUNK)
+    for letter in sorted(letters, key=len, reverse=True):
+        rest = body[len(letter):]
+        if body.startswith(letter) and not (rest and _joined(rest[0])):
+            after = clean(rest).split()
+            ors = {w.casefold() for e in languages.with_english(lang) for w in e.or_words}
+            if len(after) >= 2 and after[0] in ors and after[1].strip(EDGE_JUNK) in letters:
+                return None, "echoed the choices: " + letter + " / " + after[1]
+            return letters[letter], ""
+    return None, ""
+
+
 def read_letter(region: str, letters: tuple[str, ...], lang: str, item: Item | None, pred: Prediction | None):
     line = first_line(region)
+    native, echoed = read_native_letter(line, lang) if native_letters(lang) else (None, "")
+    if echoed:
+        return None, CONFLICT, echoed
+    if native in letters:
+        return native, "+native_letter", ""
     m = lead_letter_re(lang).match(line)
     lone, negated = _lone_letters(line, letters, lang)
     if m and m.group(1) in letters and lone <= {m.group(1)} and m.group(1) not in negated:

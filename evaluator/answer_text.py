@@ -15,6 +15,7 @@ import functools
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import Iterable
 
 from evaluator import languages
 
@@ -82,10 +83,23 @@ def first_line(s: str) -> str:
     return ""
 
 
+def tags_pattern(tags: Iterable[str]) -> str:
+    """A pattern for any of `tags` followed by its end mark: `:` or `：`, or one of the language's own marks
+    (`Language.tag_marks`: Burmese `အဖြေ-`, Khmer `ការបរប្រែ៖`); longest tags first."""
+    return _tags_pattern(tuple(sorted(dict.fromkeys(tags), key=len, reverse=True)))
+
+
+@functools.lru_cache(maxsize=64)
+def _tags_pattern(tags: tuple[str, ...]) -> str:
+    alternatives = []
+    for tag in tags:
+        marks = ":：" + languages.tag_marks(tag)
+        alternatives.append(re.escape(tag) + r"(?:\*\*)?\s*[" + "".join(re.escape(m) for m in marks) + "]")
+    return "(?:" + "|".join(alternatives) + ")"
+
+
 def _tag_re() -> re.Pattern[str]:
-    tags = sorted(languages.all_answer_tags(), key=len, reverse=True)
-    return re.compile(r"(?:\*\*)?(?:final\s+)?(?:" + "|".join(re.escape(t) for t in tags) + r")(?:\*\*)?\s*[:：]",
-                      re.I)
+    return re.compile(r"(?:\*\*)?(?:final\s+)?" + tags_pattern(languages.all_answer_tags()), re.I)
 
 
 TAG_RE = _tag_re()
@@ -110,8 +124,7 @@ def output_tag_region(text: str, tags: list[str]) -> str | None:
     """Text after the last of the given output tags (`Translation:`, `Terjemahan:`), or None when there is none."""
     if not tags:
         return None
-    found = list(re.finditer(r"(?:\*\*)?(?:" + "|".join(re.escape(t) for t in tags) + r")(?:\*\*)?\s*[:：]",
-                             text, re.I))
+    found = list(re.finditer(r"(?:\*\*)?" + tags_pattern(tags), text, re.I))
     return text[found[-1].end():] if found else None
 
 

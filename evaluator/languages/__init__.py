@@ -38,9 +38,16 @@ class Language:
     native_name: str = ""
     script: str = "Latin"
     tokenizer: str = "whitespace"
-    """Word segmentation for word-level views and metrics: "whitespace" or "newmm" (PyThaiNLP)."""
+    """Word segmentation for word-level views and metrics: "whitespace", "newmm" (PyThaiNLP) or "syllables"
+    (Burmese syllables, as SEA-HELM's ROUGE-L segments Burmese)."""
     answer_tag: str = ""
     """The native `Answer:` tag of the SEA-HELM prompts (`Jawaban`, `Câu trả lời`, ...)."""
+    tag_marks: str = ""
+    """Characters besides `:` and `：` that may end this language's answer and output tags (Burmese `အဖြေ-`
+    ends in a hyphen, Khmer `ការបរប្រែ៖` in the Khmer colon)."""
+    option_letters: tuple[str, ...] = ()
+    """The language's own option letters for A, B, C, ... (Burmese က, ခ, ဂ), read as those letters when an answer
+    starts with one."""
     output_tags: Mapping[str, str] = field(default_factory=dict)
     """Output tags of generation tasks by kind (`translation`, `summary`), as in `Terjemahan:`."""
     option_words: tuple[str, ...] = ()
@@ -81,10 +88,10 @@ class Language:
         return (Path(self.source).parent / self.prompt_pack).resolve()
 
 
-_LISTS = ("option_words", "or_words", "no_answer", "ner_labels")
+_LISTS = ("option_words", "or_words", "no_answer", "ner_labels", "option_letters")
 _MAPS = ("output_tags", "label_words", "single_letter_labels", "polarity_words", "literals", "toxicity_labels",
          "tasks")
-_STRINGS = ("code", "name", "native_name", "script", "tokenizer", "answer_tag", "prompt_pack")
+_STRINGS = ("code", "name", "native_name", "script", "tokenizer", "answer_tag", "tag_marks", "prompt_pack")
 
 
 def _check(path: Path, doc: Any) -> dict[str, Any]:
@@ -184,3 +191,13 @@ def with_english(code: str) -> tuple[Language, ...]:
 def all_answer_tags() -> tuple[str, ...]:
     """Every language's answer tag (a model may answer a native prompt with an English tag, or vice versa)."""
     return tuple(dict.fromkeys(lang.answer_tag for lang in LANGUAGES.values() if lang.answer_tag))
+
+
+def tag_marks(tag: str) -> str:
+    """The extra end marks (`Language.tag_marks`) of every language that declares `tag` as its answer or output
+    tag, compared case-folded ("" when none does)."""
+    folded = tag.casefold()
+    return "".join(dict.fromkeys(
+        mark for lang in LANGUAGES.values()
+        if folded in {t.casefold() for t in (lang.answer_tag, *lang.output_tags.values())}
+        for mark in lang.tag_marks))

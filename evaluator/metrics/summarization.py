@@ -1,8 +1,10 @@
 """ROUGE-L F1 as the BHASA paper computed it (§3.5.1): XL-Sum's multilingual scorer, rebuilt on rouge-score.
 
 XL-Sum's `multilingual_rouge_scoring` lower-cases, removes punctuation and control characters (BERT's
-BasicTokenizer rules), then segments Thai with PyThaiNLP newmm *keeping its whitespace tokens* and every other
-language with OpenNMT's `aggressive` tokenizer (pyonmttok); no stemming, no stopword removal. Scores are
+BasicTokenizer rules), then segments Thai with PyThaiNLP newmm *keeping its whitespace tokens*, Burmese into
+syllables (`burmese_syllables`, for a language entry with `tokenizer: syllables`, as XL-Sum's and SEA-HELM's
+scorers do) and every other language with OpenNMT's `aggressive` tokenizer (pyonmttok); no stemming, no stopword
+removal. Scores are
 aggregated with rouge-score's BootstrapAggregator under numpy seed 4156, and the bootstrap "mid" is the score.
 `rougeL_nows` (Thai only) is ROUGE-L on the lower-cased text segmented by newmm without whitespace tokens and
 without XL-Sum's punctuation removal (rouge-score with a plain word segmenter), reported as a secondary metric.
@@ -18,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from evaluator import languages
 from evaluator.metrics.base import MetricSpec, register
 
 if TYPE_CHECKING:
@@ -47,6 +50,32 @@ def _sanitize(text: str) -> str:
     return " ".join("".join(kept).split())
 
 
+ASAT, DOT_BELOW, VIRAMA = "\u103a", "\u1037", "\u1039"
+"""Myanmar sign asat (killer), dot below and virama (stacker)."""
+MYANMAR_DEPENDENT = frozenset(
+    [chr(c) for c in (*range(0x102B, 0x1033), *range(0x1036, 0x1039), *range(0x103B, 0x103F))] + [ASAT])
+"""Myanmar vowel signs, medials and tone marks that belong to the character before them."""
+
+
+def burmese_syllables(text: str) -> list[str]:
+    """Burmese text as syllables, the segmentation SEA-HELM's ROUGE-L uses for Burmese (its vendored XL-Sum scorer,
+    src/rouge_score/tokenizers.py `BurmeseTokenizer` @ 6844e6c, after Ding et al., ACM TALLIP 2019,
+    doi:10.1145/3325885). Spaces are dropped (ZWNJ counts as one); dot-below before asat is put after it; each
+    character takes the dependent signs after it; a unit shorter than 4 characters holding an asat joins the one
+    before it; units on either side of a virama are glued."""
+    text = text.replace("\u200c", " ").replace(DOT_BELOW + ASAT, ASAT + DOT_BELOW)
+    units: list[str] = []
+    for ch in "".join(text.lower().strip().split()):
+        if units and ch in MYANMAR_DEPENDENT:
+            units[-1] += ch
+        else:
+            units.append(ch)
+    for i in range(1, len(units)):
+        if ASAT in units[i] and len(units[i]) < 4:
+            units[i - 1], units[i] = units[i - 1] + units[i], ""
+    return " ".join(u for u in units if u).replace(f" {VIRAMA} ", VIRAMA).split()
+
+
 class XLSumTokenizer:
     """rouge-score tokenizer (any object with `tokenize`, as `RougeScorer` takes it) reproducing XL-Sum's
     `MultiTokenizer` for one language."""
@@ -64,6 +93,11 @@ class XLSumTokenizer:
             tokens = word_tokenize(text, engine="newmm")  # keep_whitespace=True, the default XL-Sum relies on
             if tokens:
                 return [t for t in tokens if t]
+        entry = languages.get(self.lang)
+        if entry is not None and entry.tokenizer == "syllables":
+            tokens = burmese_syllables(text)
+            if tokens:
+                return tokens
         return [t for t in _aggressive()(text) if t]
 
 
