@@ -197,15 +197,25 @@ def seahelm_sentiment(blobs: list[bytes], lang: str) -> bytes:
                   for i, r in enumerate(_json_lines(blobs[0], "indicsentiment")))
 
 
-def seahelm_batayan_sentiment(blobs: list[bytes], lang: str) -> bytes:
-    """SEA-HELM Batayan sentiment copy (`tl_elections_sentiment.jsonl`): `id`, `label` (English), `prompts[0].text`."""
+def _seahelm_labelled_text(blob: bytes, lang: str, dataset: str) -> bytes:
+    """A SEA-HELM sentiment copy: `id`, `label` (English), `prompts[0].text`; ids `<dataset>-<lang>-<id>`."""
     rows = []
-    for n, r in enumerate(_json_lines(blobs[0], "batayan-sentiment"), start=1):
-        where = f"batayan-sentiment:{n}"
+    for n, r in enumerate(_json_lines(blob, f"{dataset}-sentiment"), start=1):
+        where = f"{dataset}-sentiment:{n}"
         text = _need(_need(r, "prompts", where)[0], "text", where)
-        rows.append({"id": f"batayan-{lang}-{_need(r, 'id', where)}", "text": text, "label": r["label"],
+        rows.append({"id": f"{dataset}-{lang}-{_need(r, 'id', where)}", "text": text, "label": r["label"],
                      "label_en": _need(r, "label", where)})
     return _jsonl(rows)
+
+
+def seahelm_batayan_sentiment(blobs: list[bytes], lang: str) -> bytes:
+    """SEA-HELM Batayan sentiment copy (`tl_elections_sentiment.jsonl`): `id`, `label` (English), `prompts[0].text`."""
+    return _seahelm_labelled_text(blobs[0], lang, "batayan")
+
+
+def seahelm_nusax_sentiment(blobs: list[bytes], lang: str) -> bytes:
+    """SEA-HELM NusaX-Senti copies (`jv_nusax.jsonl`, `su_nusax.jsonl` @ 360c7cc): `id`, `label`, `prompts[0].text`."""
+    return _seahelm_labelled_text(blobs[0], lang, "nusax")
 
 
 # --- toxicity ------------------------------------------------------------------------------------------------
@@ -284,6 +294,22 @@ def seahelm_flores(blobs: list[bytes], lang: str) -> bytes:
                   for i, r in enumerate(_json_lines(blobs[0], "flores")))
 
 
+NUSAX_FLORES = {"jv": "jav_Latn", "su": "sun_Latn"}
+"""FLORES-style codes of NusaX's Javanese and Sundanese."""
+
+
+def seahelm_nusax_mt(blobs: list[bytes], lang: str) -> bytes:
+    """SEA-HELM NusaX-MT copies (`nusax/devtest/id_to_<lang>.jsonl` @ 360c7cc): `prompts[0].text` Indonesian,
+    `label` the Javanese / Sundanese sentence; both directions read this file."""
+    rows = []
+    for n, r in enumerate(_json_lines(blobs[0], "nusax-mt"), start=1):
+        where = f"nusax-mt:{n}"
+        rows.append({"id": f"nusax-mt-{lang}-{_need(r, 'id', where)}", "source_lang": "ind_Latn",
+                     "target_lang": NUSAX_FLORES[lang], "source": _need(_need(r, "prompts", where)[0], "text", where),
+                     "target": _need(r, "label", where)})
+    return _jsonl(rows)
+
+
 def seahelm_xlsum(blobs: list[bytes], lang: str) -> bytes:
     """SEA-HELM XL-Sum sample: `id`, `label` summary, `prompts[0].text` article, `metadata.{url,title}`."""
     return _jsonl({"id": r["id"], "url": r.get("metadata", {}).get("url"),
@@ -348,12 +374,56 @@ def xcopa(blobs: list[bytes], lang: str) -> bytes:
     return _jsonl(rows)
 
 
+# --- metaphor, paraphrase -------------------------------------------------------------------------------------
+
+SEAHELM_LETTERS = {"tl": {"A": "A", "B": "B"}, "my": {"က": "A", "ခ": "B"}}
+"""The option letters of SEA-HELM's paraphrase files per language (its Burmese file writes က/ခ, as its prompt
+asks) → Tanaw's A/B."""
+
+
+def seahelm_paraphrase(blobs: list[bytes], lang: str) -> bytes:
+    """SEA-HELM paraphrase identification (`tl_paws.jsonl`, `my_myparaphrase.jsonl` @ 6844e6c): `id`, `label` an
+    option letter (A paraphrase, B not), `text_label`, `prompts[0].{sentence1, sentence2}`."""
+    letters, rows = SEAHELM_LETTERS[lang], []
+    for n, r in enumerate(_json_lines(blobs[0], "paraphrase"), start=1):
+        where = f"paraphrase:{n}"
+        label = _need(r, "label", where)
+        if label not in letters:
+            raise ConvertError(f"{where}: label: {label!r} is not one of {sorted(letters)}")
+        p = _need(r, "prompts", where)[0]
+        rows.append({"id": f"paraphrase-{lang}-{_need(r, 'id', where)}", "sentence1": _need(p, "sentence1", where),
+                     "sentence2": _need(p, "sentence2", where), "label": letters[label], "label_original": label,
+                     "text_label": r.get("text_label")})
+    return _jsonl(rows)
+
+
+METAPHOR_LETTERS = {0: "A", 1: "B"}
+"""SEA-HELM's metaphor `label` (0 → choice1, 1 → choice2) → option letter (its metric's `label_map` a 0, b 1)."""
+
+
+def seahelm_metaphor(blobs: list[bytes], lang: str) -> bytes:
+    """SEA-HELM metaphor (`<lang>_multilingual_fig_qa.jsonl` @ 360c7cc): `id`, `label` 0/1,
+    `prompts[0].{phrase, choice1, choice2}`."""
+    rows = []
+    for n, r in enumerate(_json_lines(blobs[0], "metaphor"), start=1):
+        where = f"metaphor:{n}"
+        label = _need(r, "label", where)
+        if label not in METAPHOR_LETTERS or isinstance(label, bool):
+            raise ConvertError(f"{where}: label: {label!r} is not 0 or 1")
+        p = _need(r, "prompts", where)[0]
+        rows.append({"id": f"metaphor-{lang}-{_need(r, 'id', where)}", "phrase": _need(p, "phrase", where),
+                     "choice1": _need(p, "choice1", where), "choice2": _need(p, "choice2", where),
+                     "label": METAPHOR_LETTERS[label]})
+    return _jsonl(rows)
+
+
 CONVERTERS: dict[str, Callable[[list[bytes], str], bytes]] = {
     "nergrit": nergrit, "thainer": thainer, "squad": squad, "seahelm_qa": seahelm_qa, "nusax": nusax,
     "uit_vsfc": uit_vsfc, "wisesight": wisesight, "seahelm_sentiment": seahelm_sentiment, "mlhsd": mlhsd,
     "vihsd": vihsd, "thaitox": thaitox, "seahelm_flores": seahelm_flores, "seahelm_xlsum": seahelm_xlsum,
     "indonli": indonli, "seahelm_xnli": seahelm_xnli, "xcopa": xcopa,
     "seahelm_batayan_sentiment": seahelm_batayan_sentiment, "seahelm_toxicity": seahelm_toxicity,
-    "seahelm_copa": seahelm_copa,
+    "seahelm_copa": seahelm_copa, "seahelm_paraphrase": seahelm_paraphrase, "seahelm_metaphor": seahelm_metaphor,
+    "seahelm_nusax_sentiment": seahelm_nusax_sentiment, "seahelm_nusax_mt": seahelm_nusax_mt,
 }
 """Converter name (the source table's `convert`) → function; `copy` is handled by the puller."""
