@@ -10,7 +10,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 # System packages in one layer: nginx, which puts the Streamlit processes behind one port (deploy/serve.sh,
 # deploy/nginx.conf; not pinned, as Debian's security updates replace its version in place and a pin would break the
-# build at the next one), and Noto fonts for the scripts beyond Latin (Thai, Tamil, Myanmar for Burmese, Khmer), so
+# build at the next one), and Noto fonts for the scripts beyond Latin (Thai, Tamil, Myanmar for Burmese, Khmer, Lao), so
 # pages rendered inside the image (headless screenshots) show them rather than empty boxes.
 # hadolint ignore=DL3008
 RUN apt-get update \

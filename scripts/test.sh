@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test command (README and .ci/run): install what the tests need, then run the whole suite.
 #   - Python test requirements (pinned) into the current interpreter (use a venv if you like);
-#   - Debian's Chromium with Thai, Tamil, Burmese and Khmer fonts for the real-browser tests (Playwright drives it),
+#   - Debian's Chromium with Thai, Tamil, Burmese, Khmer and Lao fonts for the real-browser tests (Playwright drives it),
 #     and nginx for the tests that serve the app as the Space image does (deploy/serve.sh);
 #   - the optional llama.cpp pieces for the real-local-model integration test (source build, minutes, cached).
 # The suite includes the package rules (import-linter, .importlinter) and ruff (ruff.toml): tests/integration/test_layering.py.
@@ -22,7 +22,7 @@ if [ "${TANAW_SKIP_SYSTEM:-0}" != "1" ]; then
     [ -x /usr/bin/chromium ] || need+=(chromium)
     dpkg -s fonts-thai-tlwg >/dev/null 2>&1 || need+=(fonts-thai-tlwg)
     dpkg -s fonts-lohit-taml >/dev/null 2>&1 || need+=(fonts-lohit-taml)
-    dpkg -s fonts-noto-core >/dev/null 2>&1 || need+=(fonts-noto-core)  # Myanmar (Burmese) and Khmer
+    dpkg -s fonts-noto-core >/dev/null 2>&1 || need+=(fonts-noto-core)  # Myanmar (Burmese), Khmer and Lao
     [ -x /usr/sbin/nginx ] || need+=(nginx-light)  # the image's proxy in front of the Streamlit processes
     command -v cmake >/dev/null || need+=(cmake)
     command -v g++ >/dev/null || need+=(g++)

@@ -178,7 +178,8 @@ UNAVAILABLE = {
     **{(loader, lang): "SEA-HELM's items are only on the Hugging Face Hub (aisingapore/*) with no pinned revision, "
                        "so `data pull` cannot fetch them (see its sources table)"
        for lang, loaders in (("ms", ("sentiment", "toxicity", "mt_en_xx", "mt_xx_en")),
-                             ("my", ("sentiment", "toxicity", "mt_en_xx", "mt_xx_en", "abssum", "nli", "causal")))
+                             ("my", ("sentiment", "toxicity", "mt_en_xx", "mt_xx_en", "abssum", "nli", "causal")),
+                             ("lo", ("sentiment", "mt_en_xx", "mt_xx_en")), ("km", ("mt_en_xx", "mt_xx_en")))
        for loader in (f"bhasa.{name}" for name in loaders)},
 }
 """Known-missing (loader, lang) cells and why, quoted when their file is absent."""

@@ -22,7 +22,7 @@ def test_both_module_names_run_the_same_command():
     assert via_cli.stdout == via_alias.stdout
     tasks = {r["task"]: r for r in json.loads(via_cli.stdout)}
     assert tasks["sentiment"]["family"] == "bhasa"
-    assert tasks["sentiment"]["langs"] == ["id", "vi", "th", "ta", "tl", "ms", "my"]
+    assert tasks["sentiment"]["langs"] == ["id", "vi", "th", "ta", "tl", "ms", "my", "jv", "su", "lo"]
 
 
 def test_run_returns_the_commands_code_and_a_bad_language_is_one_line(tmp_path):

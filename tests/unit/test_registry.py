@@ -9,9 +9,11 @@ from evaluator.registry import ALIASES, TASKS, get_task, resolve, select
 from tests.conftest import REPO
 
 EXPECTED = {
-    "ner": "id vi th ta", "qa": "id vi th ta", "sentiment": "id vi th ta tl ms my", "toxicity": "id vi th tl ms my",
-    "translation-en-xx": "id vi th ta tl ms my", "translation-xx-en": "id vi th ta tl ms my",
+    "ner": "id vi th ta", "qa": "id vi th ta", "sentiment": "id vi th ta tl ms my jv su lo",
+    "toxicity": "id vi th tl ms my", "translation-en-xx": "id vi th ta tl ms my km lo",
+    "translation-xx-en": "id vi th ta tl ms my km lo", "translation-id-xx": "jv su", "translation-xx-id": "jv su",
     "abssum": "id vi th ta tl my", "nli": "id vi th ta tl my", "causal": "id vi th ta tl my",
+    "metaphor": "id jv su", "paraphrase": "tl my",
     "lindsea-mp": "id ta", "lindsea-pragmatic-single": "id ta", "lindsea-pragmatic-pair": "id ta",
     "lindsea-coref-binary": "id ta", "lindsea-coref-open": "id ta", "lindsea-coref-pronoun": "id",
     "lindsea-translation": "id ta", "cultural-representation": "id ta",

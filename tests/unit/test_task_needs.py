@@ -87,6 +87,7 @@ def test_a_campaigns_default_protocol_is_a_field_of_the_task():
     from evaluator.registry import TASKS
 
     chosen = {name: protocols.protocol_for(name).name for name, t in TASKS.items() if t.human_protocol}
-    assert chosen == {"translation-en-xx": "mt", "translation-xx-en": "mt", "abssum": "summarisation"}
+    assert chosen == {"translation-en-xx": "mt", "translation-xx-en": "mt", "translation-id-xx": "mt",
+                      "translation-xx-id": "mt", "abssum": "summarisation"}
     with pytest.raises(ValueError, match="has no default protocol"):
         protocols.protocol_for("sentiment")
