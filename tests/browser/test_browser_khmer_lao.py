@@ -73,6 +73,7 @@ def test_khmer_and_lao_items_and_answers_render(tmp_path):
             wait_for_app(page, 120000)
             page.wait_for_function("t => document.body.innerText.includes(t)", arg=ANSWERS[lang]["Model-B"][0],
                                    timeout=60000)
+            page.get_by_text(ANSWERS[lang]["Model-B"][0]).first.scroll_into_view_if_needed()
             screenshot(page, f"compare_{name}")
             bodies[lang] = page.inner_text("body")
     assert "ការបរប្រែ៖ សួស្តី។" in bodies["km"] and "ຄຳແປ: ສະບາຍດີ." in bodies["lo"]
