@@ -66,6 +66,11 @@ RULES: tuple[tuple[str, str], ...] = (
                        "`Positif, Negatif, atau Netral`) is unparsed, not read as its first choice."),
     ("Lower-case letters", "A letter standing alone may be lower-case (`c`, `jawaban: b`, `(a)`, `b) ...`); "
                            "inside a sentence only capital letters count, so the article `a` is not option A."),
+    ("Native tags and letters", "A language's tags may end in its own mark instead of a colon, as SEA-HELM writes "
+                                "them (Burmese `အဖြေ-`, Khmer `ការបរប្រែ៖`). Where SEA-HELM asks for the "
+                                "language's own option letters (Burmese က/ခ/ဂ/ဃ), an answer that starts with one "
+                                "standing alone is read as A/B/C/D (`အဖြေ- ခ` is B); inside a sentence a Burmese "
+                                "letter is also a word, so only the first counts."),
 )
 """The extraction rules for hard cases, as (name, statement)."""
 

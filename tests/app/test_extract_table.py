@@ -77,6 +77,8 @@ NLI = [
     ("vi", "Answer: B\n\nFinal answer: B", "B", "English prompt, several tags that agree"),
     ("th", "<think>A หรือ C", None, "unclosed <think>"),
     ("ta", "a cat sat on the mat", None, "the article 'a' inside a sentence is not the letter A"),
+    ("my", "အဖြေ- ခ", "B", "Burmese letter after SEA-HELM's hyphen-ended tag (SEA-HELM reads ခ too)"),
+    ("my", "အဖြေ- က သို့မဟုတ် ခ", None, "echoed the choices in Burmese letters ('သို့မဟုတ်' = or)"),
 ]
 
 CAUSAL = [
