@@ -261,3 +261,31 @@ print(json.dumps(out, ensure_ascii=False))
     assert got.pop("prompt").startswith("ປະໂຫຍກຕໍ່ໄປນີ້ມີຄວາມຮູ້ສຶກແນວໃດ?")
     assert got == {"km|ការបរប្រែ៖ សួស្តី": "សួស្តី", "lo|ຄຳແປ: ສະບາຍດີ": "ສະບາຍດີ", "lo|ຄຳຕອບ: ແງ່ລົບ": "negative",
                    "lo|ຄຳຕອບ: ແງ່ບວກ ຫຼື ແງ່ລົບ": None, "lo|ຄຳຕອບ: ບໍ່ແມ່ນແງ່ບວກ": None}
+
+
+@pytest.mark.skipif(not MIRROR.is_dir(), reason=NO_MIRROR)
+def test_seahelm_inference_files_of_the_new_tasks_import(tmp_path):
+    """SEA-HELM's inference-file layout (`{model}_{task}_{lang}.jsonl`: its item rows plus `responses`) for
+    `paraphrase`/my and `metaphor`/jv: the task names are SEA-HELM's own, rows match our items by their texts, and
+    the answers are re-scored. By hand: paraphrase/my golds ခ ခ ခ ခ, answers ခ က ခ ခ → one class, 3 of 4 = 75;
+    metaphor/jv golds A B A B, answers A B B A → (1/2 + 1/2) / 2 = 50."""
+    env = make_env(tmp_path)
+    new, old = "6844e6c5cae439a413281df31271d388fcbad12f", "360c7cc26166487b818bf617b4342c5674e67207"
+    files = {
+        ("paraphrase-my", "M1_paraphrase_my.jsonl"): (git_show(
+            new, "seahelm_tasks/nlu/paraphrase_identification/data/my_myparaphrase.jsonl"),
+            ["အဖြေ- ခ", "အဖြေ- က", "ခ", "အဖြေ- ခ"]),
+        ("metaphor-jv", "M1_metaphor_jv.jsonl"): (git_show(
+            old, "seahelm_tasks/nlu/metaphor/data/jv_multilingual_fig_qa.jsonl"),
+            ["Jawaban: A", "Jawaban: B", "Jawaban: B", "Jawaban: A"]),
+    }
+    for (source, name), (blob, outputs) in files.items():
+        convert(source, blob, tmp_path / "data")
+        rows = [json.loads(line) for line in blob.decode().splitlines()[:len(outputs)]]
+        path = tmp_path / name
+        path.write_text("".join(json.dumps({**r, "responses": [o]}, ensure_ascii=False) + "\n"
+                                for r, o in zip(rows, outputs)), encoding="utf-8")
+        sh(env, "ingest", str(path), "--model", "M1", "--format", "seahelm")
+    board = {(r["task"], r["lang"]): r for r in json.loads(sh(env, "leaderboard", "--json"))}
+    assert board[("paraphrase", "my")]["value"] == pytest.approx(75.0)
+    assert board[("metaphor", "jv")]["value"] == pytest.approx(50.0)
