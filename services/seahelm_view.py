@@ -43,7 +43,7 @@ def _inputs(rescored: pd.DataFrame, reported: pd.DataFrame) -> dict[str, dict[tu
     files: dict[tuple[str, str, str], dict[str, float]] = {}
     for model, task, lang, metric, value in zip(reported["model"], reported["task"], reported["lang"],
                                                 reported["metric"], reported["value"]):
-        name = reported_name(task) if task.startswith(REPORTED) else R.seahelm_name(task)
+        name = reported_name(task) or R.seahelm_name(task)
         if name is not None and task != TOTAL:
             files.setdefault((model, name, lang), {})[metric] = float(value)
     rescored_units = {(model, lang, R.unit_of(name)) for model, mine in out.items() for name, lang in mine}

@@ -251,11 +251,11 @@ def reported_key(name: str) -> str:
     return f"{REPORTED}{name}:v{row.version}" if row and row.version and name not in GROUPS else f"{REPORTED}{name}"
 
 
-def reported_name(task: str) -> str | None:
+def reported_name(key: str) -> str | None:
     """The SEA-HELM task or group name of a self-reported key (`reported_key`), None when it is not one."""
-    if not task.startswith(REPORTED):
+    if not key.startswith(REPORTED):
         return None
-    return task[len(REPORTED):].split(":v", 1)[0]
+    return key[len(REPORTED):].split(":v", 1)[0]
 
 
 def _node_scores(node: Any) -> dict[str, float]:
