@@ -12,10 +12,11 @@ failure.
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from evaluator import languages
+from evaluator import instructions, languages
 from evaluator.answer_readers import (
     CONFLICT,
     label_words,
@@ -332,6 +333,31 @@ def extract_option_logprob(raw: str | None, *, task: TaskSpec, lang: str, item: 
         i = folded.index(clean(line))
         return Extraction(options[i], True, reasoning, {"via": "text_option", "choice": i, "k": len(options)})
     return _fail(reasoning, "no log-probabilities and no option in the output", k=len(options))
+
+
+# ------------------------------------------------------------------------------------------ instructions
+
+_REASONING_TAG = re.compile(r"</?(?:think|reflection)>", re.IGNORECASE)
+
+
+@answer_reader("instructions")
+def extract_instructions(raw: str | None, *, task: TaskSpec, lang: str, item: Item | None = None,
+                         pred: Prediction | None = None) -> Extraction:
+    """SEA-IFEval: the whole response checked against the item's instructions (`evaluator.instructions.follow`);
+    the outcome goes into the extras and the answer is its one-line summary. `<think>`/`<reflection>` blocks are
+    split off first (a response without them is checked exactly as given); an empty response or a reasoning block
+    that never closes is unparsed."""
+    if item is None:
+        raise ValueError(f"{task.name}: the instructions reader needs the item")
+    text, reasoning = raw or "", None
+    if _REASONING_TAG.search(text):
+        text, reasoning, unclosed = split_reasoning_state(text)
+        if unclosed and not text.strip():
+            return _fail(reasoning, "reasoning block never closed: no final answer")
+    outcome = instructions.follow(text, lang, instructions.item_instructions(item.gold))
+    if not text.strip():
+        return _fail(reasoning, "empty output", **outcome.as_extras())
+    return Extraction(instructions.summary(outcome), True, reasoning, outcome.as_extras())
 
 
 def extract(task: TaskSpec, item: Item, pred: Prediction) -> Extraction:

@@ -37,6 +37,8 @@ COMPETENCIES = {
     "WS": "word structure (WS): spelling, syllables and affixes of Filipino words (PACUTE)",
     "WS-control": "controls: English character games and arithmetic, the ceiling for word structure",
     "CULT": "culture: open questions on proverbs and customs, rated by people",
+    "IF": "instruction following (IF): answers that obey verifiable instructions on length, format, keywords and "
+          "language (SEA-IFEval)",
 }
 """Competency codes (`TaskSpec.grp`) in plain words."""
 FAMILY_WORDS = {
@@ -44,6 +46,7 @@ FAMILY_WORDS = {
     "lindsea": "LINDSEA = linguistic diagnostics (grammar, meaning, pragmatics)",
     "pacute": "PACUTE = Filipino word structure (spelling, syllables, affixes)",
     "cultural": "Cultural = open questions on culture, rated by people",
+    "instruction": "Instruction following = SEA-IFEval's verifiable instructions, checked one by one",
 }
 """Benchmark families in plain words."""
 
