@@ -10,8 +10,8 @@ from pages._chat_compare import show as show_conversations
 from pages._entry import ensure_app
 from services.board_view import compare_cell, compare_default
 from pages._filters import board_leaders, model_filters, models_query
-from pages._ui import answer_text, empty_state, mark, md_code, md_escape, table, word_diff
-from services.compare import run_card_diff, run_cards
+from pages._ui import answer_text, empty_state, frame, mark, md_code, md_escape, table, word_diff
+from services.compare import instruction_outcomes, run_card_diff, run_cards
 from store.queries.compare import LABELS, SLICES
 
 ensure_app()
@@ -165,6 +165,10 @@ for col, label, system in zip(cols, LABELS, chosen):
                 st.code(r.prompt if isinstance(r.prompt, str) else "(not recorded)", language=None, wrap_lines=True)
             st.code(r.output if isinstance(r.output, str) else "(no text output: scored by option log-probability)",
                     language=None, wrap_lines=True)
+            followed = instruction_outcomes(r.extras)
+            if followed is not None:
+                st.caption("Instructions (failed first); a response in another language follows none.")
+                frame(followed, hide_index=True)
             if isinstance(r.output, str):
                 first_output.setdefault(label, r.output)
 

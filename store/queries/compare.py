@@ -229,7 +229,8 @@ def compare_item(con, *, task: str, lang: str, item_id: str) -> pd.DataFrame:
 def compare_outputs(con, *, task: str, lang: str, item_id: str, systems: tuple[str, ...],
                     metric: str, runs: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every answer of the chosen systems to one item: label, model_id, prompt_lang, run_no, ord, prompt,
-    output, answer, parsed, score, right (NULL for non-binary metrics), finish_reason. `runs`: `compare_runs` of the
+    output, answer, parsed, score, extras (the answer reader's, JSON text), right (NULL for non-binary metrics),
+    finish_reason. `runs`: `compare_runs` of the
     same cell and systems when the caller has it (else read here): the item's answers in each run's write window,
     labelled from the runs' rows (no join with `runs` or the systems), and its per-answer scores read from each
     system's cell by its number (`cell_no = ?`: DuckDB skips the other row groups, where a list of numbers or a join
@@ -273,7 +274,7 @@ def _answers(con, runs: pd.DataFrame, systems: tuple[str, ...], cells: list[int]
         s AS ({" UNION ALL ".join(scored)})
         SELECT CAST(p.label AS VARCHAR) AS label, CAST(p.model_id AS VARCHAR) AS model_id,
                CAST(p.prompt_lang AS VARCHAR) AS prompt_lang, CAST(p.run_no AS INTEGER) AS run_no, p.ord, p.prompt,
-               p.output, p.answer, p.parsed, s.value AS score,
+               p.output, p.answer, p.parsed, s.value AS score, p.extras::VARCHAR AS extras,
                CASE WHEN (SELECT coalesce(bool_or(is_binary), false) FROM metrics WHERE metric = ?)
                     THEN s.value >= 1 END AS right, p.finish_reason
         FROM p LEFT JOIN s ON s.model_id = p.model_id AND s.prompt_lang = p.prompt_lang AND s.run_no = p.run_no

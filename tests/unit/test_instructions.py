@@ -2,6 +2,8 @@
 SEA language; loose variants, the language check and the answer reader as SEA-HELM and IFEval define them."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from evaluator import instructions as I
@@ -149,3 +151,16 @@ def test_reader_splits_reasoning_and_refuses_empty_or_unclosed():
     assert not unclosed.parsed and unclosed.answer is None
     empty = score_prediction(task, item, Prediction("sea-ifeval", "id", "1", "native", "   "))
     assert not empty.parsed and empty.scores["ifeval_prompt_loose"] == 0.0
+
+
+def test_drill_down_rows_list_failed_instructions_first_and_ignore_other_extras():
+    from services.compare import instruction_outcomes
+
+    extras = {"instructions": ["startend:first_word", "keywords:existence"], "strict": [True, False],
+              "loose": [True, True], "language": "id", "detected_language": "ms", "language_ok": True}
+    rows = instruction_outcomes(json.dumps(extras))
+    assert rows.values.tolist() == [["keywords:existence", "FAILED", "followed"],
+                                    ["startend:first_word", "followed", "followed"],
+                                    ["response language id (detected ms)", "followed", "followed"]]
+    assert instruction_outcomes('{"via": "answer_tag"}') is None and instruction_outcomes("not json") is None
+    assert instruction_outcomes(None) is None
