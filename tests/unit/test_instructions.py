@@ -164,3 +164,16 @@ def test_drill_down_rows_list_failed_instructions_first_and_ignore_other_extras(
                                     ["response language id (detected ms)", "followed", "followed"]]
     assert instruction_outcomes('{"via": "answer_tag"}') is None and instruction_outcomes("not json") is None
     assert instruction_outcomes(None) is None
+
+
+def test_hostile_answers_get_an_answer_not_a_hang_or_a_crash():
+    # each of these made SEA-HELM's pattern backtrack quadratically (minutes at this size) or crash
+    n = 200_000
+    assert not I.CHECKERS["detectable_content:postscript"](" " * n + "x", "id", postscript_marker="P.S.")
+    assert I.CHECKERS["detectable_content:postscript"](" " * n + "P. S. x", "id", postscript_marker="P.S.")
+    assert I.CHECKERS["detectable_format:number_bullet_lists"]("\n" * n + "* a", "id", num_bullets=1)
+    assert not I.CHECKERS["detectable_format:title"]("<" * n, "id")
+    assert I.CHECKERS["detectable_format:title"]("<" * n + "x>>", "id")
+    assert not I.CHECKERS["detectable_content:number_placeholders"]("[" * n, "id", num_placeholders=1)
+    assert I.CHECKERS["detectable_content:number_placeholders"]("[" * n + "x]", "id", num_placeholders=1)
+    assert not I.CHECKERS["detectable_format:json_format"]("[" * n + "]" * n, "id")  # deeper than Python's stack
