@@ -26,6 +26,7 @@ from typing import Any
 
 from evaluator import seahelm_rollup
 from evaluator.formats import limits as L
+from evaluator.formats import seahelm_ifeval
 from evaluator.formats.parsed import ParsedRows, Row, SummaryScore, each_row
 from evaluator.registry import get_task
 from evaluator.spec import Prediction
@@ -152,7 +153,12 @@ def parse_inference(data: bytes, file: str, *, run: int = 1, limits: L.Limits = 
                              "imported (the results JSON keeps its cumulative probabilities as self-reported)")
         return out
 
-    def row(line: int, obj: dict) -> Row:
+    unscored: list[int] = []
+
+    def row(line: int, obj: dict) -> Row | None:
+        if seahelm_ifeval.unscored(task, lang, obj):
+            unscored.append(line)
+            return None
         raw_id = obj.get("id")
         own_id = isinstance(raw_id, str)
         item_id = L.ident(obj, "id") if raw_id is not None else f"line-{line}"
@@ -187,6 +193,8 @@ def parse_inference(data: bytes, file: str, *, run: int = 1, limits: L.Limits = 
                    else None)
 
     each_row(out, data, limits, row)
+    if unscored:
+        out.warn(unscored[0], "metadata.subcategory", seahelm_ifeval.note(lang, len(unscored)))
     return out
 
 
