@@ -21,7 +21,7 @@ EXPECTED = {
                                          "morphological-production", "syllabification",
                                          "hierarchical", "langgame", "mda") for f in ("mcq", "gen")},
     "pacute-cute-gen": "tl", "sea-mt-bench": "id vi th tl",
-    "sea-ifeval": "id vi th tl",
+    "sea-ifeval": "id vi th tl jv su",
 }
 
 
