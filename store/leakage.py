@@ -78,3 +78,20 @@ def set_declaration(con: duckdb.DuckDBPyConnection, model_id: str, declared: Seq
     found = con.execute("UPDATE models SET declared_data = ?, training_data = ? WHERE model_id = ?",
                         [list(declared) if declared else None, training_data, model_id]).fetchone()[0]
     return bool(found)
+
+
+def model_cells(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str]) -> list[tuple[str, str, str, str]]:
+    """(model_id, task, lang, prompt_lang) of every scored cell of these models (the aggregates' cells)."""
+    return [tuple(r) for r in con.execute(
+        "SELECT DISTINCT model_id, task, lang, prompt_lang FROM aggregates WHERE list_contains(?, model_id) "
+        "ORDER BY ALL", [list(model_ids)]).fetchall()]
+
+
+def cells_without_signals(con: duckdb.DuckDBPyConnection, tasks: Sequence[str],
+                          signals: Sequence[str]) -> list[tuple[str, str, str, str]]:
+    """(model_id, task, lang, prompt_lang) of the scored cells of these tasks with none of these signals stored
+    (a store written before V23, or pulled from an older export)."""
+    return [tuple(r) for r in con.execute("""
+        SELECT DISTINCT model_id, task, lang, prompt_lang FROM aggregates WHERE list_contains(?, task)
+        EXCEPT SELECT model_id, task, lang, prompt_lang FROM leakage_signals WHERE list_contains(?, signal)
+        ORDER BY ALL""", [list(tasks), list(signals)]).fetchall()]
