@@ -1,0 +1,48 @@
+"""The leaderboard's leakage badge (Streamlit AppTest): on a store where one model copies 8 MT references, the
+flagged cell carries the badge with its evidence in the cell table and the leakage section, the clean-items view
+shows the score on the 4 unflagged items beside the full score, and the ranks are those of the full scores."""
+from __future__ import annotations
+
+import pytest
+
+from services.leakage import clean_score
+from store.db import connect
+from tests.helpers.demo_pages import leaderboard_at
+from tests.helpers.leakage_fixture import LANG, MODEL, PROMPT, TASK, copied_ids, ingest_memoriser, mt_items
+from tests.helpers.fixtures_store import frame_with
+
+
+@pytest.fixture(scope="module")
+def leak_db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("leak") / "tanaw.duckdb"
+    con = connect(path)
+    ingest_memoriser(con)
+    ingest_memoriser(con, model_id="Declared-3B", organisation="Example")
+    from services.leakage import declare
+
+    declare(con, "Declared-3B", ["FLORES-200"], "Pretraining mix includes FLORES-200 devtest.")
+    expected = clean_score(con, MODEL, TASK, LANG, PROMPT)
+    con.close()
+    return path, expected
+
+
+def test_the_flagged_cell_shows_its_badge_evidence_and_clean_score(leak_db, monkeypatch):
+    path, expected = leak_db
+    at = leaderboard_at(path, monkeypatch, bench="BHASA", prompt="English")
+    assert any(s.value == "Leakage signals" for s in at.subheader)
+    flagged = frame_with(at, "badge", "model", "task", "lang", "signal")
+    rows = {(r["model"], r["signal"]): r for r in flagged.to_dict("records")}
+    assert set(rows) == {(MODEL, "mt_verbatim"), ("Declared-3B", "mt_verbatim"), ("Declared-3B", "declared")}
+    mine = rows[(MODEL, "mt_verbatim")]
+    assert mine["badge"] == "⚠ leakage" and mine["items flagged"] == 8 and mine["n items"] == 12
+    assert mine["flagged item ids"] == ", ".join(copied_ids(mt_items()))
+    assert mine["evidence"].startswith("mt_verbatim: 8 of 12 items (66.7%, 95% CI 39.1–86.2%)")
+    assert rows[("Declared-3B", "declared")]["evidence"] == \
+        "declared: the model card declares FLORES-200 in its training data"
+    cells = frame_with(at, "model", "origin", "task", "lang")
+    badges = dict(zip(cells["model"], cells["leakage"]))
+    assert badges[MODEL].startswith("⚠ leakage: mt_verbatim: 8 of 12 items")
+    clean = frame_with(at, "items used", "metric", "score")
+    assert clean["items used"].tolist() == ["all items", "clean items (no signal flagged)"]
+    assert clean["score"].tolist() == pytest.approx([expected["full"].value, expected["clean"].value])
+    assert clean["n items"].tolist() == [12, 4]
