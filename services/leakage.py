@@ -23,7 +23,9 @@ from evaluator.leakage.declared import check_declaration, declared_signals
 from evaluator.leakage.outputs import OUTPUT_SIGNALS, cell_signals as output_signals, signal_kinds
 from evaluator.registry import TASKS
 from services.stored_columns import cell_pairs
+from store import audit
 from store import leakage as stored
+from store.owners import OPERATOR, owner_of
 from store.db import transaction
 
 Cell = tuple[str, str, str]
@@ -147,15 +149,32 @@ def clean_table(con: duckdb.DuckDBPyConnection, model_id: str, task: str, lang: 
     return pd.DataFrame(rows)
 
 
-def declare(con: duckdb.DuckDBPyConnection, model_id: str, names: Sequence[str], text: str | None) -> None:
-    """Set a stored model's declared training data, in one transaction; ValueError naming the field of every
-    problem (nothing changes), or when the model is not stored."""
+def declare(con: duckdb.DuckDBPyConnection, model_id: str, names: Sequence[str], text: str | None, *,
+            owner: str = OPERATOR, actor: str | None = None) -> None:
+    """Set a stored model's declared training data (replacing its card's previous declaration) in one transaction,
+    as `owner` (only the model's owner changes its card: `store.owners`), with an audit row; ValueError naming the
+    field of every problem, an unknown model or another owner's model, and nothing changes."""
     problems = check_declaration(list(names), text, TASKS.values())
     if problems:
         raise ValueError("; ".join(problems))
     with transaction(con):
-        if not stored.set_declaration(con, model_id, list(names), text):
+        holder = owner_of(con, model_id)
+        if holder is None:
             raise ValueError(f"model: no stored model named {model_id!r}")
+        if holder != owner:
+            raise ValueError(f"model: {model_id!r} belongs to another identity; only its owner changes its card")
+        stored.set_declaration(con, model_id, list(names), text)
+        audit.record(con, actor or owner, "declare", model_id=model_id,
+                     detail=f"declared_data: {len(names)} names; training_data: {len(text or '')} characters")
+
+
+def declare_in_store(db_path: str | None, model_id: str, names: Sequence[str], text: str | None, *, actor: str,
+                     timeout: float = 60.0) -> None:
+    """`declare` as the operator on the store file under the writer lock (the command line)."""
+    from store.writer_lock import writer
+
+    with writer(db_path, timeout=timeout) as con:
+        declare(con, model_id, names, text, owner=OPERATOR, actor=actor)
 
 
 def declarations(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str] | None = None

@@ -96,3 +96,34 @@ def test_a_bad_declaration_names_its_field_and_changes_nothing(con):
         declare(con, "nobody", ["FLORES-200"], None)
     assert row_counts(con) == before
     assert con.execute("SELECT declared_data FROM models").fetchall() == [(None,)]
+
+
+def test_the_command_line_sets_and_clears_a_declaration(tmp_path, capsys):
+    from cli.main import main
+
+    db = tmp_path / "cli.duckdb"
+    c = connect(db)
+    ingest_memoriser(c)
+    c.close()
+    assert main(["declare", MODEL, "--data", "FLORES-200", "--text", "Web crawl to 2024", "--db", str(db)]) == 0
+    assert capsys.readouterr().out == f"{MODEL}: declares FLORES-200; training-data text stored\n"
+    assert main(["declare", MODEL, "--data", "Nope", "--db", str(db)]) == 2
+    assert capsys.readouterr().err == "error: declared_data[0]: 'Nope' names no task, benchmark family or dataset\n"
+    c = connect(db)
+    assert c.execute("SELECT declared_data, training_data FROM models").fetchall() == \
+        [(["FLORES-200"], "Web crawl to 2024")]
+    assert c.execute("SELECT action, model_id FROM audit WHERE action = 'declare'").fetchall() == [("declare", MODEL)]
+    assert [s.signal for s in cell_signals(c) if s.flagged] == ["declared", "mt_verbatim"]
+    c.close()
+    assert main(["declare", MODEL, "--clear", "--db", str(db)]) == 0
+    c = connect(db)
+    assert c.execute("SELECT declared_data, training_data FROM models").fetchall() == [(None, None)]
+    c.close()
+
+
+def test_only_the_owner_changes_a_card(con):
+    ingest_memoriser(con, owner="uploader:alice")
+    with pytest.raises(ValueError, match="belongs to another identity"):
+        declare(con, MODEL, ["FLORES-200"], None)
+    declare(con, MODEL, ["FLORES-200"], None, owner="uploader:alice")
+    assert [s.signal for s in cell_signals(con) if s.flagged] == ["declared", "mt_verbatim"]
