@@ -11,7 +11,9 @@ beside the full score from the same rows; ranks are never changed by a flag.
 """
 from __future__ import annotations
 
+import json
 from collections import defaultdict
+from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
 import duckdb
@@ -22,6 +24,7 @@ from evaluator.leakage import LeakSignal
 from evaluator.leakage.declared import check_declaration, declared_signals
 from evaluator.leakage.outputs import OUTPUT_SIGNALS, cell_signals as output_signals, signal_kinds
 from evaluator.registry import TASKS
+from evaluator.stats import wilson
 from services.stored_columns import cell_pairs
 from store import audit
 from store import leakage as stored
@@ -181,3 +184,66 @@ def declarations(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str] | None
                  ) -> Mapping[str, tuple[list[str], str | None]]:
     """model_id -> (declared names, training-data text) of the models whose card declares either."""
     return stored.declared_data(con, model_ids)
+
+
+VARIANTS = ("as stored", "outputs shuffled", "references shuffled")
+"""The false-positive check's models per demo model: its stored answers, its answers moved to other items, and
+other items' references as answers (none can reflect memorised items: the demo items were written for Tanaw)."""
+
+
+def false_positive_rates(con: duckdb.DuckDBPyConnection, seed: int = 0) -> list[dict]:
+    """Per signal and variant, over every demo-origin model's cells that a signal applies to: items flagged and
+    items judged (the Methodology's false-positive rates; benchmarks/bench_leakage_fpr.py prints them)."""
+    from evaluator.leakage.outputs import flagged_items, shuffled
+
+    counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    cells = con.execute("SELECT DISTINCT a.model_id, a.task, a.lang, a.prompt_lang FROM aggregates a "
+                        "JOIN models m USING (model_id) WHERE m.origin = 'demo' ORDER BY ALL").fetchall()
+    for model_id, task, lang, prompt_lang in cells:
+        spec = TASKS.get(task)
+        if spec is None or not signal_kinds(spec):
+            continue
+        pairs = cell_pairs(con, model_id, spec, lang, prompt_lang)
+        variants = {"as stored": pairs, "outputs shuffled": shuffled(pairs, seed),
+                    "references shuffled": shuffled(pairs, seed, answers="references")}
+        for variant, rows in variants.items():
+            for signal in signal_kinds(spec):
+                ids, n = flagged_items(signal, rows)
+                counts[(signal, variant)][0] += len(ids)
+                counts[(signal, variant)][1] += n
+    return [{"signal": s, "variant": v, "flagged": f, "items": n} for (s, v), (f, n) in sorted(counts.items())]
+
+
+FPR_FILE = Path(__file__).resolve().parents[1] / "data" / "leakage_false_positives.json"
+"""The false-positive figures as benchmarks/bench_leakage_fpr.py computed them on the demo store."""
+
+
+def false_positive_figures(con: duckdb.DuckDBPyConnection) -> list[dict]:
+    """`false_positive_rates` with each rate's 95% Wilson upper bound (0-1)."""
+    return [{**r, "upper": round(wilson(r["flagged"] / r["items"], r["items"])[1], 6) if r["items"] else None}
+            for r in false_positive_rates(con)]
+
+
+def stated_false_positives() -> list[dict]:
+    """The stated figures (FPR_FILE); empty when the file is missing or unreadable."""
+    try:
+        return json.loads(FPR_FILE.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+
+
+def methodology_rows() -> list[dict]:
+    """One row per output signal for the Methodology page: what it applies to, its rule, and its false positives
+    on the demo models (as stored, outputs shuffled, references shuffled)."""
+    from evaluator.leakage.outputs import APPLIES, DETAILS, LIMITS
+
+    figures = {(r["signal"], r["variant"]): r for r in stated_false_positives()}
+    rows = []
+    for signal in OUTPUT_SIGNALS:
+        row = {"signal": signal, "applies to": APPLIES[signal], "rule": DETAILS[signal], "limits": LIMITS[signal]}
+        for variant in VARIANTS:
+            f = figures.get((signal, variant))
+            row[f"false positives, {variant}"] = (
+                f"{f['flagged']} of {f['items']} items (95% upper bound {100 * f['upper']:.1f}%)" if f else "—")
+        rows.append(row)
+    return rows

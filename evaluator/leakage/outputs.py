@@ -56,6 +56,20 @@ DETAILS = {
     UNEXPLAINED_ENTITIES: "capitalised name in the reference and the answer but not in the article",
 }
 """One plain-text line per signal: the rule and its threshold, stored with each row."""
+APPLIES = {
+    MT_VERBATIM: "translation tasks (a chrF++ metric)",
+    NGRAM_OVERLAP: "summaries and extractive QA (free-text answers against a text reference)",
+    UNEXPLAINED_ENTITIES: "summaries",
+}
+LIMITS = {
+    MT_VERBATIM: f"references under {MIN_REFERENCE_CHARS} characters are not judged; a fluent model can match a "
+                 "short, plain sentence word for word without having seen it",
+    NGRAM_OVERLAP: "a fixed phrase of the language (a dateline, a formula) can be shared without memorisation; "
+                   "QA answers lie in the context, so QA is rarely flagged",
+    UNEXPLAINED_ENTITIES: "capitals only: silent for Thai, Tamil, Burmese, Khmer and Lao; sentence-initial words "
+                          "count; a name inferred from world knowledge is flagged too",
+}
+"""What each signal applies to and its known limits, for the Methodology page."""
 
 _SPACE = re.compile(r"\s+")
 _EDGE = "\"'“”‘’«»「」.。!?！？,;:…"
@@ -201,4 +215,30 @@ def cell_signals(task: TaskSpec, lang: str, pairs: Sequence[tuple[Item, ItemResu
         out.append(LeakSignal(model_id=model_id, task=task.name, lang=lang, prompt_lang=prompt_lang, signal=signal,
                               flagged=bool(ids), item_ids=tuple(ids), statistic=share, ci_low=lo, ci_high=hi,
                               n_items=n, detail=DETAILS[signal]))
+    return out
+
+
+def shuffled(pairs: Sequence[tuple[Item, ItemResult]], seed: int = 0, answers: str = "outputs"
+             ) -> list[tuple[Item, ItemResult]]:
+    """The false-positive check's model that cannot have seen the items: each item gets the answer of another item
+    of the cell (`answers` "outputs": the model's own answers; "references": the other item's first reference),
+    items taken in a seeded random cycle so that none keeps its own. One answer per item (its first row)."""
+    import dataclasses
+    import random
+
+    firsts: dict[str, tuple[Item, ItemResult]] = {}
+    for item, result in pairs:
+        firsts.setdefault(item.item_id, (item, result))
+    rows = [firsts[k] for k in sorted(firsts)]
+    if len(rows) < 2:
+        return []
+    order = list(range(len(rows)))
+    random.Random(seed).shuffle(order)
+    donor = {order[i]: order[(i + 1) % len(order)] for i in range(len(order))}
+    out = []
+    for i, (item, result) in enumerate(rows):
+        other_item, other = rows[donor[i]]
+        refs = references(other_item.gold)
+        text = _answer(other) if answers == "outputs" else (refs[0] if refs else None)
+        out.append((item, dataclasses.replace(result, answer=text)))
     return out

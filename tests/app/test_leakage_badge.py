@@ -46,3 +46,20 @@ def test_the_flagged_cell_shows_its_badge_evidence_and_clean_score(leak_db, monk
     assert clean["items used"].tolist() == ["all items", "clean items (no signal flagged)"]
     assert clean["score"].tolist() == pytest.approx([expected["full"].value, expected["clean"].value])
     assert clean["n items"].tolist() == [12, 4]
+
+
+def test_methodology_explains_each_signal_with_its_false_positives():
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "pages" / "methodology.py"), default_timeout=60)
+    at.query_params["section"] = "Data leakage"
+    at.run()
+    assert not at.exception
+    rows = at.dataframe[0].value
+    assert rows["signal"].tolist() == ["mt_verbatim", "ngram_overlap", "unexplained_entities"]
+    assert rows["false positives, as stored"].tolist() == [
+        "0 of 576 items (95% upper bound 0.7%)", "0 of 504 items (95% upper bound 0.8%)",
+        "0 of 240 items (95% upper bound 1.6%)"]
+    assert "never changes a rank" in " ".join(m.value for m in at.markdown)
