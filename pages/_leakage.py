@@ -51,12 +51,13 @@ def leakage_section(bench: str, family: str, prompt_lang: str, models: tuple | N
         st.caption(f"No leakage signal flags a {md_escape(bench)} cell with this prompt. {md_escape(HELP)}")
         return
     st.caption(md_escape(HELP))
-    shown = flagged[["badge", "model", "task", "lang", "signal", "items flagged", "n items", "share %", "ci low %",
-                     "ci high %", "p-value", "evidence", "flagged item ids"]]
+    shown = flagged[["badge", "model", "task", "lang", "evidence", "items flagged", "n items", "share %", "ci low %",
+                     "ci high %", "p-value", "flagged item ids", "signal", "rule"]]
     table(shown, f"leakage-{family}-{prompt_lang}", display=lambda: dashed(shown, NUMBERS),
           columns={c: st.column_config.NumberColumn(c) for c in NUMBERS} | {
               "badge": st.column_config.TextColumn("badge", width="small"),
               "evidence": st.column_config.TextColumn("evidence", width="large"),
+              "rule": st.column_config.TextColumn("rule", width="large"),
               "flagged item ids": st.column_config.TextColumn("flagged items", width="medium")})
     cells = list(dict.fromkeys(zip(flagged["model"], flagged["task"], flagged["lang"])))
     pick = st.selectbox("Clean items of a flagged cell", range(len(cells)), key="leak_cell",

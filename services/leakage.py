@@ -92,7 +92,7 @@ def evidence(signal: LeakSignal) -> str:
 
 
 BADGE_COLUMNS = ("model", "task", "lang", "prompt_lang", "family", "badge", "signal", "items flagged", "n items",
-                 "share %", "ci low %", "ci high %", "p-value", "evidence", "flagged item ids")
+                 "share %", "ci low %", "ci high %", "p-value", "evidence", "rule", "flagged item ids")
 
 
 def flagged_table(con: duckdb.DuckDBPyConnection, family: str | None = None, prompt_lang: str | None = None,
@@ -110,8 +110,7 @@ def flagged_table(con: duckdb.DuckDBPyConnection, family: str | None = None, pro
                      "family": task.family if task else None, "badge": "⚠ leakage", "signal": s.signal,
                      "items flagged": len(s.item_ids), "n items": s.n_items or None, "share %": pct(s.statistic),
                      "ci low %": pct(s.ci_low), "ci high %": pct(s.ci_high), "p-value": s.p_value,
-                     "evidence": evidence(s) + (f" — {s.detail}" if s.detail and s.item_ids else ""),
-                     "flagged item ids": ", ".join(s.item_ids)})
+                     "evidence": evidence(s), "rule": s.detail, "flagged item ids": ", ".join(s.item_ids)})
     return pd.DataFrame(rows, columns=list(BADGE_COLUMNS))
 
 

@@ -30,7 +30,7 @@ def test_the_flagged_cell_shows_its_badge_evidence_and_clean_score(leak_db, monk
     path, expected = leak_db
     at = leaderboard_at(path, monkeypatch, bench="BHASA", prompt="English")
     assert any(s.value == "Leakage signals" for s in at.subheader)
-    flagged = frame_with(at, "badge", "model", "task", "lang", "signal")
+    flagged = frame_with(at, "badge", "model", "task", "lang", "evidence")
     rows = {(r["model"], r["signal"]): r for r in flagged.to_dict("records")}
     assert set(rows) == {(MODEL, "mt_verbatim"), ("Declared-3B", "mt_verbatim"), ("Declared-3B", "declared")}
     mine = rows[(MODEL, "mt_verbatim")]
