@@ -63,3 +63,17 @@ def test_methodology_explains_each_signal_with_its_false_positives():
         "0 of 576 items (95% upper bound 0.7%)", "0 of 504 items (95% upper bound 0.8%)",
         "0 of 240 items (95% upper bound 1.6%)"]
     assert "never changes a rank" in " ".join(m.value for m in at.markdown)
+
+
+def test_the_model_page_shows_the_declaration_as_plain_text(leak_db, monkeypatch):
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    path, _ = leak_db
+    monkeypatch.setenv("TANAW_DB", str(path))
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "pages" / "model.py"), default_timeout=90)
+    at.query_params["model"] = "Declared-3B"
+    at.run()
+    assert not at.exception
+    assert [t.value for t in at.text] == ["FLORES-200 · Pretraining mix includes FLORES-200 devtest."]
