@@ -127,3 +127,35 @@ def test_only_the_owner_changes_a_card(con):
         declare(con, MODEL, ["FLORES-200"], None)
     declare(con, MODEL, ["FLORES-200"], None, owner="uploader:alice")
     assert [s.signal for s in cell_signals(con) if s.flagged] == ["declared", "mt_verbatim"]
+
+
+def _memoriser_file() -> bytes:
+    import json
+
+    items = mt_items()
+    return "".join(json.dumps({"task": TASK, "lang": LANG, "item_id": i, "prompt_lang": PROMPT, "prediction": o},
+                              ensure_ascii=False) + "\n"
+                   for i, o in memoriser_outputs(items).items()).encode()
+
+
+def test_an_upload_sets_the_declaration_and_a_bad_one_is_refused_before_writing(tmp_path):
+    from services.demo import DEMO_DIR
+    from services.upload import ingest_upload, read_upload
+
+    db = tmp_path / "up.duckdb"
+    upload = read_upload(_memoriser_file(), "memoriser.jsonl", data_dir=DEMO_DIR)
+    bad = ingest_upload(db, upload, model={"model_id": MODEL}, data_dir=DEMO_DIR,
+                        declaration=(["FLORES-200", "Nope"], None))
+    assert bad.status == "rejected"
+    assert [(e.file, e.field, e.problem) for e in bad.errors] == [
+        ("memoriser.jsonl", "declared_data[1]", "'Nope' names no task, benchmark family or dataset")]
+    c = connect(db)
+    assert c.execute("SELECT count(*) FROM models").fetchone()[0] == 0
+    c.close()
+    out = ingest_upload(db, upload, model={"model_id": MODEL}, data_dir=DEMO_DIR,
+                        declaration=(["FLORES-200"], "Crawl to 2024"))
+    assert out.status == "imported"
+    c = connect(db)
+    assert [(s.signal, s.item_ids == tuple(copied_ids(mt_items()))) for s in cell_signals(c) if s.flagged] == \
+        [("declared", False), ("mt_verbatim", True)]
+    c.close()
