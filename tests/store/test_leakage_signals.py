@@ -159,3 +159,19 @@ def test_an_upload_sets_the_declaration_and_a_bad_one_is_refused_before_writing(
     assert [(s.signal, s.item_ids == tuple(copied_ids(mt_items()))) for s in cell_signals(c) if s.flagged] == \
         [("declared", False), ("mt_verbatim", True)]
     c.close()
+
+
+def test_deleting_the_upload_removes_its_signals(tmp_path):
+    from services.demo import DEMO_DIR
+    from services.upload import admin_action, ingest_upload, read_upload
+
+    db = tmp_path / "del.duckdb"
+    upload = read_upload(_memoriser_file(), "memoriser.jsonl", data_dir=DEMO_DIR)
+    assert ingest_upload(db, upload, model={"model_id": MODEL}, data_dir=DEMO_DIR).status == "imported"
+    c = connect(db)
+    assert [s.signal for s in cell_signals(c) if s.flagged] == ["mt_verbatim"]
+    c.close()
+    admin_action(db, upload.sha256, "delete")
+    c = connect(db)
+    assert cell_signals(c) == []
+    c.close()
