@@ -39,7 +39,7 @@ from evaluator.spec import Item, ItemResult, TaskSpec
 from evaluator.stats import wilson
 
 CHRF_VERBATIM = 0.95
-"""Sentence chrF++ (0-1) from which an answer counts as a near-verbatim reference (issue threshold: 95)."""
+"""Sentence chrF++ (0-1) from which an answer counts as a near-verbatim reference (95 on 0-100)."""
 MIN_REFERENCE_CHARS = 20
 """Normalised references shorter than this are not judged by `mt_verbatim`."""
 NGRAM_CHARS = 50
