@@ -77,3 +77,31 @@ def test_the_model_page_shows_the_declaration_as_plain_text(leak_db, monkeypatch
     at.run()
     assert not at.exception
     assert [t.value for t in at.text] == ["FLORES-200 · Pretraining mix includes FLORES-200 devtest."]
+
+
+def test_a_hostile_model_name_and_declaration_stay_text(tmp_path, monkeypatch):
+    """A flagged model named in Streamlit's Markdown, declaring a hostile text: the badge row, the clean-items
+    picker and the model page show it as data, never drawn (no Markdown element carries it unescaped)."""
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    from services.leakage import declare
+    from tests.helpers.hostile_names import NAME
+
+    path = tmp_path / "hostile.duckdb"
+    con = connect(path)
+    ingest_memoriser(con, model_id=NAME)
+    declare(con, NAME, ["FLORES-200"], NAME)
+    con.close()
+    at = leaderboard_at(path, monkeypatch, bench="BHASA", prompt="English")
+    flagged = frame_with(at, "badge", "model", "task", "lang", "evidence")
+    assert set(flagged["model"]) == {NAME}
+    assert at.selectbox(key="leak_cell").options == [f"{NAME} · {TASK} · {LANG}"]
+    drawn = [m.value for m in [*at.markdown, *at.caption, *at.subheader, *at.title]]
+    assert not any(NAME in text for text in drawn)
+    page = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "pages" / "model.py"), default_timeout=90)
+    page.query_params["model"] = NAME
+    page.run()
+    assert not page.exception and [t.value for t in page.text] == [f"FLORES-200 · {NAME}"]
+    assert not any(NAME in m.value for m in [*page.markdown, *page.caption])
