@@ -9,7 +9,7 @@ from services.leakage import clean_score
 from store.db import connect
 from tests.helpers.demo_pages import leaderboard_at
 from tests.helpers.leakage_fixture import LANG, MODEL, PROMPT, TASK, copied_ids, ingest_memoriser, mt_items
-from tests.helpers.fixtures_store import frame_with
+from tests.helpers.fixtures_store import frame_with, pages_on
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +23,8 @@ def leak_db(tmp_path_factory):
     declare(con, "Declared-3B", ["FLORES-200"], "Pretraining mix includes FLORES-200 devtest.")
     expected = clean_score(con, MODEL, TASK, LANG, PROMPT)
     con.close()
-    return path, expected
+    with pages_on(path):  # this store as the app's, with fresh connection and caches
+        yield path, expected
 
 
 def test_the_flagged_cell_shows_its_badge_evidence_and_clean_score(leak_db, monkeypatch):
@@ -94,14 +95,15 @@ def test_a_hostile_model_name_and_declaration_stay_text(tmp_path, monkeypatch):
     ingest_memoriser(con, model_id=NAME)
     declare(con, NAME, ["FLORES-200"], NAME)
     con.close()
-    at = leaderboard_at(path, monkeypatch, bench="BHASA", prompt="English")
-    flagged = frame_with(at, "badge", "model", "task", "lang", "evidence")
-    assert set(flagged["model"]) == {NAME}
-    assert at.selectbox(key="leak_cell").options == [f"{NAME} · {TASK} · {LANG}"]
-    drawn = [m.value for m in [*at.markdown, *at.caption, *at.subheader, *at.title]]
-    assert not any(NAME in text for text in drawn)
-    page = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "pages" / "model.py"), default_timeout=90)
-    page.query_params["model"] = NAME
-    page.run()
+    with pages_on(path):  # this store as the app's, with fresh connection and caches
+        at = leaderboard_at(path, monkeypatch, bench="BHASA", prompt="English")
+        flagged = frame_with(at, "badge", "model", "task", "lang", "evidence")
+        assert set(flagged["model"]) == {NAME}
+        assert at.selectbox(key="leak_cell").options == [f"{NAME} · {TASK} · {LANG}"]
+        drawn = [m.value for m in [*at.markdown, *at.caption, *at.subheader, *at.title]]
+        assert not any(NAME in text for text in drawn)
+        page = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "pages" / "model.py"), default_timeout=90)
+        page.query_params["model"] = NAME
+        page.run()
     assert not page.exception and [t.value for t in page.text] == [f"FLORES-200 · {NAME}"]
     assert not any(NAME in m.value for m in [*page.markdown, *page.caption])
