@@ -16,6 +16,7 @@ from pages._entry import embedded, ensure_app
 from pages._seahelm_board import VIEWS
 from pages._seahelm_board import show as seahelm_view
 from pages._filters import also_available, filtered_models, model_filters
+from pages._leakage import cell_badges, leakage_section
 from pages._ui import dashed, download, empty_state, language_links, md_escape, plot_text, table
 
 ensure_app()
@@ -150,12 +151,13 @@ def cell_rows():
     details = q("leaderboard_cells", prompt_lang=prompt_lang, family=family, models=models)
     view = q("seahelm_view_cells", prompt_lang=prompt_lang, family=family, models=models)
     details = details.merge(view, on=["model", "task", "lang"], how="left")
+    details = details.merge(cell_badges(family, prompt_lang, models), on=["model", "task", "lang"], how="left")
     details["run card"] = [f"/compare?{urlencode({'task': t, 'lang': lg, 'sys': f'{m}|{prompt_lang}'})}"
                            for m, t, lg in zip(details["model"], details["task"], details["lang"])]
     details["unparsed %"] = 100 * details["parse_fail_rate"]
     details = details[["model", "origin", "task", "lang", "metric", "value", "ci_low", "ci_high", "n", "n_runs",
                        "chance", "normalized", "below_chance", "unparsed %", "SEA-HELM view", "status", "note",
-                       "run card"]]
+                       "leakage", "run card"]]
     return details
 
 
@@ -220,6 +222,7 @@ else:
                                 "SEA-HELM's board; not ranked (see Methodology)")})
 
 if not board.empty:
+    leakage_section(bench, family, prompt_lang, models)  # badges with evidence and clean scores; ranks unchanged
     st.subheader("Cost and speed")
     usage = section(("leaderboard", "usage", *CHOICES), lambda: q(
         "usage_table", prompt_lang=prompt_lang, family=family, models=models).merge(

@@ -13,7 +13,8 @@ from pages._cached import q
 from services import methodology as docs
 
 DIFFERENCES = "Differences from pacute-bench and SEA-HELM"
-SECTIONS = ("Metrics", "Tasks", "Answer extraction", "Aggregation", "ROUGE-L variants", DIFFERENCES)
+LEAKAGE = "Data leakage"
+SECTIONS = ("Metrics", "Tasks", "Answer extraction", "Aggregation", "ROUGE-L variants", LEAKAGE, DIFFERENCES)
 NO_FIGURES = ("The sample figures have not been computed (`python scripts/build_methodology_figures.py` with the "
               "public samples beside the repository).")
 FAMILIES = ("all", *FAMILY_NAMES)
@@ -87,6 +88,20 @@ elif section == "ROUGE-L variants":
         st.dataframe(pd.DataFrame(shown), hide_index=True)
     else:
         st.info(NO_FIGURES)
+elif section == LEAKAGE:
+    from services.leakage import methodology_rows
+
+    st.markdown("Signals that a cell's score may be memorised rather than earned (BHASA §3.6.9: GPT-4 reproduced 8 "
+                "FLORES-200 references word for word and named a boy an XL-Sum article never names). Each signal "
+                "lists the items it flags; the leaderboard shows a badge with the evidence and the cell's score on "
+                "the unflagged items beside its full score. **A flag never changes a rank.** A model card that "
+                "declares a benchmark's data (`python -m evaluator declare`) flags that benchmark's cells "
+                "(signal `declared`), and the `leakage` run mode's probes add their own rows.")
+    st.markdown("False positives are counted on models that cannot have seen the data: the demo models (the demo "
+                "items were written for Tanaw; the baselines' translations copy the source), the same answers "
+                "moved to other items, and other items' references given as answers "
+                "(`python benchmarks/bench_leakage_fpr.py`).")
+    _table(methodology_rows())
 else:
     st.markdown("Where Tanaw deliberately scores differently from pacute-bench (the PACUTE paper's code) and "
                 "SEA-HELM (the BHASA paper's successor), with the count each difference makes on the public "

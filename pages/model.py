@@ -26,6 +26,12 @@ st.markdown(" · ".join(md_escape(x) for x in (
     info["model_type"] or "type unknown", f"{info['weights'] or 'unknown'} weights",
     "SEA-tuned" if info["sea_tuned"] else "not SEA-tuned", f"origin: {info['origin']}")))
 
+declared = [str(x) for x in info.get("declared_data")] if hasattr(info.get("declared_data"), "__len__") else []
+training = info.get("training_data") if isinstance(info.get("training_data"), str) else ""
+if declared or training:  # the card's own words, shown as plain text
+    st.caption("Declared training data (from the model card; the leaderboard flags these benchmarks' cells):")
+    st.text(" · ".join(filter(None, [", ".join(declared), training])))
+
 cells = q("model_cells", model=model)
 st.subheader("Every cell")
 if cells.empty:

@@ -175,6 +175,10 @@ with st.form("model"):
     weights = c4.selectbox("Weights", ["open", "closed"], index=None, placeholder="not stated")
     licence = c5.text_input("Licence", max_chars=100)
     url = c6.text_input("URL", max_chars=500)
+    seen = st.text_input("Benchmarks in its training data", max_chars=2000,
+                         help="Comma-separated task, benchmark or dataset names the model card declares it was "
+                              "trained on (e.g. FLORES-200, XL-Sum): the leaderboard flags those cells.")
+    training = st.text_area("Training data (the model card's words)", max_chars=2000)
     who = st.text_input("Submitted by", max_chars=100, help="Your name or Hugging Face user name, for the audit log.")
     submitted = st.form_submit_button("Score and import", type="primary")
 
@@ -191,6 +195,8 @@ if submitted:
     try:
         outcome = upload_flow.ingest_upload(
             None, upload, model=model, owner=grant.owner or grant.actor,
+            declaration=([x.strip() for x in seen.split(",") if x.strip()], training.strip() or None)
+            if seen.strip() or training.strip() else None,
             actor=f"{grant.actor} ({who.strip()[:100] or 'anonymous'})",
             progress=lambda i, n: bar.progress(min(i / max(n, 1), 1.0), text=f"Scoring {i} of {n}…"))
     except Exception:  # the app keeps serving whatever happens; details go to the log, never to the visitor

@@ -14,6 +14,7 @@ def backfill_derived(con: duckdb.DuckDBPyConnection) -> None:
     from services.drill_levels import backfill_levels
     from services.drilldown import backfill_drilldowns
     from services.human_results import refresh_stale
+    from services.leakage import backfill_leakage
     from services.page_figures import backfill_page_figures
     from services.pair_tests import backfill_pair_tests
     from services.usage_store import backfill_usage
@@ -24,3 +25,4 @@ def backfill_derived(con: duckdb.DuckDBPyConnection) -> None:
     backfill_levels(con)  # drill-down levels before V11, and of cells back-filled just now
     backfill_page_figures(con)  # reported rows normalised, Model page field, ceilings (V12)
     backfill_pair_tests(con)  # Compare's paired tests before V13, and of cells back-filled or pulled just now
+    backfill_leakage(con)  # output leakage signals of cells stored or pulled before V23

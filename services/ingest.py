@@ -25,13 +25,15 @@ from evaluator.metrics import METRICS
 from evaluator.ranking import rank_ranges
 from evaluator.registry import TASKS
 from evaluator.rollup import rollup_rows
-from evaluator.spec import Item, ItemResult, Prediction, TaskSpec
+from evaluator.spec import Item, ItemResult, Prediction
 from services import refresh_inputs
 from services.drill_levels import refresh_levels
 from services.page_figures import refresh_model_figures
 from services.pair_tests import refresh_pair_tests
+from services.leakage import refresh_leakage
 from services.refresh_inputs import Merged
-from services.stored_columns import parse_items, stored_columns
+from services.stored_columns import cell_pairs as _rebuild
+from services.stored_columns import stored_columns
 from services.usage_store import refresh_usage
 from store import cell_rows, writer
 from store.db import transaction
@@ -191,26 +193,6 @@ def score_all(preds: Sequence[Prediction], items: ItemIndex, file: str, *, unmat
     return pairs, errors, warnings
 
 
-def _rebuild(con: duckdb.DuckDBPyConnection, model_id: str, task: TaskSpec, lang: str,
-             prompt_lang: str) -> list[tuple[Item, ItemResult]]:
-    """(Item, ItemResult) pairs of a cell as stored, for aggregation over every active run: items parsed once per
-    cell, predictions with their per-item scores read in one pass."""
-    items = parse_items(cell_rows.items_of(con, [(task.name, lang)])).get((task.name, lang), {})
-    pairs = []
-    for r in cell_rows.cell_predictions(con, model_id, task.name, lang, prompt_lang):
-        item = items.get(r["item_id"])
-        if item is None:  # a prediction without its item row is not part of the cell (as the stored join had it)
-            continue
-        lps = r["option_logprobs"]
-        pred = Prediction(task=task.name, lang=lang, item_id=r["item_id"], prompt_lang="", output=r["output"],
-                          run=int(r["run_no"]), order=r["ord"],
-                          option_logprobs=tuple(lps) if lps is not None else None)
-        result = ItemResult(prediction=pred, answer=r["answer"], parsed=bool(r["parsed"]), reasoning=r["reasoning"],
-                            scores=dict(r["scores"] or {}), extras=json.loads(r["extras"]) if r["extras"] else {})
-        pairs.append((item, result))
-    return pairs
-
-
 def _scored(seen: dict[tuple, ItemResult], item: Item, pred: Prediction) -> ItemResult:
     """`score_prediction` of the row, or the result of an earlier row with the same item and answer (its
     answer, scores and extras, with this row's prediction; the scores and extras mappings are shared, and nothing
@@ -312,6 +294,7 @@ def _refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: It
         merged = refresh_inputs.merge(ahead, computed, drills, run_count_rows(drills, state.runs))
     refresh_pair_tests(con, model_id, keys,  # Compare's paired tests on these cells' item outcomes (V13)
                        merged.pairs if merged is not None else None)
+    refresh_leakage(con, model_id, keys, lambda key: columns[key].pairs())  # output leakage signals (V23)
     writer.save_aggregates_batch(con, model_id, computed, stored="aggregates" in state.stored)
     refresh_rollups(con, [model_id], keys, state.levels, merged)
     return out

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from evaluator.cell_columns import USAGE_FIELDS, CellColumns, sorted_codes
-from evaluator.spec import Item
+from evaluator.spec import Item, ItemResult, Prediction, TaskSpec
 from store import cell_rows
 
 
@@ -216,3 +216,23 @@ def _cell(columns: dict[str, np.ndarray], rows: slice | np.ndarray, items: dict,
                        order_code=order_code, parsed=columns["parsed"][rows], answers=cell_answers,
                        answer_code=answer_code, scores=scores, pairs=pairs,
                        usage={f: columns[f"u:{f}"][rows] for f in USAGE_FIELDS})
+
+
+def cell_pairs(con: duckdb.DuckDBPyConnection, model_id: str, task: TaskSpec, lang: str,
+             prompt_lang: str) -> list[tuple[Item, ItemResult]]:
+    """(Item, ItemResult) pairs of a cell as stored, for aggregation over every active run: items parsed once per
+    cell, predictions with their per-item scores read in one pass."""
+    items = parse_items(cell_rows.items_of(con, [(task.name, lang)])).get((task.name, lang), {})
+    pairs = []
+    for r in cell_rows.cell_predictions(con, model_id, task.name, lang, prompt_lang):
+        item = items.get(r["item_id"])
+        if item is None:  # a prediction without its item row is not part of the cell (as the stored join had it)
+            continue
+        lps = r["option_logprobs"]
+        pred = Prediction(task=task.name, lang=lang, item_id=r["item_id"], prompt_lang="", output=r["output"],
+                          run=int(r["run_no"]), order=r["ord"],
+                          option_logprobs=tuple(lps) if lps is not None else None)
+        result = ItemResult(prediction=pred, answer=r["answer"], parsed=bool(r["parsed"]), reasoning=r["reasoning"],
+                            scores=dict(r["scores"] or {}), extras=json.loads(r["extras"]) if r["extras"] else {})
+        pairs.append((item, result))
+    return pairs

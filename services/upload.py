@@ -11,7 +11,7 @@ import getpass
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from evaluator import incidents
 from evaluator.bulk import paused_gc
@@ -95,17 +95,28 @@ def _reject(db_path, upload: Upload, model_id: str, actor: str, errors: list[For
 
 def ingest_upload(db_path: str | Path | None, upload: Upload, *, model: Mapping[str, Any], actor: str | None = None,
                   owner: str = owners.OPERATOR, progress: Callable[[int, int], None] | None = None,
-                  timeout: float = 120.0, data_dir=None, allow_partial: bool = False) -> Outcome:
+                  timeout: float = 120.0, data_dir=None, allow_partial: bool = False,
+                  declaration: tuple[Sequence[str], str | None] | None = None) -> Outcome:
     """Write an upload (already read by `evaluator.formats.read.read_upload`) into the store at `db_path`, as
     `owner` (the identity the caller's token names; the command line is the operator): refused, with only an audit
     row, when `name_refusal` objects to the model name, or when most of its answer rows match none of our items
-    and `allow_partial` is off (`evaluator.formats.coverage`: the benchmark data is not here)."""
+    and `allow_partial` is off (`evaluator.formats.coverage`: the benchmark data is not here). `declaration`:
+    (declared benchmark names, training-data text) for the model card (`evaluator.leakage.declared`), checked
+    before anything is written and stored with the upload."""
     from evaluator.formats import coverage
+    from evaluator.leakage.declared import check_declaration
+    from evaluator.registry import TASKS
     from services.ingest import IngestError, ingest_predictions
+    from store.leakage import set_declaration
 
     actor = actor or default_actor()
     meta = clean_model(model)
     model_id = meta["model_id"]
+    if declaration is not None:
+        bad = check_declaration(list(declaration[0]), declaration[1], TASKS.values())
+        if bad:
+            return _reject(db_path, upload, model_id, actor, [FormatError(upload.name, None, *b.split(": ", 1))
+                                                              for b in bad], timeout)
     problems = [e for e in upload.errors if e.problem != _read.NOTHING_MATCHED]  # a file's own errors come first
     partial = None if allow_partial or problems else coverage.refusal(upload, data_dir)
     if partial is not None or not upload.ok:
@@ -137,6 +148,8 @@ def ingest_upload(db_path: str | Path | None, upload: Upload, *, model: Mapping[
                     out.warnings.extend(summary.warnings)
                 else:
                     writer.upsert_model(con, {"origin": "uploaded", **meta})
+                if declaration is not None:
+                    set_declaration(con, model_id, list(declaration[0]), declaration[1])
                 out.n_summary = audit.add_summary_cells(con, upload.sha256, model_id, upload.summary)
                 audit.add_upload(con, source_hash=upload.sha256, model_id=model_id, file_name=upload.name,
                                  formats=",".join(upload.formats), n_predictions=out.n_predictions,

@@ -89,11 +89,13 @@ def delete_upload(con: duckdb.DuckDBPyConnection, source_hash: str, actor: str) 
             if left:
                 remaining.append(cell)
             else:
-                con.execute("DELETE FROM aggregates WHERE model_id = ? AND task = ? AND lang = ? AND prompt_lang = ?",
-                            [model, *cell])
+                for table in ("aggregates", "leakage_signals"):  # a cell left without runs has no score, no signal
+                    con.execute(f"DELETE FROM {table} WHERE model_id = ? AND task = ? AND lang = ? AND prompt_lang = ?",
+                                [model, *cell])
         if not con.execute("SELECT count(*) FROM runs WHERE model_id = ?", [model]).fetchone()[0] and \
                 not con.execute("SELECT count(*) FROM uploads WHERE model_id = ?", [model]).fetchone()[0]:
             con.execute("DELETE FROM aggregates WHERE model_id = ?", [model])
+            con.execute("DELETE FROM leakage_signals WHERE model_id = ?", [model])
             con.execute("DELETE FROM models WHERE model_id = ? AND origin = 'uploaded'", [model])
         drop_orphans(con)
         record(con, actor, "delete", source_hash=source_hash, model_id=model,

@@ -321,17 +321,31 @@ V22 = (
 operator's spending), and the judge scores of conversation turns, named by judge and template, apart from metric
 scores (public)."""
 
+V23 = (
+    "ALTER TABLE models ADD COLUMN IF NOT EXISTS declared_data VARCHAR[]",
+    "ALTER TABLE models ADD COLUMN IF NOT EXISTS training_data VARCHAR",
+    """CREATE TABLE IF NOT EXISTS leakage_signals (
+        model_id VARCHAR, task VARCHAR, lang VARCHAR, prompt_lang VARCHAR,
+        signal VARCHAR, flagged BOOLEAN, item_ids VARCHAR[],
+        statistic DOUBLE, p_value DOUBLE, ci_low DOUBLE, ci_high DOUBLE, n_items INTEGER, detail VARCHAR,
+        computed_at TIMESTAMP DEFAULT current_timestamp,
+        PRIMARY KEY (model_id, task, lang, prompt_lang, signal))""",
+)
+"""Data-leakage evidence: a model card's declared training data (benchmarks it saw, and its own words), and the
+leakage signals per cell (`evaluator.leakage.LeakSignal`, written by `store.leakage`): signals read from a cell's
+stored outputs when the cell changes, and the `leakage` run mode's probes."""
+
 MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6),
                                                        (7, V7), (8, V8), (9, V9), (10, V10), (11, V11),
                                                        (12, V12), (13, V13), (14, V14), (15, V15), (16, V16),
-                                                       (17, V17), (18, V18), (22, V22))
+                                                       (17, V17), (18, V18), (22, V22), (23, V23))
 """(version, statements) in order; append a new version, never edit an applied one."""
 
 PUBLIC_TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",
                  "self_reported", "self_reported_cells", "uploads", "rollups", "metrics", "campaigns",
                  "campaign_results", "drill_cells", "drill_nodes", "item_outcomes", "run_counts", "model_usage",
                  "drill_levels", "reported_normalized", "cell_field", "control_ceilings", "pair_tests",
-                 "judge_scores")
+                 "judge_scores", "leakage_signals")
 """The only tables an export, a Hub push or a pull carries (store.parquet.public_tables): what the public board
 shows (results, items, models, visible uploads, finished campaigns' figures) and the figures derived from them.
 Every other table is private; a table added to the schema must be listed here or in PRIVATE_TABLES

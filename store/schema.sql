@@ -21,8 +21,11 @@ CREATE TABLE models (
     sea_tuned BOOLEAN DEFAULT false,
     hidden BOOLEAN DEFAULT false,
     created_at TIMESTAMP DEFAULT current_timestamp,
-    owner VARCHAR DEFAULT 'operator');     -- the identity that first wrote it: operator | uploader:<name> |
+    owner VARCHAR DEFAULT 'operator',      -- the identity that first wrote it: operator | uploader:<name> |
                                            -- upload-token; only it adds runs or changes the card
+    declared_data VARCHAR[],               -- benchmarks or datasets the card declares in its training data (task
+                                           -- names, families or dataset names): flagged on those cells
+    training_data VARCHAR);                -- the card's own words on its training data (plain text, never rendered)
 
 CREATE TABLE tasks (
     task VARCHAR PRIMARY KEY, family VARCHAR, grp VARCHAR, langs VARCHAR[], mode VARCHAR,
@@ -314,6 +317,18 @@ CREATE TABLE pair_tests (
     a_only INTEGER, b_only INTEGER,        -- items only A / only B got right (0/1 scores)
     PRIMARY KEY (task, lang, metric, model_a, prompt_lang_a, model_b, prompt_lang_b));
 
+CREATE TABLE leakage_signals (
+    model_id VARCHAR, task VARCHAR, lang VARCHAR, prompt_lang VARCHAR,   -- the cell
+    signal VARCHAR,                        -- mt_verbatim | ngram_overlap | unexplained_entities | a probe's name
+    flagged BOOLEAN,                       -- the signal flags the cell
+    item_ids VARCHAR[],                    -- the items it flags (the clean-items score leaves them out)
+    statistic DOUBLE,                      -- output signals: share of the cell's items flagged (0-1)
+    p_value DOUBLE,                        -- a probe's test (NULL: no test)
+    ci_low DOUBLE, ci_high DOUBLE,         -- 95% interval of the statistic
+    n_items INTEGER,                       -- items looked at
+    detail VARCHAR,                        -- the rule and threshold, one plain-text line
+    computed_at TIMESTAMP DEFAULT current_timestamp,
+    PRIMARY KEY (model_id, task, lang, prompt_lang, signal));
 
 CREATE TABLE uploader_tokens (
     uploader VARCHAR PRIMARY KEY,          -- the identity a token names: its models are "uploader:<name>"'s
