@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import socket
 import ssl
 import time
@@ -442,22 +443,57 @@ class ModelClient:
                           tokens_in=tokens_in, tokens_out=tokens_out, latency_s=latency,
                           finish_reason=choice.get("finish_reason"), attempts=attempts)
 
+    def _no_logprobs(self, exc: Exception) -> None:
+        """Raise LogprobsUnsupported for an answer saying the endpoint cannot echo prompt log-probabilities."""
+        if isinstance(exc, StatusError) and exc.status_code == 404:
+            raise LogprobsUnsupported(
+                f"{self.base_url} has no /completions endpoint (chat-only API): prompt log-probabilities "
+                f"need a server with echo + logprobs (vLLM, llama.cpp, TGI)") from exc
+        if isinstance(exc, StatusError) and exc.status_code == 400 and (
+                "echo" in str(exc).lower() or "logprob" in str(exc).lower()):
+            raise LogprobsUnsupported(f"{self.base_url} refuses echo + logprobs: {exc}") from exc
+
+    async def prompt_logprobs(self, text: str, top_k: int = 20) -> list[tuple[str, float | None, dict[str, float]]]:
+        """Each token of `text` as the server scored it: (token, log-probability given its prefix or None for the
+        first, the top `top_k` alternatives at its position as token → log-probability), from one echoed
+        completion with `logprobs=top_k` (vLLM answers it from its `prompt_logprobs`). LogprobsUnsupported when
+        the endpoint returns no echoed log-probabilities or no alternatives."""
+        payload = {"model": self.model, "prompt": text, "max_tokens": 1, "temperature": 0.0, "echo": True,
+                   "logprobs": top_k, **self.extra_body}
+        answer, _, _ = await self._call("completion with echo", "/completions", payload, self._no_logprobs)
+        try:
+            choice = answer["choices"][0]
+            lp = choice.get("logprobs") or {}
+            tokens, lps, tops = lp.get("tokens"), lp.get("token_logprobs"), lp.get("top_logprobs")
+            offsets, echoed = lp.get("text_offset"), choice.get("text") or ""
+        except (KeyError, IndexError, TypeError, AttributeError):
+            tokens = lps = tops = offsets = None
+        if not isinstance(tokens, list) or not isinstance(lps, list) or not isinstance(offsets, list) \
+                or not isinstance(tops, list) or not (len(tokens) == len(lps) == len(offsets) == len(tops)):
+            raise LogprobsUnsupported(f"{self.base_url} returned no prompt log-probabilities with alternatives")
+        if not isinstance(echoed, str) or not echoed.startswith(text):
+            raise LogprobsUnsupported(f"{self.base_url} did not echo the prompt (echo=True ignored)")
+        out = []
+        for tok, value, top, off in zip(tokens, lps, tops, offsets):
+            if not isinstance(off, int) or isinstance(off, bool) or off >= len(text):
+                break  # past the prompt: the generated token
+            good = value is None or (isinstance(value, (int, float)) and math.isfinite(value))
+            alts = top if isinstance(top, dict) else {}
+            if not good or not all(isinstance(v, (int, float)) and math.isfinite(v) for v in alts.values()):
+                raise ClientError(f"completion with echo at {self.base_url}: a log-probability is not a number")
+            out.append((str(tok), None if value is None else float(value),
+                        {str(k): float(v) for k, v in alts.items()}))
+        if not any(alts for _, _, alts in out):
+            raise LogprobsUnsupported(f"{self.base_url} returned no top-k alternatives for the prompt's tokens")
+        return out
+
     async def option_logprob(self, prompt: str, option: str) -> OptionScore:
         """log P(option | prompt) from one echoed completion of `prompt + option`."""
         text = prompt + option
         payload = {"model": self.model, "prompt": text, "max_tokens": 1, "temperature": 0.0, "echo": True,
                    "logprobs": 1, **self.extra_body}
-
-        def classify(exc: Exception) -> None:
-            if isinstance(exc, StatusError) and exc.status_code == 404:
-                raise LogprobsUnsupported(
-                    f"{self.base_url} has no /completions endpoint (chat-only API): option log-probabilities "
-                    f"need a server with echo + logprobs (vLLM, llama.cpp, TGI)") from exc
-            if isinstance(exc, StatusError) and exc.status_code == 400 and (
-                    "echo" in str(exc).lower() or "logprob" in str(exc).lower()):
-                raise LogprobsUnsupported(f"{self.base_url} refuses echo + logprobs: {exc}") from exc
-
-        answer, latency, attempts = await self._call("completion with echo", "/completions", payload, classify)
+        answer, latency, attempts = await self._call("completion with echo", "/completions", payload,
+                                                     self._no_logprobs)
         try:
             choice = answer["choices"][0]
             lp = choice.get("logprobs") or {}

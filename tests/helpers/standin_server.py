@@ -60,12 +60,16 @@ class StandinServer:
     """The server's state: configuration, fault plan and request counters."""
 
     def __init__(self, latency: float = 0.0, faults: Faults | None = None, *, chat_only: bool = False,
-                 reply: Callable[[str], str] = default_reply, reasoning: str | None = None, port: int = 0):
+                 reply: Callable[[str], str] = default_reply, reasoning: str | None = None, port: int = 0,
+                 prompt_scores: Callable[[list[str]], list[tuple[float | None, dict[str, float]]]] | None = None):
         self.latency = latency
         self.faults = faults or Faults()
         self.chat_only = chat_only
         self.reply = reply
         self.reasoning = reasoning
+        self.prompt_scores = prompt_scores
+        """Echoed prompt tokens -> (log-probability, top-k alternatives) per token, as vLLM answers `logprobs=k`
+        with `echo`; None: deterministic log-probabilities (`token_logprob`) and no alternatives."""
         self.port = port
         self.counts: collections.Counter[str] = collections.Counter()
         self.statuses: collections.Counter[int | str] = collections.Counter()
@@ -184,12 +188,17 @@ class StandinServer:
             offsets.append(pos)
             pos += len(tok)
         lps = [None] + [token_logprob(t) for t in tokens[1:]]
+        tops = None
+        if self.prompt_scores is not None:
+            scored = self.prompt_scores(tokens[:-1])
+            lps = [lp for lp, _ in scored] + [lps[-1]]
+            tops = [top for _, top in scored] + [{tokens[-1]: lps[-1]}]
         echo = bool(req.get("echo"))
         keep = slice(None) if echo else slice(len(tokens) - 1, None)
         logprobs = None
         if req.get("logprobs") is not None:
             logprobs = {"tokens": tokens[keep], "token_logprobs": lps[keep], "text_offset": offsets[keep],
-                        "top_logprobs": None}
+                        "top_logprobs": tops[keep] if tops else None}
         text = (prompt if echo else "") + " x"
         n_in = len(tokens) - 1
         return {"id": "cmpl-standin", "object": "text_completion", "created": 0, "model": req.get("model", ""),
