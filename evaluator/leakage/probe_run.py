@@ -30,6 +30,9 @@ DEMO_DIR = REPO_ROOT / "data" / "demo"
 """Default calibration items: the demo items written for Tanaw."""
 COMPLETION_TOKENS = 256
 """Generation budget of a completion or a guessed option (unless the spec's `generation` sets max_tokens)."""
+NO_LOGPROBS = ("not available: the endpoint returns no prompt log-probabilities with top-k alternatives (it needs "
+               "/v1/completions with echo and logprobs, as vLLM serves)")
+"""Min-K%++'s verdict on an endpoint without prompt log-probabilities (no endpoint named: the row is public)."""
 TOP_K = 20
 """Alternatives asked per prompt token for Min-K%++ (vLLM's default ceiling of `logprobs`)."""
 
@@ -63,18 +66,23 @@ async def _each(jobs: Sequence[Any], fn, concurrency: int) -> tuple[dict, int]:
     """`fn(job)` for every job (at most `concurrency` at once): results by job index, and how many failed."""
     out: dict[int, Any] = {}
     failed = 0
+    unsupported: list[LogprobsUnsupported] = []
 
     async def one(pair: tuple[int, Any]) -> None:
         nonlocal failed
         i, job = pair
+        if unsupported:  # the endpoint cannot answer this probe: send nothing more
+            return
         try:
             out[i] = await fn(job)
-        except LogprobsUnsupported:
-            raise
+        except LogprobsUnsupported as exc:
+            unsupported.append(exc)
         except ClientError:
             failed += 1
 
     await bounded(list(enumerate(jobs)), one, concurrency)
+    if unsupported:
+        raise unsupported[0]
     return out, failed
 
 
@@ -141,15 +149,14 @@ async def min_k_pp(backend: Any, task: TaskSpec, lang: str, items: Sequence[Item
     """Min-K%++ of the items' texts against the calibration items' texts; "not available" when the endpoint
     returns no prompt log-probabilities with alternatives."""
     if not hasattr(backend, "prompt_logprobs"):
-        return P.unavailable("min_k_pp", task.name, lang, "not available: this backend returns no prompt "
-                             "log-probabilities", len(items))
+        return P.unavailable("min_k_pp", task.name, lang, NO_LOGPROBS, len(items))
     texts = [(it.item_id, t) for it in items if (t := P.item_text(it))]
     cal = [t for it in calibration if (t := P.item_text(it))]
     try:
         done, failed = await _minkpp_scores(backend, [t for _, t in texts], opts, popts.top_k)
         cal_done, _ = await _minkpp_scores(backend, cal, opts, popts.top_k)
-    except LogprobsUnsupported as exc:
-        return P.unavailable("min_k_pp", task.name, lang, f"not available: {exc}", len(items))
+    except LogprobsUnsupported:  # its message names the endpoint, which the public row must not
+        return P.unavailable("min_k_pp", task.name, lang, NO_LOGPROBS, len(items))
     keep = [i for i in sorted(done) if done[i] is not None]
     v = P.min_k_pp(task.name, lang, [texts[i][0] for i in keep], [done[i] for i in keep],
                    [s for s in cal_done.values() if s is not None])
@@ -162,15 +169,17 @@ def _with(v: P.ProbeVerdict, **details: Any) -> P.ProbeVerdict:
     return dataclasses.replace(v, details={**v.details, **details})
 
 
-def _calibration(task: TaskSpec, lang: str, items: Sequence[Item], where: str | Path | None) -> list[Item]:
-    """The task's items from the calibration folder, without any that shares an id or a text with `items`."""
+def _calibration(task: TaskSpec, lang: str, items: Sequence[Item], where: str | Path | None
+                 ) -> tuple[list[Item], str | None]:
+    """The task's items from the calibration folder, without any that shares an id or a text with `items`, and
+    why there are none when they cannot be read."""
     try:
         cal = load_items(task, lang, data_dir=where or DEMO_DIR)
     except Exception:  # noqa: BLE001 - no calibration data for this cell: the probes say so
-        return []
+        return [], "no calibration texts for this task and language"
     ids = {it.item_id for it in items}
     texts = {P.item_text(it) for it in items}
-    return [it for it in cal if it.item_id not in ids and P.item_text(it) not in texts]
+    return [it for it in cal if it.item_id not in ids and P.item_text(it) not in texts], None
 
 
 async def run_probes(backend: Any, opts: RunSpec, popts: ProbeOptions = ProbeOptions()) -> list[P.ProbeVerdict]:
@@ -179,16 +188,21 @@ async def run_probes(backend: Any, opts: RunSpec, popts: ProbeOptions = ProbeOpt
     for task, lang in select(opts.tasks, opts.langs):
         try:
             items = load_items(task, lang, data_dir=opts.data_dir, limit=opts.limit)
-        except Exception as exc:  # noqa: BLE001 - a missing dataset skips the cell with its reason
-            out += [P.unavailable(s, task.name, lang, f"no data: {exc}") for s in _signals(popts.probes)]
+        except Exception:  # noqa: BLE001 - a missing dataset skips the cell (its path stays off the public row)
+            out += [P.unavailable(s, task.name, lang, "no data for this task and language")
+                    for s in _signals(popts.probes)]
             continue
-        cal = _calibration(task, lang, items, popts.calibration_dir) if {"ts", "minkpp"} & set(popts.probes) else []
+        cal, no_cal = _calibration(task, lang, items, popts.calibration_dir) if {"ts", "minkpp"} & set(
+            popts.probes) else ([], None)
         if "guided" in popts.probes:
             out.append(await guided(backend, task, lang, items, opts, popts))
         if "ts" in popts.probes:
             out.append(await ts_guessing(backend, task, lang, items, cal, opts))
         if "minkpp" in popts.probes:
-            out.append(await min_k_pp(backend, task, lang, items, cal, opts, popts))
+            if no_cal:  # nothing to compare the items with: nothing is sent
+                out.append(P.unavailable("min_k_pp", task.name, lang, no_cal, len(items)))
+            else:
+                out.append(await min_k_pp(backend, task, lang, items, cal, opts, popts))
     return out
 
 

@@ -12,7 +12,7 @@ import pytest
 from evaluator.clients import ModelClient, RetryPolicy
 from evaluator.datasets import load_items
 from evaluator.leakage import probes as P
-from evaluator.leakage.probe_run import ProbeOptions, run_probes
+from evaluator.leakage.probe_run import NO_LOGPROBS, ProbeOptions, run_probes
 from evaluator.runspec import RunSpec
 from tests.helpers.standin_server import StandinServer
 
@@ -195,8 +195,17 @@ def test_min_k_pp_is_not_available_without_prompt_logprobs():
     with StandinServer(chat_only=True) as server:
         [v] = _probe(server, MINKPP_SPEC, ProbeOptions(probes=("minkpp",)))
     assert not v.flagged and v.statistic is None and v.p_value is None
-    assert v.unavailable.startswith("not available:") and "completions" in v.unavailable
+    assert v.unavailable == NO_LOGPROBS and server.base_url not in v.unavailable
+    assert server.requests <= MINKPP_SPEC.concurrency  # the first refusal stops the rest
     assert P.to_signal(v, "m").detail == v.unavailable
     with StandinServer() as server:  # echoes log-probabilities but no top-k alternatives
         [v] = _probe(server, MINKPP_SPEC, ProbeOptions(probes=("minkpp",)))
-    assert v.unavailable.startswith("not available:") and "alternatives" in v.unavailable
+    assert v.unavailable == NO_LOGPROBS
+
+
+def test_min_k_pp_without_calibration_texts_sends_nothing(tmp_path):
+    with StandinServer(prompt_scores=_knows(set())) as server:
+        [v] = _probe(server, MINKPP_SPEC, ProbeOptions(probes=("minkpp",), calibration_dir=tmp_path))
+    assert v.unavailable == "no calibration texts for this task and language" and server.requests == 0
+    assert P.to_signal(v, "m").detail == "not available: no calibration texts for this task and language"
+    assert str(tmp_path) not in P.to_signal(v, "m").detail
