@@ -23,6 +23,11 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--served-model", help="model id the server expects, if different from --model")
     p.add_argument("--base-url", help="OpenAI-compatible base URL including /v1")
     p.add_argument("--api-key-env", help="environment variable holding the API key (default: none sent)")
+    p.add_argument("--backend", choices=("http", "llamacpp"),
+                   help="http (default): an OpenAI-compatible server; llamacpp: in-process GGUF")
+    p.add_argument("--model-path", help="GGUF file for --backend llamacpp")
+    p.add_argument("--n-ctx", type=int, help="context window for --backend llamacpp (default 4096)")
+    p.add_argument("--chat-format", help="chat format for --backend llamacpp when the GGUF carries no template")
     p.add_argument("--tasks", help="comma list of task ids, aliases or families (default: all)")
     p.add_argument("--langs", help="comma list of languages (default: every language of a task)")
     p.add_argument("--limit", type=int, help="at most N items per task and language")
@@ -34,6 +39,8 @@ def add(sub: argparse._SubParsersAction) -> None:
                    help="data folder of texts the model cannot have seen, laid out like --data-dir (default: the "
                         "repo's demo items, data/demo)")
     p.add_argument("--top-k", type=int, default=20, help="alternatives per prompt token for Min-K%%++ (default 20)")
+    p.add_argument("--max-tokens", type=int, help="generation budget of a completion or a guessed option "
+                                                  "(default 256)")
     p.add_argument("-c", "--concurrency", type=int, help="requests in flight at most (default 8)")
     p.add_argument("--timeout", type=float, help="per-request timeout in seconds (default 120)")
     p.add_argument("--max-retries", type=int, help="retries on 429/5xx/connection errors/timeouts (default 6)")

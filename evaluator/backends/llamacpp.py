@@ -206,6 +206,21 @@ class LlamaCppBackend:
         common = next((k for k, (a, b) in enumerate(zip(alone, tokens)) if a != b), min(len(alone), len(tokens)))
         return list(range(max(common, 1), len(tokens)))
 
+    def prompt_logprobs_sync(self, text: str, top_k: int = 20) -> list[tuple[str, float | None, dict[str, float]]]:
+        """Each token of `text` with its log-probability given the tokens before it and the `top_k` most probable
+        tokens at its position, as `ModelClient.prompt_logprobs` reads them from llama.cpp's server (its echo gives
+        the first token no log-probability, and so does this); tokens are named by their vocabulary ids (as
+        strings), so two ids that decode alike stay apart."""
+        tokens = self.llm.tokenize(text.encode("utf-8"), add_bos=True)
+        if len(tokens) < 2:
+            return []
+        lp = log_softmax(self._eval(tokens, 1)[1: len(tokens) - 1])  # row i + 1 predicts token i + 2
+        k = max(1, min(top_k, lp.shape[1]))
+        top = np.argpartition(lp, -k, axis=1)[:, -k:]
+        return [(str(tokens[1]), None, {})] + [
+            (str(tok), float(lp[i, tok]), {str(int(t)): float(lp[i, t]) for t in top[i]})
+            for i, tok in enumerate(tokens[2:])]
+
     def chat_sync(self, messages: list[dict], *, temperature: float, top_p: float, max_tokens: int) -> Completion:
         """One chat completion with the model's chat template."""
         t0 = time.monotonic()
@@ -232,6 +247,11 @@ class LlamaCppBackend:
         """Score one option on the worker thread."""
         async with self._lock:
             return await asyncio.to_thread(self.option_logprob_sync, prompt, option)
+
+    async def prompt_logprobs(self, text: str, top_k: int = 20) -> list[tuple[str, float | None, dict[str, float]]]:
+        """`prompt_logprobs_sync` on the worker thread."""
+        async with self._lock:
+            return await asyncio.to_thread(self.prompt_logprobs_sync, text, top_k)
 
     async def close(self) -> None:
         """Free the model."""
