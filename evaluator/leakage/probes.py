@@ -44,6 +44,7 @@ from typing import Mapping, Sequence
 
 from evaluator.leakage import LeakSignal
 from evaluator.spec import Item
+from evaluator.stats import wilson
 
 ALPHA = 0.01
 """Significance level of every probe's test: flagged only when p < ALPHA (and the effect is in the leaking direction)."""
@@ -125,9 +126,15 @@ def describe(v: ProbeVerdict) -> str:
 
 
 def to_signal(v: ProbeVerdict, model_id: str) -> LeakSignal:
-    """The verdict as the shared leakage signal row of a model's (task, lang, "en") cell."""
+    """The verdict as the shared leakage signal row of a model's (task, lang, "en") cell. Its statistic is, as for
+    every signal on the board, the share of the items looked at that the probe lists (with its 95% Wilson
+    interval); the probe's own statistic and test are in the detail line, its p-value in `p_value`."""
+    share = lo = hi = None
+    if v.unavailable is None and v.n_items:
+        share = len(v.flagged_items) / v.n_items
+        lo, hi = wilson(share, v.n_items)
     return LeakSignal(model_id, v.task, v.lang, PROMPT_LANG, v.signal, v.flagged, tuple(sorted(v.flagged_items)),
-                      v.statistic, v.p_value, None, None, v.n_items, describe(v))
+                      share, v.p_value, lo, hi, v.n_items, describe(v))
 
 
 def unavailable(signal: str, task: str, lang: str, reason: str, n_items: int = 0) -> ProbeVerdict:

@@ -12,6 +12,7 @@ from cli.main import main
 from evaluator.datasets import load_items
 from evaluator.leakage import LeakSignal
 from evaluator.leakage import probes as P
+from evaluator.stats import wilson
 from store import db
 from store.leakage import read_signals
 from tests.helpers.standin_server import StandinServer
@@ -46,7 +47,9 @@ def test_leakage_command_stores_each_probes_verdict_as_a_signal(tmp_path, capsys
     assert set(rows) == {"guided_completion", "ts_guessing", "min_k_pp"}
     g = rows["guided_completion"]
     assert (g.task, g.lang, g.prompt_lang, g.flagged, g.n_items) == ("abssum", "id", "en", True, 24)
-    assert g.p_value < 0.01 and g.statistic == 1.0 and len(g.item_ids) == 24
+    assert g.p_value < 0.01 and g.statistic == 1.0 and len(g.item_ids) == 24  # share of the items listed
+    assert (g.ci_low, g.ci_high) == pytest.approx(wilson(1.0, 24)) and g.ci_low == pytest.approx(0.8620, abs=1e-4)
+    assert "ROUGE-L 1.000 guided vs 0.000 general over 24 items" in g.detail
     assert "Wilcoxon" in g.detail and "\n" not in g.detail
     ts, mk = rows["ts_guessing"], rows["min_k_pp"]
     assert not ts.flagged and ts.p_value is None and ts.detail.startswith("not available")
