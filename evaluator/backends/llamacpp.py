@@ -210,8 +210,9 @@ class LlamaCppBackend:
         """Each token of `text` with its log-probability given the tokens before it and the `top_k` most probable
         tokens at its position, as `ModelClient.prompt_logprobs` reads them from llama.cpp's server (its echo gives
         the first token no log-probability, and so does this); tokens are named by their vocabulary ids (as
-        strings), so two ids that decode alike stay apart."""
-        tokens = self.llm.tokenize(text.encode("utf-8"), add_bos=True)
+        strings), so two ids that decode alike stay apart. A text longer than the context window is scored on its
+        first `n_ctx` tokens."""
+        tokens = self.llm.tokenize(text.encode("utf-8"), add_bos=True)[: self.llm.n_ctx()]
         if len(tokens) < 2:
             return []
         lp = log_softmax(self._eval(tokens, 1)[1: len(tokens) - 1])  # row i + 1 predicts token i + 2
