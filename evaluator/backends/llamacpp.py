@@ -215,12 +215,14 @@ class LlamaCppBackend:
         tokens = self.llm.tokenize(text.encode("utf-8"), add_bos=True)[: self.llm.n_ctx()]
         if len(tokens) < 2:
             return []
-        lp = log_softmax(self._eval(tokens, 1)[1: len(tokens) - 1])  # row i + 1 predicts token i + 2
-        k = max(1, min(top_k, lp.shape[1]))
-        top = np.argpartition(lp, -k, axis=1)[:, -k:]
-        return [(str(tokens[1]), None, {})] + [
-            (str(tok), float(lp[i, tok]), {str(int(t)): float(lp[i, t]) for t in top[i]})
-            for i, tok in enumerate(tokens[2:])]
+        rows = self._eval(tokens, 1)
+        out: list[tuple[str, float | None, dict[str, float]]] = [(str(tokens[1]), None, {})]
+        for i, tok in enumerate(tokens[2:], start=1):  # row i predicts token i + 1; one row at a time, since a
+            lp = log_softmax(rows[i])                   # whole text's rows in float64 can take gigabytes
+            k = max(1, min(top_k, lp.shape[0]))
+            top = np.argpartition(lp, -k)[-k:]
+            out.append((str(tok), float(lp[tok]), {str(int(t)): float(lp[t]) for t in top}))
+        return out
 
     def chat_sync(self, messages: list[dict], *, temperature: float, top_p: float, max_tokens: int) -> Completion:
         """One chat completion with the model's chat template."""
