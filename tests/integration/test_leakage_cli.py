@@ -13,6 +13,7 @@ from evaluator.datasets import load_items
 from evaluator.leakage import LeakSignal
 from evaluator.leakage import probes as P
 from evaluator.stats import wilson
+from services.leakage import flagged_table
 from store import db
 from store.leakage import read_signals
 from tests.helpers.standin_server import StandinServer
@@ -41,8 +42,12 @@ def test_leakage_command_stores_each_probes_verdict_as_a_signal(tmp_path, capsys
     try:
         rows = {r["signal"]: LeakSignal.from_row(r) for r in read_signals(con, model_id="probe-m")}
         origin = con.execute("SELECT origin FROM models WHERE model_id = 'probe-m'").fetchone()
+        board = flagged_table(con, "bhasa", "en")  # what the leaderboard's leakage section shows
     finally:
         con.close()
+    assert board[["model", "task", "lang", "signal", "items flagged", "n items", "share %"]].values.tolist() == [
+        ["probe-m", "abssum", "id", "guided_completion", 24, 24, 100.0]]
+    assert board["evidence"][0].startswith("guided_completion: 24 of 24 items (100.0%, 95% CI 86.2–100.0%) p = ")
     assert origin == ("evaluated",)
     assert set(rows) == {"guided_completion", "ts_guessing", "min_k_pp"}
     g = rows["guided_completion"]
