@@ -4,6 +4,7 @@ stored outputs). Probes: guided vs general instance completion, TS-Guessing, Min
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 from evaluator import runspec
@@ -60,6 +61,8 @@ def _options(args: argparse.Namespace):
     if bad or not probes:
         raise ConfigError(f"--probes: unknown probe {bad[0] if bad else args.probes!r} (choose from "
                           f"{', '.join(PROBES)})")
+    if not re.fullmatch(r"[A-Za-z0-9_.-]{1,32}", args.split):
+        raise ConfigError("--split: a split name of letters, digits, '_', '.' or '-' (at most 32), e.g. test")
     if not 1 <= args.top_k <= 100:
         raise ConfigError("--top-k: between 1 and 100")
     return ProbeOptions(probes=probes, split=args.split, calibration_dir=args.calibration_dir, top_k=args.top_k)

@@ -129,3 +129,16 @@ def test_a_private_endpoint_is_refused_on_the_public_policy(tmp_path, monkeypatc
     assert recorder.headers == []
     assert "not accepted" in capsys.readouterr().err
     assert json.dumps(recorder.headers) == "[]"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--probes", "guided,bogus"], "error: --probes: unknown probe 'bogus'"),
+    (["--split", "test\n## injected"], "error: --split: a split name"),
+    (["--top-k", "0"], "error: --top-k: between 1 and 100"),
+])
+def test_bad_options_exit_2_with_one_line_and_send_nothing(tmp_path, capsys, argv, message):
+    with StandinServer() as server:
+        code = main(["leakage", "--model", "m", "--base-url", server.base_url, "--db", str(tmp_path / "t.duckdb"),
+                     *argv])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith(message) and err.count("\n") == 1 and server.requests == 0
