@@ -25,4 +25,4 @@ def backfill_derived(con: duckdb.DuckDBPyConnection) -> None:
     backfill_levels(con)  # drill-down levels before V11, and of cells back-filled just now
     backfill_page_figures(con)  # reported rows normalised, Model page field, ceilings (V12)
     backfill_pair_tests(con)  # Compare's paired tests before V13, and of cells back-filled or pulled just now
-    backfill_leakage(con)  # output leakage signals of cells stored or pulled before V23
+    backfill_leakage(con)  # output leakage signals of cells stored or pulled before V20

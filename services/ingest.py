@@ -294,7 +294,7 @@ def _refresh_aggregates(con: duckdb.DuckDBPyConnection, model_id: str, cells: It
         merged = refresh_inputs.merge(ahead, computed, drills, run_count_rows(drills, state.runs))
     refresh_pair_tests(con, model_id, keys,  # Compare's paired tests on these cells' item outcomes (V13)
                        merged.pairs if merged is not None else None)
-    refresh_leakage(con, model_id, keys, lambda key: columns[key].pairs())  # output leakage signals (V23)
+    refresh_leakage(con, model_id, keys, lambda key: columns[key].pairs())  # output leakage signals (V20)
     writer.save_aggregates_batch(con, model_id, computed, stored="aggregates" in state.stored)
     refresh_rollups(con, [model_id], keys, state.levels, merged)
     return out

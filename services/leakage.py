@@ -54,7 +54,7 @@ def refresh_leakage(con: duckdb.DuckDBPyConnection, model_id: str, cells: Iterab
 
 def backfill_leakage(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str, str]]:
     """Compute, in one transaction, the output signals of every scored cell that has none (a store upgraded to
-    V23, an older export pulled); returns those cells."""
+    V20, an older export pulled); returns those cells."""
     tasks = [t for t, spec in TASKS.items() if signal_kinds(spec)]
     missing = stored.cells_without_signals(con, tasks, OUTPUT_SIGNALS)
     by_model: dict[str, list[Cell]] = defaultdict(list)

@@ -1,4 +1,4 @@
-"""Stored leakage signals (schema V23, table `leakage_signals`): one row per (cell, signal) in the shape of
+"""Stored leakage signals (schema V20, table `leakage_signals`): one row per (cell, signal) in the shape of
 `evaluator.leakage.LeakSignal` (`COLUMNS`), written by the services (a cell's output signals when the cell changes,
 the `leakage` run mode's probes) and read by the board; and the model cards' declared training data.
 
@@ -90,7 +90,7 @@ def model_cells(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str]) -> lis
 def cells_without_signals(con: duckdb.DuckDBPyConnection, tasks: Sequence[str],
                           signals: Sequence[str]) -> list[tuple[str, str, str, str]]:
     """(model_id, task, lang, prompt_lang) of the scored cells of these tasks with none of these signals stored
-    (a store written before V23, or pulled from an older export)."""
+    (a store written before V20, or pulled from an older export)."""
     return [tuple(r) for r in con.execute("""
         SELECT DISTINCT model_id, task, lang, prompt_lang FROM aggregates WHERE list_contains(?, task)
         EXCEPT SELECT model_id, task, lang, prompt_lang FROM leakage_signals WHERE list_contains(?, signal)

@@ -298,7 +298,7 @@ the run counts, the mean of a file's own scores per run (V12) from its per-item 
 V18 = ("DROP TABLE IF EXISTS failed_flags", VIEW_SQL["failed_flags"])
 """The failed items' data-quality flags (V7) become a view over the item outcomes and the items' warnings."""
 
-V22 = (
+V19 = (
     """CREATE TABLE IF NOT EXISTS judge_calls (
     call_key VARCHAR PRIMARY KEY,          -- sha256 of judge model, template version, sampling settings and messages
     judge_model VARCHAR, template VARCHAR, -- template as "name@version" (evaluator/judge/templates.yaml)
@@ -321,7 +321,7 @@ V22 = (
 operator's spending), and the judge scores of conversation turns, named by judge and template, apart from metric
 scores (public)."""
 
-V23 = (
+V20 = (
     "ALTER TABLE models ADD COLUMN IF NOT EXISTS declared_data VARCHAR[]",
     "ALTER TABLE models ADD COLUMN IF NOT EXISTS training_data VARCHAR",
     """CREATE TABLE IF NOT EXISTS leakage_signals (
@@ -338,7 +338,7 @@ stored outputs when the cell changes, and the `leakage` run mode's probes."""
 MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6),
                                                        (7, V7), (8, V8), (9, V9), (10, V10), (11, V11),
                                                        (12, V12), (13, V13), (14, V14), (15, V15), (16, V16),
-                                                       (17, V17), (18, V18), (22, V22), (23, V23))
+                                                       (17, V17), (18, V18), (19, V19), (20, V20))
 """(version, statements) in order; append a new version, never edit an applied one."""
 
 PUBLIC_TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",

@@ -1,4 +1,4 @@
-"""The stored leakage signals (V23): a LeakSignal written and read back is the same signal; a cell's output signals
+"""The stored leakage signals (V20): a LeakSignal written and read back is the same signal; a cell's output signals
 are replaced without touching its other rows; a model card's declaration is set and read."""
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ def test_a_new_store_from_schema_sql_is_an_old_store_after_every_migration():
         [v for v, _ in MIGRATIONS]
     kinds = dict(_shape(new)["kinds"])
     assert VIEWS and all(kinds[v] == "VIEW" for v in VIEWS)
-    assert sum(k == "BASE TABLE" for k in kinds.values()) == 43 - len(VIEWS) + 3  # 43 before V17; V22 2, V23 1
+    assert sum(k == "BASE TABLE" for k in kinds.values()) == 43 - len(VIEWS) + 3  # 43 before V17; V19 2, V20 1
 
 
 def _before_views(con) -> dict:
