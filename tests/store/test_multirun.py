@@ -10,6 +10,7 @@ built from Tanaw's demo items.
 """
 from __future__ import annotations
 
+import json
 import statistics
 from pathlib import Path
 
@@ -151,3 +152,27 @@ def test_rank_ranges_come_from_the_eight_run_intervals(tmp_path, index):
     want = rank_ranges({m: (lo, hi) for m, lo, hi, *_ in rows})
     assert {m: (best, worst) for m, *_, best, worst in rows} == want
     assert want["weak"] == want["weak-twin"]  # the same answers: the same interval, the same rank range
+
+
+def test_each_runs_results_json_gives_one_self_reported_score_the_mean_over_runs(tmp_path, index):
+    # SEA-HELM writes run_{n}/results/{model}_seahelm_results_{datetime}.json in every run's folder
+    # (src/seahelm_evaluation.py get_results_json_filepath at 6844e6c)
+    right = pattern("strong")
+    files = run_files("demo-model", right)
+    for r in range(RUNS):
+        files[f"demo-model/run_{r}/results/demo-model_seahelm_results_2026-06-0{r + 1}T10:00:00.000000.json"] = \
+            json.dumps(T.seahelm_results(value=50.0 + r)).encode()
+    up = read_upload(zip_bytes(files), "results.zip", index=index)
+    assert up.ok, up.errors
+    assert any("summary files of 8 runs (runs 1, 2, 3, 4, 5, 6, 7, 8): each self-reported score is the mean"
+               in w.problem for w in up.warnings)
+    sentiment = [s for s in up.summary if (s.task, s.lang) == ("sentiment", "id")]
+    assert sentiment and {s.value for s in sentiment} == {53.5}  # every metric: the mean of 50 … 57
+    assert len({s.metric for s in sentiment}) == len(sentiment)  # one score per metric, not one per run
+    db = tmp_path / "t.duckdb"
+    _ingest(db, up, "demo-model")
+    assert _rows(db, "SELECT DISTINCT value FROM self_reported_cells WHERE model_id = 'demo-model' "
+                     "AND task = 'sentiment' AND lang = 'id'", []) == [(53.5,)]
+    one = read_upload(zip_bytes({k: v for k, v in files.items() if "/run_0/" in k}), "one.zip", index=index)
+    assert {s.value for s in one.summary if (s.task, s.lang) == ("sentiment", "id")} == {50.0}
+    assert not any("summary files of" in w.problem for w in one.warnings)
