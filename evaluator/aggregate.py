@@ -269,7 +269,7 @@ def _strata(task: TaskSpec, lang: str, cell: _Cell) -> tuple[int, ...] | None:
 
 def _draws(task: TaskSpec, lang: str, cell: _Cell, n_boot: int, seed: int) -> tuple[np.ndarray, bool]:
     """The cell's bootstrap draws and whether they are stratified: by gold class for a classification or
-    multiple-choice cell of several runs (SEA-HELM's multi-run statistics), plain for any other cell."""
+    multiple-choice cell of several runs, plain for any other cell (so one-run intervals are as before)."""
     strata = _strata(task, lang, cell) if len(cell.lay.runs) > 1 else None
     if strata is not None:
         return stratified_draws(seed, n_boot, strata), True
