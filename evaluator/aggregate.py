@@ -131,10 +131,14 @@ def _run_values(spec: MetricSpec, rows: Sequence[_Row]) -> list[float]:
     return [v for v in (spec.corpus(_triples(run_rows)) for run_rows in _by_run(rows)) if not math.isnan(v)]
 
 
+def _run_mean(values: Sequence[float]) -> float:
+    """The mean over runs of per-run values (NaN for none)."""
+    return float(np.mean(values)) if len(values) else float("nan")
+
+
 def _value(spec: MetricSpec, rows: Sequence[_Row]) -> float:
     """A corpus metric on 0-1 for rows of possibly several runs: per run, then the mean over runs."""
-    vals = _run_values(spec, rows)
-    return float(np.mean(vals)) if vals else float("nan")
+    return _run_mean(_run_values(spec, rows))
 
 
 def _bootstrap(spec: MetricSpec, rows: Sequence[_Row], draws: np.ndarray) -> np.ndarray:
@@ -301,8 +305,8 @@ def _score(spec: MetricSpec, task: TaskSpec, lang: str, cell: _Cell, items: list
         value, per_run, stats = cell_counts.counted_runs(spec, task, lang, cell.cols, cell.lay, draws)
     else:
         rows = cell.rows()[0]
-        per_run = np.array(_run_values(spec, rows), dtype=float)
-        value, stats = _value(spec, rows), _bootstrap(spec, rows, draws)
+        per_run = _run_values(spec, rows)  # each run's value once; the cell's is their mean, as `_value`
+        value, stats = _run_mean(per_run), _bootstrap(spec, rows, draws)
     if math.isnan(value):
         return _empty(spec.name, task, lang, n, n_runs, fail, "not_scored", spec.empty_reason)
     if stats is None:
