@@ -1,12 +1,24 @@
 """Cell scores from item results: value on 0-100, confidence interval, n, runs, parse failures, chance.
 
 A cell is one (model, task, lang, prompt_lang); `aggregate_cell` gets its (Item, ItemResult) pairs, possibly
-from several runs and, for binary choices, both option orders. Item metrics are averaged per run and then over
-runs; corpus metrics (macro-F1, order consistency, ...) are computed per run from all rows and averaged over
-runs. Intervals are 95%: Wilson for 0/1 item scores (never degenerate at 0% or 100%); the reference library's own
-bootstrap where a metric has one (ROUGE-L's seeded BootstrapAggregator, whose mid is the score; sacrebleu's for
-chrF++); otherwise a percentile bootstrap over items (all rows of a drawn item come along, so runs and orders
-stay clustered), seeded.
+from several runs (SEA-HELM runs every model 8 times) and, for binary choices, both option orders. Item metrics
+follow SEA-HELM's multi-run rule: each question's mean over the runs, then the mean over questions
+(`cell_columns.item_value`; with complete runs that is the mean of the runs' scores). Corpus metrics (macro-F1,
+balanced accuracy, order consistency, ...) are computed per run from all its rows and averaged over runs, as
+SEA-HELM scores each run's file and averages the runs (`docs/score_calculations.md`, "Task Level", at 6844e6c).
+
+Intervals are 95%: the reference library's own bootstrap where a metric has one (ROUGE-L's seeded
+BootstrapAggregator, whose mid is the score; sacrebleu's for chrF++); otherwise a percentile bootstrap over items
+(all rows of a drawn item come along, so runs and orders stay clustered), seeded. A cell of one run keeps Wilson
+for 0/1 item scores (never degenerate at 0% or 100%). A cell of several runs is bootstrapped for every metric, and
+for a classification or multiple-choice task the draws are stratified by gold class (`stats.stratified_draws`:
+each resample keeps every class's item count). Beside the interval a cell of several runs notes its run-to-run
+spread (`stats.run_sd`: the sample SD of the per-run scores, `CellScore.run_sd`), and a classification or
+multiple-choice cell whose rarest gold class has fewer than `LOW_CLASS_SUPPORT` items is flagged in its note.
+SEA-HELM's own aggregation (`helpers/results_aggregation.ipynb` at 6844e6c) estimates the same per-question mean
+by drawing one run per question 30 times (seed 94370244) and reports the standard error of those draws; it has no
+question bootstrap, so the interval here is Tanaw's: over questions, which is what varies between benchmarks'
+samples, and stratified so that every resample keeps the class balance that balanced accuracy depends on.
 """
 from __future__ import annotations
 
@@ -25,11 +37,16 @@ from evaluator.metrics import METRICS
 from evaluator.metrics.base import MetricSpec, item_score
 from evaluator.scoring import gold_for
 from evaluator.spec import Item, ItemResult, TaskSpec
-from evaluator.stats import bootstrap_draws, percentile_interval, wilson
+from evaluator.stats import bootstrap_draws, percentile_interval, run_sd, stratified_draws, wilson
 
 BOOTSTRAP_SEED = 4156
 """Seed for every bootstrap (the value the BHASA paper uses for ROUGE), so intervals are reproducible."""
 N_BOOTSTRAP = 1000
+LOW_CLASS_SUPPORT = 10
+"""A classification or multiple-choice cell whose rarest gold class has fewer items than this is flagged: its
+per-class recall (balanced accuracy, macro-F1) rests on too few items."""
+LOW_SUPPORT_NOTE = "low class support"
+"""How the flag reads in a cell's note."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +78,10 @@ class CellScore:
     or checkpoint)."""
     note: str = ""
     """Why a value is missing, how the interval was made, runs and below-chance remarks."""
+    run_sd: float | None = None
+    """Run-to-run spread on 0-100: the sample SD of the per-run scores; None for one run."""
+    min_class_n: int | None = None
+    """Items in the rarest gold class (classification and multiple choice); None for other tasks."""
 
 
 @dataclass(frozen=True)
@@ -105,20 +126,29 @@ def _by_run(rows: Sequence[_Row]) -> list[list[_Row]]:
     return list(by_run.values())
 
 
+def _run_values(spec: MetricSpec, rows: Sequence[_Row]) -> list[float]:
+    """A corpus metric on 0-1 for each run of the rows (runs without a value left out)."""
+    return [v for v in (spec.corpus(_triples(run_rows)) for run_rows in _by_run(rows)) if not math.isnan(v)]
+
+
+def _run_mean(values: Sequence[float]) -> float:
+    """The mean over runs of per-run values (NaN for none)."""
+    return float(np.mean(values)) if len(values) else float("nan")
+
+
 def _value(spec: MetricSpec, rows: Sequence[_Row]) -> float:
     """A corpus metric on 0-1 for rows of possibly several runs: per run, then the mean over runs."""
-    vals = [v for v in (spec.corpus(_triples(run_rows)) for run_rows in _by_run(rows)) if not math.isnan(v)]
-    return float(np.mean(vals)) if vals else float("nan")
+    return _run_mean(_run_values(spec, rows))
 
 
-def _bootstrap(spec: MetricSpec, rows: Sequence[_Row], n_boot: int, seed: int) -> np.ndarray:
+def _bootstrap(spec: MetricSpec, rows: Sequence[_Row], draws: np.ndarray) -> np.ndarray:
     """Bootstrap statistics (0-1) of a corpus metric without a label-count form, from resampling items with all
-    their rows: the metric's own vectorised resampling where it has one, else the metric on each resample."""
+    their rows (`draws`: indices into the sorted item ids): the metric's own vectorised resampling where it has
+    one, else the metric on each resample."""
     by_item: dict[str, list[_Row]] = defaultdict(list)
     for r in rows:
         by_item[r.item.item_id].append(r)
     ids = sorted(by_item)  # the interval is a function of the items, not of the order rows arrive in
-    draws = bootstrap_draws(seed, n_boot, len(ids))
     if spec.resample is not None:
         # Run by run over the same draws, then the mean over runs (a run with no rows in a resample is left out of
         # that resample's mean).
@@ -203,6 +233,53 @@ def aggregate_cell(task: TaskSpec, lang: str, pairs: Sequence[tuple[Item, ItemRe
     return out
 
 
+def _gold_class(task: TaskSpec, lang: str, item: Item) -> str | None:
+    """An item's gold class: its label (closed label set), its option letter (binary choices, letter golds), or the
+    letter of the option its gold text is (multiple choice: the answer's position, as SEA-HELM's MCQ labels
+    are letters); None otherwise."""
+    gold = item.gold
+    if not isinstance(gold, str) or not gold:
+        return None
+    if gold in task.labels.get(lang, ()):
+        return gold
+    if len(gold) == 1 and gold.isascii() and gold.isupper() and (task.option_fields or item.options):
+        return gold
+    if item.options and gold in item.options:
+        return chr(ord("A") + item.options.index(gold))
+    return None
+
+
+def gold_classes(task: TaskSpec, lang: str, items: Sequence[Item]) -> list[str] | None:
+    """Each item's gold class when the cell is classification or multiple choice (every item has one, and some
+    class is shared by several items: SEA-HELM's test for multi-choice labels, `helpers/results_aggregation.ipynb`
+    at 6844e6c); else None."""
+    classes = [_gold_class(task, lang, i) for i in items]
+    if not classes or any(c is None for c in classes):
+        return None
+    return classes if len(set(classes)) < len(classes) else None
+
+
+def _strata(task: TaskSpec, lang: str, cell: _Cell) -> tuple[int, ...] | None:
+    """Each item's gold-class code in bootstrap order (sorted ids), or None when the cell has no gold classes."""
+    if "strata" not in cell.lay.cache:
+        classes = gold_classes(task, lang, [cell.cols.items[i] for i in cell.lay.ids])
+        codes = None
+        if classes is not None:
+            pos = {c: k for k, c in enumerate(sorted(set(classes)))}
+            codes = tuple(pos[c] for c in classes)
+        cell.lay.cache["strata"] = codes
+    return cell.lay.cache["strata"]
+
+
+def _draws(task: TaskSpec, lang: str, cell: _Cell, n_boot: int, seed: int) -> tuple[np.ndarray, bool]:
+    """The cell's bootstrap draws and whether they are stratified: by gold class for a classification or
+    multiple-choice cell of several runs, plain for any other cell (so one-run intervals are as before)."""
+    strata = _strata(task, lang, cell) if len(cell.lay.runs) > 1 else None
+    if strata is not None:
+        return stratified_draws(seed, n_boot, strata), True
+    return bootstrap_draws(seed, n_boot, len(cell.lay.ids)), False
+
+
 def _score(spec: MetricSpec, task: TaskSpec, lang: str, cell: _Cell, items: list[Item], fail: float, n_boot: int,
            seed: int) -> CellScore:
     """One metric of the cell: its value, its 95% interval and the notes saying how they were made."""
@@ -215,19 +292,21 @@ def _score(spec: MetricSpec, task: TaskSpec, lang: str, cell: _Cell, items: list
                                                                    if len(per_run) > 1 else "")]
         if n_runs > 1 and spec.corpus is None:
             se = columns.clustered_se(*cell.item_values(spec))
-        return _close(spec, task, lang, cell, items, fail, value, lo, hi, notes, se)
+        return _close(spec, task, lang, cell, items, fail, value, lo, hi, notes, se, per_run[:, 0])
+    draws, stratified = _draws(task, lang, cell, n_boot, seed)
     if spec.corpus is None:  # an item metric: the mean of item scores
         values, lay = cell.item_values(spec)
         value = columns.item_value(values, lay)
-        if not spec.binary:
-            stats = columns.item_bootstrap(values, lay, bootstrap_draws(seed, n_boot, len(lay.ids)))
+        per_run = columns.run_means(values, lay)
+        if not spec.binary or n_runs > 1:
+            stats = columns.item_bootstrap(values, lay, draws)
         se = columns.clustered_se(values, lay) if n_runs > 1 else None
     elif spec.counted:
-        draws = bootstrap_draws(seed, n_boot, len(cell.lay.ids))
-        value, stats = cell_counts.counted_metric(spec, task, lang, cell.cols, cell.lay, draws)
+        value, per_run, stats = cell_counts.counted_runs(spec, task, lang, cell.cols, cell.lay, draws)
     else:
         rows = cell.rows()[0]
-        value, stats = _value(spec, rows), _bootstrap(spec, rows, n_boot, seed)
+        per_run = _run_values(spec, rows)  # each run's value once; the cell's is their mean, as `_value`
+        value, stats = _run_mean(per_run), _bootstrap(spec, rows, draws)
     if math.isnan(value):
         return _empty(spec.name, task, lang, n, n_runs, fail, "not_scored", spec.empty_reason)
     if stats is None:
@@ -235,26 +314,36 @@ def _score(spec: MetricSpec, task: TaskSpec, lang: str, cell: _Cell, items: list
         notes = [f"95% CI: Wilson over {n} items"]
     else:
         lo, hi = percentile_interval(stats)
-        notes = [f"95% CI: bootstrap over items (B={n_boot}, seed {seed})"]
+        notes = [f"95% CI: bootstrap over items{' stratified by gold class' if stratified else ''} "
+                 f"(B={n_boot}, seed {seed})"]
         if lo == hi and value in (0.0, 1.0):
             lo, hi = wilson(value, n)
             notes.append("degenerate at the boundary: Wilson used")
-    return _close(spec, task, lang, cell, items, fail, value, lo, hi, notes, se)
+    return _close(spec, task, lang, cell, items, fail, value, lo, hi, notes, se, per_run)
 
 
 def _close(spec: MetricSpec, task: TaskSpec, lang: str, cell: _Cell, items: list[Item], fail: float, value: float,
-           lo: float, hi: float, notes: list[str], se: float | None) -> CellScore:
-    """The CellScore with its notes (breakdown, runs, clustered SE), chance and normalised value."""
+           lo: float, hi: float, notes: list[str], se: float | None, per_run: np.ndarray) -> CellScore:
+    """The CellScore with its notes (breakdown, runs, spread, clustered SE, class support), chance and normalised
+    value."""
     n_runs = len(cell.lay.runs)
     if spec.detail is not None:
         detail = spec.detail(_triples(_by_run(cell.rows()[0])[0]))
         if detail:
             notes.append(detail + (" (run 1)" if n_runs > 1 else ""))
+    sd = run_sd(100 * np.asarray(per_run, dtype=float))
     if n_runs > 1:
-        notes.append(f"mean of {n_runs} runs" + (f"; clustered SE by item {100 * se:.2f}" if se is not None else ""))
+        notes.append(f"mean of {n_runs} runs" + (f"; run-to-run SD {sd:.2f} (sample SD of the per-run scores)"
+                                                 if sd is not None else "")
+                     + (f"; clustered SE by item {100 * se:.2f}" if se is not None else ""))
+    strata = _strata(task, lang, cell)
+    min_class = int(np.bincount(strata).min()) if strata is not None else None
+    if min_class is not None and min_class < LOW_CLASS_SUPPORT:
+        notes.append(f"{LOW_SUPPORT_NOTE}: the rarest gold class has {min_class} items (fewer than "
+                     f"{LOW_CLASS_SUPPORT})")
     chance = metric_chance(spec, task, lang, items)
     normalized = normalized_score(100 * value, chance)
     if normalized is not None and normalized < 0:
         notes.append("below chance")
     return CellScore(spec.name, 100 * value, 100 * lo, 100 * hi, len(items), n_runs, fail, chance, normalized,
-                     spec.name == task.headline_metric(lang), "ok", "; ".join(notes))
+                     spec.name == task.headline_metric(lang), "ok", "; ".join(notes), sd, min_class)

@@ -168,10 +168,30 @@ def group_means(values: np.ndarray, codes: np.ndarray, n: int) -> np.ndarray:
     return np.array([np.mean(grouped[bounds[k]:bounds[k + 1]]) for k in range(n)])
 
 
+def run_means(values: np.ndarray, lay: Layout) -> np.ndarray:
+    """Each run's mean of its rows (the run's score), runs in first appearance."""
+    return group_means(values, lay.run_code, len(lay.runs))
+
+
 def item_value(values: np.ndarray, lay: Layout) -> float:
-    """Mean per run, then the mean over runs."""
-    per_run = group_means(values, lay.run_code, len(lay.runs))
-    return float(np.mean(per_run)) if len(per_run) else float("nan")
+    """The cell's value by SEA-HELM's multi-run rule: each question's mean over the runs that answered it (a run's
+    answer to a question: the mean of its rows, e.g. both option orders), then the mean over questions.
+
+    When every run answered every question (one run, or complete repeated runs) that equals the mean of the
+    runs' scores, and is computed that way, as the figures were before multi-run cells."""
+    per_run = run_means(values, lay)
+    if not len(per_run):
+        return float("nan")
+    n_ids, n_runs = len(lay.ids), len(lay.runs)
+    answered = np.bincount(lay.run_code * n_ids + lay.code, minlength=n_runs * n_ids).reshape(n_runs, n_ids) > 0
+    if answered.all():
+        return float(np.mean(per_run))
+    cell = lay.run_code * n_ids + lay.code
+    sums = np.bincount(cell, weights=values, minlength=n_runs * n_ids).reshape(n_runs, n_ids)
+    counts = np.bincount(cell, minlength=n_runs * n_ids).reshape(n_runs, n_ids)
+    per_answer = np.where(answered, sums / np.maximum(counts, 1), 0.0)
+    per_question = per_answer.sum(axis=0) / answered.sum(axis=0)
+    return float(np.mean(per_question))
 
 
 def item_means(values: np.ndarray, codes: np.ndarray, n: int) -> np.ndarray:

@@ -263,10 +263,18 @@ def _resampled(parts: list[np.ndarray], draws: np.ndarray) -> list[Resampled]:
 def counted_metric(spec: MetricSpec, task: TaskSpec, lang: str, cols: CellColumns, lay: Layout,
                    draws: np.ndarray) -> tuple[float, np.ndarray]:
     """(value, bootstrap statistics without NaN) of a label-count metric (`MetricSpec.counted`)."""
+    value, _, stats = counted_runs(spec, task, lang, cols, lay, draws)
+    return value, stats
+
+
+def counted_runs(spec: MetricSpec, task: TaskSpec, lang: str, cols: CellColumns, lay: Layout,
+                 draws: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    """(value: the mean over runs, each run's value without NaN, bootstrap statistics without NaN) of a
+    label-count metric."""
     chance = task.chance_level(lang)
     kind = spec.counted
     if kind == "order" and "ba" not in cols.orders:  # no answer in order "ba", so no pair: every run's value and
-        return float("nan"), np.empty(0)  # every resample's is NaN (what the counts below give, without them)
+        return float("nan"), np.empty(0), np.empty(0)  # every resample's is NaN (as the counts below give)
     if kind == "order":
         counts = _cached(lay, "order", lambda: order_counts(cols, lay))
         first, inverse = _cached(lay, "order runs", lambda: distinct_runs([counts]))
@@ -285,7 +293,7 @@ def counted_metric(spec: MetricSpec, task: TaskSpec, lang: str, cols: CellColumn
     values = values[~np.isnan(values)]
     value = float(np.mean(values)) if len(values) else float("nan")
     stats = run_mean(stacked, inverse)
-    return value, stats[~np.isnan(stats)]
+    return value, values, stats[~np.isnan(stats)]
 
 
 def run_mean(distinct: np.ndarray, inverse: np.ndarray) -> np.ndarray:

@@ -6,7 +6,10 @@
 - `mcnemar_exact`: the two-sided exact McNemar p-value, `scipy.stats.binomtest` on the discordant pairs;
 - `bootstrap_draws`, `draw_counts` and `percentile_interval`: the seeded item indices of a percentile bootstrap,
   how often each resample draws each item, and the 95% interval, shared by the cell aggregates
-  (`evaluator.aggregate`) and the paired tests (`evaluator.pair_tests`).
+  (`evaluator.aggregate`) and the paired tests (`evaluator.pair_tests`);
+- `stratified_draws`: the seeded item indices of a bootstrap stratified by class (each resample keeps every
+  class's item count), for cells of several runs of a classification or multiple-choice task;
+- `run_sd`: the run-to-run spread of a cell, the sample standard deviation of its per-run scores.
 
 Kendall's tau is `scipy.stats.kendalltau` itself (`evaluator.human.agreement`).
 """
@@ -50,6 +53,31 @@ def bootstrap_draws(seed: int, n_boot: int, n: int) -> np.ndarray:
     draws = np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
     draws.flags.writeable = False
     return draws
+
+
+@functools.lru_cache(maxsize=8)
+def stratified_draws(seed: int, n_boot: int, strata: tuple[int, ...]) -> np.ndarray:
+    """The (n_boot × n) item indices of a seeded bootstrap stratified by `strata` (each item's class code): class
+    by class in code order, every resample draws as many of that class's items as it has, with replacement, from
+    one `numpy.random.default_rng(seed)` stream (columns: the classes' draws side by side). Read-only and shared,
+    as `bootstrap_draws`."""
+    codes = np.asarray(strata, dtype=np.int64)
+    rng = np.random.default_rng(seed)
+    parts = []
+    for c in np.unique(codes).tolist():
+        members = np.flatnonzero(codes == c)
+        parts.append(members[rng.integers(0, len(members), size=(n_boot, len(members)))])
+    draws = np.hstack(parts) if parts else np.empty((n_boot, 0), dtype=np.int64)
+    draws.flags.writeable = False
+    return draws
+
+
+def run_sd(per_run: Sequence[float] | np.ndarray) -> float | None:
+    """The run-to-run spread: the sample standard deviation (ddof=1) of the per-run scores, NaN runs left out;
+    None with fewer than two runs."""
+    values = np.asarray(per_run, dtype=float)
+    values = values[~np.isnan(values)]
+    return float(np.std(values, ddof=1)) if len(values) > 1 else None
 
 
 def draw_counts(draws: np.ndarray) -> np.ndarray:

@@ -39,8 +39,9 @@ if cells.empty:
 else:
     st.caption("Headline metric per task and language. Rank range: best and worst rank this model can take given "
                "the 95% intervals of every model in the same cell (1 = top). Delta: score minus the field median.")
-    numbers = {"value": 1, "ci_low": 1, "ci_high": 1, "n": 0, "rank_best": 0, "rank_worst": 0, "n_models": 0,
-               "field_median": 1, "delta": 1, "chance": 1, "parse_fail_pct": 1}  # missing values as "—", not None
+    numbers = {"value": 1, "ci_low": 1, "ci_high": 1, "n": 0, "n_runs": 0, "rank_best": 0, "rank_worst": 0,
+               "n_models": 0, "field_median": 1, "delta": 1, "chance": 1,
+               "parse_fail_pct": 1}  # missing values as "—", not None
     table(cells, f"model_{model}_cells", display=dashed(cells, numbers), columns={
         **{c: st.column_config.NumberColumn(c) for c in numbers},
         "value": st.column_config.NumberColumn("score", help="0-100"),
@@ -48,7 +49,12 @@ else:
         "rank_worst": st.column_config.NumberColumn("worst rank"),
         "n_models": st.column_config.NumberColumn("models"),
         "field_median": st.column_config.NumberColumn("field median"),
-        "parse_fail_pct": st.column_config.NumberColumn("unparsed %")}, height=320)
+        "parse_fail_pct": st.column_config.NumberColumn("unparsed %"),
+        "n_runs": st.column_config.NumberColumn("runs"),
+        "note": st.column_config.TextColumn("note", help="How the 95% interval was made; for several runs their "
+                                                        "run-to-run spread (SD of the per-run scores); a low "
+                                                        "class support flag (rarest gold class under 10 items)")},
+          height=320)
 
     EXTREMES = {"strength": ("Strengths", "above", "strengths"), "weakness": ("Weaknesses", "below", "weaknesses")}
     for column, (side, (title, where, name)) in zip(st.columns(2), EXTREMES.items()):

@@ -1,5 +1,10 @@
 """Unpacking uploads: a `.zip` or a folder of result files, with run numbers from `run_{n}` folders.
 
+Run folders are numbered from 1, or from 0 when the upload has a `run_0` folder: SEA-HELM writes each of a model's
+runs to `{output_dir}/{model}/run_{run_number}/` with 0-indexed run numbers (`src/seahelm_evaluation.py`,
+`create_seahelm_run_folders`; `run_evaluation.sh` starts at RUN_NUMBER=0; `src/task_config.py`: "run_number
+(0-indexed)", at 6844e6c), so its 8 runs `run_0` … `run_7` become runs 1 … 8 of one cell (`number_runs`).
+
 Guards: member count, per-member and total uncompressed size (counted while reading, not trusted from the
 header), compression ratio (zip bombs), absolute or `..` member names (path traversal), symlinks, encrypted and
 nested archives. Nothing is ever extracted to disk, nor held whole in memory: a member is a `Source` read in
@@ -7,6 +12,7 @@ chunks when it is parsed, and its size is counted as it is read.
 """
 from __future__ import annotations
 
+import dataclasses
 import io
 import re
 import stat
@@ -33,16 +39,31 @@ class Member:
     data: Source
     """The member's bytes, read on demand."""
     run: int
-    """Run number from the nearest `run_{n}` folder, else 1."""
+    """Run number from the nearest `run_{n}` folder (`number_runs`), else 1."""
 
 
-def run_number(path: str) -> int:
-    """The `n` of the innermost `run_{n}` folder in `path`, else 1."""
+def folder_run(path: str) -> int | None:
+    """The `n` of the innermost `run_{n}` folder in `path`, else None."""
     for part in reversed(PurePosixPath(path).parts[:-1]):
         m = _RUN.match(part)
         if m:
-            return max(1, int(m.group(1)))
-    return 1
+            return int(m.group(1))
+    return None
+
+
+def run_number(path: str) -> int:
+    """The `n` of the innermost `run_{n}` folder in `path` (at least 1), else 1."""
+    n = folder_run(path)
+    return 1 if n is None else max(1, n)
+
+
+def number_runs(members: list[Member]) -> list[Member]:
+    """The members with their run numbers: `run_{n}` folders as numbered, or n + 1 when some member lies in a
+    `run_0` folder (0-indexed runs, as SEA-HELM numbers them), so that `run_0` and `run_1` stay two runs."""
+    runs = [folder_run(m.path) for m in members]
+    if 0 not in runs:
+        return members
+    return [m if n is None else dataclasses.replace(m, run=n + 1) for m, n in zip(members, runs)]
 
 
 def unsafe_name(name: str) -> str | None:
@@ -106,7 +127,7 @@ def read_zip(data: bytes | memoryview | Path, name: str,
                      f"{limits.max_unpacked_bytes / MB:.0f} MB in total)")
         members.append(Member(where, inner, Source.from_zip(zf, info, limits.max_bytes, budget, too_large),
                               run_number(inner)))
-    return members, errors
+    return number_runs(members), errors
 
 
 def read_folder(root: Path, limits: Limits = DEFAULT_LIMITS) -> tuple[list[Member], list[FormatError]]:
@@ -135,7 +156,7 @@ def read_folder(root: Path, limits: Limits = DEFAULT_LIMITS) -> tuple[list[Membe
             continue
         total += size
         members.append(Member(rel, rel, Source.from_path(p), run_number(rel)))
-    return members, errors
+    return number_runs(members), errors
 
 
 def zip_members(members: list[Member]) -> bytes:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from evaluator import incidents
 from evaluator.bulk import paused_gc
-from evaluator.formats import archive, detect, lm_eval, pacute_bench, seahelm
+from evaluator.formats import archive, detect, lm_eval, pacute_bench, run_summaries, seahelm
 from evaluator.formats.limits import (DEFAULT_LIMITS, MB, FormatError, Limits, check_size, cpu_error, over_budget,
                                       shown_name)
 from evaluator.formats.mapping import ItemIndex, map_rows
@@ -183,6 +183,7 @@ def _read_upload(source: bytes | memoryview | str | Path, name: str | None, *, f
         up.errors.append(FormatError(up.name, None, None, "no result files (.jsonl or .json) found"))
     first_seen: dict[tuple, tuple[str, int, Prediction]] = {}
     other_versions: dict[str, str] = {}
+    summaries: list[tuple[int, list[SummaryScore]]] = []
     rows = 0
     for i, m in enumerate(members):
         if len(up.errors) >= limits.max_errors or over_budget(limits):  # header refusals count too
@@ -194,10 +195,13 @@ def _read_upload(source: bytes | memoryview | str | Path, name: str | None, *, f
                                      max_rows=max(limits.max_rows - rows, 0))
         try:
             rows += _read_member(up, m, fmt, budget, index, first_seen if len(members) > 1 else None,
-                                 other_versions)
+                                 other_versions, summaries)
         except Exception:  # a parser bug must not show a traceback nor let a half-read upload through
             error_id = incidents.record(f"reading {m.name!r}")
             up.errors.append(FormatError(m.name, None, None, f"could not be checked (internal error {error_id})"))
+    up.summary, averaged = run_summaries.mean_over_runs(summaries, up.name)
+    if averaged is not None:
+        up.warnings.append(averaged)
     _drop_other_version_summary(up, other_versions)
     if not up.errors and not up.predictions and not up.summary:
         up.errors.append(FormatError(up.name, None, None, NOTHING_MATCHED))
@@ -227,9 +231,11 @@ def _drop_other_version_summary(up: Upload, tasks: dict[str, str]) -> None:
 
 
 def _read_member(up: Upload, m: archive.Member, fmt: str, limits: Limits, index: ItemIndex,
-                 first_seen: dict | None, other_versions: dict[str, str] | None = None) -> int:
+                 first_seen: dict | None, other_versions: dict[str, str] | None = None,
+                 summaries: list | None = None) -> int:
     """Detect, parse and map one file into `up`; returns the rows it read (a pacute-bench row file of another
-    suite version adds its task to `other_versions`)."""
+    suite version adds its task to `other_versions`; a summary file's scores are also listed with the member's
+    run in `summaries`)."""
     if m.name.lower().endswith(".json") and m.data.size > limits.max_document_bytes:
         up.errors.append(FormatError(m.name, None, None, f"JSON document is {m.data.size / MB:.1f} MB; the limit "
                                                          f"is {limits.max_document_bytes / MB:.0f} MB"))
@@ -255,6 +261,8 @@ def _read_member(up: Upload, m: archive.Member, fmt: str, limits: Limits, index:
     kept = preds if first_seen is None else _across_files(up, m.name, preds, first_seen)  # None: the only file
     up.predictions.extend(kept)
     up.summary.extend(parsed.summary)
+    if summaries is not None and parsed.summary:
+        summaries.append((m.run, list(parsed.summary)))
     up.model_hint = up.model_hint or parsed.model_hint
     up.model_meta = {**parsed.model_meta, **up.model_meta}
     up.files.append(FileReport(m.name, kind, m.run, len(parsed.rows) or len(parsed.summary),

@@ -122,8 +122,12 @@ def aggregation_notes() -> list[str]:
         f"BootstrapAggregator under numpy seed {aggregate.BOOTSTRAP_SEED}, whose mid is the reported score; "
         "chrF++: sacrebleu's bootstrap); otherwise a percentile bootstrap over items "
         f"({aggregate.N_BOOTSTRAP} resamples, seed {aggregate.BOOTSTRAP_SEED}), drawing all runs and both option "
-        "orders of an item together. With several runs, the cell is the mean over runs and the note gives the "
-        "standard error clustered by item.",
+        "orders of an item together. With several runs (SEA-HELM runs every model 8 times), SEA-HELM's rule: "
+        "each question's mean over the runs, then the mean over questions; every metric is bootstrapped, "
+        "stratified by gold class for classification and multiple choice, and the note gives the run-to-run "
+        "spread (sample SD of the per-run scores) and the standard error clustered by item. A classification or "
+        f"multiple-choice cell whose rarest gold class has fewer than {aggregate.LOW_CLASS_SUPPORT} items is "
+        "flagged \"low class support\" in its note.",
         "**Normalised score** = (value − chance) / (100 − chance) × 100. It is not clipped: a negative value "
         "means below chance and is marked as such. MCQ chance is the mean of 1/k over items (k options each).",
         "**Unparsed** answers score as wrong; their share is the cell's parse-failure rate, shown next to the "

@@ -8,7 +8,7 @@ from store.queries import query
 
 _FIELD = """
     WITH ranked AS (
-        SELECT a.task, a.lang, a.prompt_lang, a.metric, a.value, a.ci_low, a.ci_high, a.n, a.chance,
+        SELECT a.task, a.lang, a.prompt_lang, a.metric, a.value, a.ci_low, a.ci_high, a.n, a.n_runs, a.note, a.chance,
                a.parse_fail_rate, f.rank_best, f.rank_worst, f.n_models, f.field_median, f.delta
         FROM aggregates a JOIN cell_field f USING (model_id, task, lang, prompt_lang, metric)
         WHERE a.model_id = ? AND a.is_headline AND a.status = 'ok' AND a.value IS NOT NULL)"""
@@ -18,12 +18,13 @@ their median and the model's difference to it, computed by services.page_figures
 
 @query
 def model_cells(con, *, model: str) -> pd.DataFrame:
-    """Every headline cell of a model: value, 95% interval, n, chance, rank range among n_models (by interval
-    overlap), field median and the difference to it (delta), parse-failure percentage."""
+    """Every headline cell of a model: value, 95% interval, n, runs, chance, rank range among n_models (by interval
+    overlap), field median and the difference to it (delta), parse-failure percentage, and the cell's note (how the
+    interval was made, the run-to-run spread, a low-class-support flag)."""
     return con.execute(f"""{_FIELD}
-        SELECT task, lang, prompt_lang, value, ci_low, ci_high, n, rank_best, rank_worst, n_models, field_median,
-               delta, chance, ci_high < chance AS below_chance, metric,
-               100 * parse_fail_rate AS parse_fail_pct
+        SELECT task, lang, prompt_lang, value, ci_low, ci_high, n, n_runs, rank_best, rank_worst, n_models,
+               field_median, delta, chance, ci_high < chance AS below_chance, metric,
+               100 * parse_fail_rate AS parse_fail_pct, note
         FROM ranked ORDER BY task, lang, prompt_lang""", [model]).df()
 
 

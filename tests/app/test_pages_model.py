@@ -47,3 +47,14 @@ def test_model_filters_narrow_the_choice(db):
     assert next(s for s in at.selectbox if s.label == "Model").options == ["Gemma-2B"]
     at = app_test("model", weights="closed", type="base")
     assert not at.exception and "No model passes the filters." in at.info[0].value
+
+
+def test_cells_show_runs_and_the_low_class_support_flag(db):
+    at = app_test("model", model="Gemma-2B")
+    assert not at.exception
+    cells = _frame(at, "task", "lang", "prompt_lang").set_index(["task", "lang", "prompt_lang"])
+    assert set(cells["n_runs"]) == {1}
+    # Thai sentiment: 3 labels, the rarest with 6 of the cell's items
+    assert "low class support: the rarest gold class has 6 items (fewer than 10)" in \
+        cells.loc[("sentiment", "th", "en"), "note"]
+    assert "low class support" not in cells.loc[("lindsea-mp", "id", "en"), "note"]

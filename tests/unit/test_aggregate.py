@@ -1,6 +1,8 @@
 """aggregate_cell: values, Wilson/bootstrap intervals, chance and normalisation, runs, statuses."""
 import math
 
+import numpy as np
+
 import pytest
 
 from evaluator.aggregate import aggregate_cell
@@ -190,3 +192,58 @@ def test_rows_scored_before_a_metric_existed_are_scored_on_the_fly():
                      scores={"squad_f1": 0.0, "squad_em": 0.0})  # stored before squad_f1_newmm was added
     cs = {c.metric: c for c in aggregate_cell(task, "th", [(item, old)])}
     assert math.isclose(cs["squad_f1_newmm"].value, 100 * 6 / 7)
+
+
+def test_runs_answering_different_questions_average_each_question_over_its_runs():
+    # run 1 answers q1 and q3 right, q2 wrong; run 2 answers only q1, wrong
+    rows = [("q1", "A", "A", 1, "ab", ("x", "y"), None, {}), ("q2", "A", "B", 1, "ab", ("x", "y"), None, {}),
+            ("q3", "A", "A", 1, "ab", ("x", "y"), None, {}), ("q1", "A", "B", 2, "ab", ("x", "y"), None, {})]
+    acc = cell("causal", "id", rows)["accuracy"]
+    # q1 = 0.5, q2 = 0, q3 = 1 → 0.5; the mean of run scores would be (2/3 + 0)/2 = 1/3
+    assert acc.n_runs == 2 and math.isclose(acc.value, 50.0)
+    assert "mean of 2 runs; run-to-run SD" in acc.note
+    assert math.isclose(acc.run_sd, float(np.std([100 * 2 / 3, 0.0], ddof=1)))
+
+
+def test_one_run_has_no_spread_and_complete_runs_average_the_runs():
+    one = cell("causal", "id", [(f"q{k}", "A", "A" if k % 3 else "B") for k in range(9)])["accuracy"]
+    assert one.run_sd is None and "runs" not in one.note and "stratified" not in one.note
+    runs = [(f"q{k}", "A", "A" if (k + r) % 3 else "B", r, "ab", ("x", "y"), None, {}) for r in (1, 2, 3)
+            for k in range(9)]
+    three = cell("causal", "id", runs)["accuracy"]
+    assert math.isclose(three.value, 100 * 6 / 9) and three.run_sd == 0.0
+
+
+def _labelled(counts: dict[str, int], runs: int = 2) -> dict:
+    golds = [g for g, k in counts.items() for _ in range(k)]
+    return cell("sentiment", "id", [(f"i{k:02d}", g, g if (k + r) % 4 else "neutral", r, "ab", None, None, {})
+                                    for r in range(1, runs + 1) for k, g in enumerate(golds)])
+
+
+def test_low_class_support_is_flagged_below_ten_items_in_the_rarest_class():
+    nine = _labelled({"positive": 12, "negative": 9, "neutral": 11})
+    ten = _labelled({"positive": 12, "negative": 10, "neutral": 11})
+    for metric in ("accuracy", "macro_f1", "balanced_accuracy"):
+        assert nine[metric].min_class_n == 9 and ten[metric].min_class_n == 10
+        assert "low class support: the rarest gold class has 9 items (fewer than 10)" in nine[metric].note
+        assert "low class support" not in ten[metric].note
+    one_run = _labelled({"positive": 12, "negative": 9, "neutral": 11}, runs=1)["macro_f1"]
+    assert "low class support" in one_run.note and "stratified" not in one_run.note
+
+
+def test_several_runs_of_a_classification_cell_bootstrap_stratified_by_gold_class():
+    from evaluator.aggregate import BOOTSTRAP_SEED, N_BOOTSTRAP
+    from evaluator.stats import percentile_interval, stratified_draws
+
+    cs = _labelled({"positive": 12, "negative": 9, "neutral": 11}, runs=3)
+    acc = cs["accuracy"]
+    assert "95% CI: bootstrap over items stratified by gold class" in acc.note
+    # ids i00..i31 sort as written; classes coded in sorted label order: negative 0, neutral 1, positive 2
+    golds = ["positive"] * 12 + ["negative"] * 9 + ["neutral"] * 11
+    code = {"negative": 0, "neutral": 1, "positive": 2}
+    right = np.array([[1.0 if (g if (k + r) % 4 else "neutral") == g else 0.0 for k, g in enumerate(golds)]
+                      for r in (1, 2, 3)])
+    draws = stratified_draws(BOOTSTRAP_SEED, N_BOOTSTRAP, tuple(code[g] for g in golds))
+    lo, hi = percentile_interval(right.mean(axis=0)[draws].mean(axis=1))
+    assert math.isclose(acc.ci_low, 100 * lo) and math.isclose(acc.ci_high, 100 * hi)
+    assert math.isclose(acc.value, 100 * right.mean())

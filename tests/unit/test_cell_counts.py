@@ -55,7 +55,7 @@ def test_label_count_metrics_equal_their_corpus_definition_on_every_resample(tas
     for name in counted:
         value, stats = counted_metric(METRICS[name], task, lang, cols, lay, draws)
         assert value == _value(METRICS[name], rows), name
-        want = _bootstrap(METRICS[name], rows, 200, 4156)
+        want = _bootstrap(METRICS[name], rows, draws)
         assert len(stats) == len(want) == 200 and np.allclose(stats, want, rtol=0, atol=1e-12), name
 
 

@@ -1,6 +1,8 @@
 """The statistics of evaluator.stats against SciPy and hand-computed cases."""
 from __future__ import annotations
 
+import statistics
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -49,3 +51,24 @@ def test_draw_counts_count_each_item_per_resample():
 
     got = draw_counts(np.array([[0, 0, 2], [1, 2, 2]]))
     assert got.dtype == np.float64 and got.tolist() == [[2.0, 0.0, 1.0], [0.0, 1.0, 2.0]]
+
+
+def test_stratified_draws_keep_every_class_count_and_are_seeded_numpy_blocks():
+    from evaluator.stats import stratified_draws
+
+    strata = (1, 0, 1, 2, 0, 1, 1)
+    draws = stratified_draws(7, 50, strata)
+    assert draws.shape == (50, 7) and not draws.flags.writeable
+    codes = np.asarray(strata)[draws]
+    assert all(sorted(row) == sorted(strata) for row in codes.tolist())  # each resample: 2 × 0, 4 × 1, 1 × 2
+    rng = np.random.default_rng(7)
+    want = np.hstack([np.array(m)[rng.integers(0, len(m), size=(50, len(m)))] for m in ([1, 4], [0, 2, 5, 6], [3])])
+    assert (draws == want).all()
+
+
+def test_run_sd_is_the_sample_standard_deviation():
+    from evaluator.stats import run_sd
+
+    assert run_sd([50.0]) is None and run_sd([]) is None
+    assert run_sd([40.0, 50.0, 60.0]) == 10.0
+    assert run_sd([40.0, float("nan"), 60.0]) == pytest.approx(statistics.stdev([40.0, 60.0]))
