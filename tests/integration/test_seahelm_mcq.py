@@ -1,0 +1,166 @@
+"""SEA-HELM's multiple-choice tasks: Belebele, Global-MMLU-Lite, ThaiExam and Kalahi, end to end.
+
+A few real lines of SEA-HELM's own files (tests/fixtures/seahelm_mcq, source commits and licences in its README) are
+laid out as `data pull` writes them (the `copy` targets of their sources), then read through the CLI (`tasks`,
+`items`), ingested as a native result file and scored on the CLI's leaderboard. Every value is worked out by hand
+from SEA-HELM's metric (src/metrics/f1_acc_metric.py @ 6844e6c, `F1AccMetric.calculate_metrics`): its `accuracy` is
+scikit-learn's balanced accuracy over the gold letters (an unparsed answer is the label "null", never a gold), its
+`normalized_accuracy` that value normalised by 1/K, K the number of distinct gold letters. Tests that need SEA-HELM's
+whole files or its task configs read them from the bare mirror of aisingapore/SEA-HELM when it is on this machine.
+
+The CLI steps run in subprocesses with `TANAW_DATA_DIR` set, since the registry is read once per process.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from evaluator.datasets.pull.sources import load_table
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURE = ROOT / "tests" / "fixtures" / "seahelm_mcq"
+MIRROR = Path("/work/.mirror/aisingapore+SEA-HELM/repo")
+
+NEW_PAIRS = {
+    "belebele": {"tl", "ms", "my"},
+}
+"""SEA-HELM's table (aisingapore/SEA-HELM@6844e6c, seahelm_tasks/task_config.yaml `seahelm`): the languages it
+scores each of these tasks in."""
+
+
+def sh(env, *args) -> str:
+    done = subprocess.run([sys.executable, "-m", "evaluator", *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def mirror_blob(commit: str, path: str) -> bytes:
+    """A file of SEA-HELM at `commit` from the bare mirror; skips the test when the mirror is not here."""
+    if not MIRROR.is_dir():
+        pytest.skip(f"no mirror of aisingapore/SEA-HELM at {MIRROR}")
+    return subprocess.run(["git", "-C", str(MIRROR), "show", f"{commit}:{path}"], capture_output=True,
+                          check=True).stdout
+
+
+def sources() -> dict:
+    return {s.name: s for s in load_table().sources if s.family == "seahelm"}
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    """A data folder holding the fixture lines at the paths `data pull` copies their files to."""
+    tmp = tmp_path_factory.mktemp("seahelm_mcq")
+    data = tmp / "data"
+    for source in sources().values():
+        for src, target in source.files:
+            fixture = FIXTURE / Path(src).name
+            if fixture.is_file():
+                (data / target).parent.mkdir(parents=True, exist_ok=True)
+                (data / target).write_bytes(fixture.read_bytes())
+    env = {**os.environ, "TANAW_DATA_DIR": str(data), "TANAW_DB": str(tmp / "tanaw.duckdb"),
+           "HOME": str(tmp / "home")}
+    env.pop("TANAW_LANGUAGES_DIR", None)
+    return env
+
+
+def items(env, task: str, lang: str) -> list[dict]:
+    return [json.loads(line) for line in sh(env, "items", "--task", task, "--lang", lang, "--json").splitlines()]
+
+
+def ingest(env, tmp: Path, model: str, preds: list[tuple]) -> dict:
+    """Ingest (task, lang, item_id, prompt_lang, output) rows as a native result file; the board's rows by cell."""
+    path = tmp / f"{model}.jsonl"
+    path.write_text("".join(json.dumps({"task": t, "lang": lang, "item_id": i, "prompt_lang": pl, "prediction": o},
+                                       ensure_ascii=False) + "\n" for t, lang, i, pl, o in preds), encoding="utf-8")
+    assert f"imported {len(preds)} predictions" in sh(env, "ingest", str(path), "--model", model)
+    return {(r["task"], r["lang"], r["prompt_lang"]): r
+            for r in json.loads(sh(env, "leaderboard", "--json", "--family", "seahelm")) if r["model"] == model}
+
+
+def test_tasks_lists_every_new_pair(env):
+    tasks = {r["task"]: r for r in json.loads(sh(env, "tasks", "--json"))}
+    for task, langs in NEW_PAIRS.items():
+        assert set(tasks[task]["langs"]) == langs, task
+        assert tasks[task]["family"] == "seahelm"
+    assert tasks["belebele"]["chance"] == {"tl": 0.25, "ms": 0.25, "my": 0.25}
+    assert "belebele-qa-mc" in tasks["belebele"]["aliases"]
+
+
+def test_every_source_is_pinned_with_a_verified_checksum():
+    table = load_table()
+    for name, s in sources().items():
+        assert s.host == "github" and s.repo == "aisingapore/SEA-HELM" and len(s.commit) == 40 and s.licence, name
+        for path in s.inputs:
+            entry = table.lock[s.key(path)]
+            assert entry.verified and entry.size and len(entry.sha256) == 64, (name, path)
+    assert {"belebele-tl", "belebele-ms", "belebele-my", "seahelm-prompts-mcq"} <= set(sources())
+
+
+def test_locked_checksums_are_those_of_seahelms_files():
+    """Each lock entry equals SEA-HELM's own file at the pinned commit (read from the mirror), and every fixture
+    file is that file's first lines byte for byte."""
+    table = load_table()
+    for s in sources().values():
+        for src, _target in s.files:
+            blob = mirror_blob(s.commit, src)
+            entry = table.lock[s.key(src)]
+            assert (len(blob), hashlib.sha256(blob).hexdigest()) == (entry.size, entry.sha256), src
+            fixture = FIXTURE / Path(src).name
+            if fixture.is_file():
+                assert blob.startswith(fixture.read_bytes()), fixture.name
+
+
+def test_belebele_scores_as_seahelm(env, tmp_path):
+    gold = {lang: {r["item_id"]: r["gold"] for r in items(env, "belebele", lang)} for lang in ("tl", "ms", "my")}
+    # `label` is the option index: 1 → B, 0 → A, 3 → D
+    assert gold["tl"] == {"0": "B", "1": "A", "2": "D", "3": "A"}
+    assert gold["ms"] == {"0": "A", "1": "A", "2": "B", "3": "B"}
+    assert gold["my"] == {"0": "A", "1": "A", "2": "B", "3": "B"}
+    row = items(env, "belebele", "tl")[0]
+    assert row["options"][3] == "Masamang lagay ng panahon"
+    assert row["prompt_en"].startswith("You will be given one paragraph, one question and four answer options.")
+    assert row["prompt_en"].endswith("Question: Ano ang pinaniniwalaang dahilan ng pagbagsak?\nA: Pangit na daan\n"
+                                     "B: Masamang sunog\nC: Mabundok na lupain\nD: Masamang lagay ng panahon")
+    board = ingest(env, tmp_path, "Belebele-1", [
+        ("belebele", "tl", "0", "native", "Sagot: B"), ("belebele", "tl", "1", "native", "Sagot: A"),
+        ("belebele", "tl", "2", "native", "Sagot: D"), ("belebele", "tl", "3", "native", "Sagot: C"),
+        ("belebele", "ms", "0", "native", "Jawapan: A"), ("belebele", "ms", "1", "native", "Saya tidak pasti."),
+        ("belebele", "ms", "2", "native", "Jawapan: B"), ("belebele", "ms", "3", "native", "Jawapan: A"),
+        ("belebele", "my", "0", "en", "Answer: A"), ("belebele", "my", "1", "en", "Answer: **B**"),
+        ("belebele", "my", "2", "en", "B"), ("belebele", "my", "3", "en", "Answer: D")])
+    tl, ms, my = board[("belebele", "tl", "native")], board[("belebele", "ms", "native")], \
+        board[("belebele", "my", "en")]
+    # tl: recall A 1/2 (item 3 answered C), B 1, D 1 -> balanced accuracy 5/6 (plain accuracy would be 3/4);
+    # SEA-HELM normalised: (5/6 - 1/4) / (3/4) = 7/9
+    assert tl["metric"] == "balanced_accuracy" and tl["value"] == pytest.approx(100 * 5 / 6)
+    assert tl["normalized"] == pytest.approx(100 * 7 / 9) and tl["chance"] == pytest.approx(25.0)
+    # ms: an unparsed answer is SEA-HELM's "null" label, wrong for its gold: recall A 1/2, B 1/2 -> 1/2; (1/2-1/4)/(3/4)
+    assert ms["value"] == pytest.approx(50.0) and ms["normalized"] == pytest.approx(100 / 3)
+    assert ms["parse_fail_rate"] == pytest.approx(0.25)
+    # my (English prompt): recall A 1/2, B 1/2
+    assert my["value"] == pytest.approx(50.0) and my["parse_fail_rate"] == 0
+
+
+def test_belebele_native_prompts_are_seahelms(env, tmp_path):
+    """The native templates come from SEA-HELM's config at 6844e6c as `data pull` copies it (`seahelm-prompts-mcq`):
+    the preamble with its answer tag, a blank line, the task template."""
+    s = sources()["seahelm-prompts-mcq"]
+    data = Path(env["TANAW_DATA_DIR"])
+    for src, target in s.files:
+        (data / target).parent.mkdir(parents=True, exist_ok=True)
+        (data / target).write_bytes(mirror_blob(s.commit, src))
+    tl, ms, my = (items(env, "belebele", lang)[0]["prompt_native"] for lang in ("tl", "ms", "my"))
+    assert tl.startswith("Bibigyan ka ng isang talata, isang tanong, at apat na pagpipiliang sagot.")
+    assert '\n"Sagot: ANSWER"\n' in tl and "\n\nTalata:\n```\nLumipat ang mga hukbong Coalition" in tl
+    assert tl.endswith("Tanong: Ano ang pinaniniwalaang dahilan ng pagbagsak?\nA: Pangit na daan\nB: Masamang sunog\n"
+                       "C: Mabundok na lupain\nD: Masamang lagay ng panahon")
+    assert ms.startswith("Kamu akan diberi satu perenggan") and '"Jawapan: ANSWER"' in ms
+    # SEA-HELM's Burmese template labels the options with Burmese letters
+    assert '"အဖြေ- ANSWER"' in my and "\nက- " in my and "\nဃ- " in my
