@@ -34,7 +34,9 @@ _MCQ_LINE = re.compile(r"^([A-E]): ?(.*)$")
 
 
 def _fields(row: Row, names: tuple[str, ...], optional: tuple[str, ...] = ()) -> dict[str, str]:
-    """`prompts[0]`'s fields `names` (each a non-empty string) and those of `optional` it has."""
+    """`prompts[0]`'s fields `names` and those of `optional` it has (absent or null: skipped). A required field that
+    is null is kept empty, so the item stays in the cell (as in SEA-HELM's) flagged `empty-input: <field>` (one
+    Burmese Global-MMLU-Lite question is null); one that is absent or not a string is an error."""
     prompts = row.req("prompts", list)
     if not prompts or not isinstance(prompts[0], dict):
         raise row.fail("prompts", "expected a list holding one object of prompt fields")
@@ -42,11 +44,13 @@ def _fields(row: Row, names: tuple[str, ...], optional: tuple[str, ...] = ()) ->
     out = {}
     for name in names + optional:
         value = first.get(name)
-        if value is None and name in optional:
-            continue
+        if value is None and (name in optional or name in first):
+            if name in optional:
+                continue
+            value = ""
         if not isinstance(value, str):
-            raise row.fail(f"prompts[0].{name}", "missing" if value is None else f"expected str, got "
-                           f"{type(value).__name__}")
+            raise row.fail(f"prompts[0].{name}", "missing" if value is None else
+                           f"expected str, got {type(value).__name__}")
         out[name] = value
     return out
 

@@ -17,6 +17,8 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -29,6 +31,7 @@ MIRROR = Path("/work/.mirror/aisingapore+SEA-HELM/repo")
 
 NEW_PAIRS = {
     "belebele": {"tl", "ms", "my"},
+    "global-mmlu-lite": {"id", "vi", "tl", "ms", "my"},
 }
 """SEA-HELM's table (aisingapore/SEA-HELM@6844e6c, seahelm_tasks/task_config.yaml `seahelm`): the languages it
 scores each of these tasks in."""
@@ -101,6 +104,7 @@ def test_every_source_is_pinned_with_a_verified_checksum():
             entry = table.lock[s.key(path)]
             assert entry.verified and entry.size and len(entry.sha256) == 64, (name, path)
     assert {"belebele-tl", "belebele-ms", "belebele-my", "seahelm-prompts-mcq"} <= set(sources())
+    assert {f"global-mmlu-lite-{lang}" for lang in NEW_PAIRS["global-mmlu-lite"]} <= set(sources())
 
 
 def test_locked_checksums_are_those_of_seahelms_files():
@@ -164,3 +168,74 @@ def test_belebele_native_prompts_are_seahelms(env, tmp_path):
     assert ms.startswith("Kamu akan diberi satu perenggan") and '"Jawapan: ANSWER"' in ms
     # SEA-HELM's Burmese template labels the options with Burmese letters
     assert '"အဖြေ- ANSWER"' in my and "\nက- " in my and "\nဃ- " in my
+
+
+def slices(env, model: str, task: str, lang: str, prompt_lang: str) -> dict:
+    """The stored drill-down nodes of one cell by phenomenon: (items, items right) of the per-item accuracy."""
+    import duckdb
+    con = duckdb.connect(env["TANAW_DB"], read_only=True)
+    try:
+        rows = con.execute("SELECT phenomenon, sum(n), sum(correct) FROM drill_nodes "
+                           "WHERE model_id = ? AND task = ? AND lang = ? AND prompt_lang = ? "
+                           "AND metric = 'accuracy' GROUP BY phenomenon", [model, task, lang, prompt_lang]).fetchall()
+    finally:
+        con.close()
+    return {p: (int(n), float(c)) for p, n, c in rows}
+
+
+def test_global_mmlu_lite_scores_as_seahelm_with_its_cultural_slice(env, tmp_path):
+    rows = {lang: items(env, "global-mmlu-lite", lang) for lang in ("id", "tl", "my")}
+    # the Burmese file writes the gold with SEA-HELM's Burmese letters: ခ → B, က → A
+    for lang in rows:
+        assert {r["item_id"]: r["gold"] for r in rows[lang]} == {"0": "B", "1": "A", "2": "A", "3": "B"}, lang
+    assert [r["metadata"]["phenomenon"] for r in rows["tl"]] == ["culturally sensitive", "culturally agnostic",
+                                                                   "culturally agnostic", "culturally sensitive"]
+    assert [(r["metadata"]["category"], r["metadata"]["subcategory"]) for r in rows["tl"]][::2] == [
+        ("STEM", "astronomy"), ("Business", "business_ethics")]
+    assert rows["tl"][0]["prompt_en"].startswith('Answer only using the following format.\n"Answer: ANSWER"\n')
+    assert "\n\nQuestion:\n```\nKapag naglalakbay pahilaga mula sa Estados Unidos" in rows["tl"][0]["prompt_en"]
+    assert rows["tl"][0]["prompt_en"].endswith("A: Mas maliwanag\nB: Mas mataas sa langit\nC: Lumabo\n"
+                                               "D: Mababa sa langit")
+    t = "global-mmlu-lite"
+    board = ingest(env, tmp_path, "Mmlu-1", [
+        (t, "tl", "0", "native", "Sagot: B"), (t, "tl", "1", "native", "Sagot: D"),
+        (t, "tl", "2", "native", "Sagot: D"), (t, "tl", "3", "native", "Sagot: B"),
+        (t, "id", "0", "native", "Jawaban: B"), (t, "id", "1", "native", "Jawaban: A"),
+        (t, "id", "2", "native", "Saya tidak tahu."), (t, "id", "3", "native", "Jawaban: B"),
+        (t, "my", "0", "en", "Answer: B"), (t, "my", "1", "en", "Answer: A"),
+        (t, "my", "2", "en", "Answer: A"), (t, "my", "3", "en", "Answer: C")])
+    # tl: recall A 0/2, B 2/2 -> 1/2, normalised (1/2 - 1/4)/(3/4) = 1/3
+    tl = board[(t, "tl", "native")]
+    assert tl["metric"] == "balanced_accuracy" and tl["value"] == pytest.approx(50.0)
+    assert tl["normalized"] == pytest.approx(100 / 3) and tl["chance"] == pytest.approx(25.0)
+    # id: the unparsed answer is wrong for its gold A: recall A 1/2, B 2/2 -> 3/4
+    assert board[(t, "id", "native")]["value"] == pytest.approx(75.0)
+    assert board[(t, "id", "native")]["parse_fail_rate"] == pytest.approx(0.25)
+    # my: recall A 2/2, B 1/2 -> 3/4
+    assert board[(t, "my", "en")]["value"] == pytest.approx(75.0)
+    # the cultural slice: tl was right on both culturally sensitive questions and on neither agnostic one
+    assert slices(env, "Mmlu-1", t, "tl", "native") == {"culturally sensitive": (2, 2.0),
+                                                         "culturally agnostic": (2, 0.0)}
+    assert slices(env, "Mmlu-1", t, "my", "en") == {"culturally sensitive": (2, 1.0), "culturally agnostic": (2, 2.0)}
+
+
+def test_global_mmlu_lite_whole_files_hold_both_halves():
+    """SEA-HELM's whole files at the pinned commit (from the mirror): 400 questions per language, 200 of each
+    cultural label, 100 of each gold letter; its one null question is flagged, not dropped."""
+    from evaluator.datasets import load_items
+    from evaluator.registry import get_task
+
+    s = sources()
+    with tempfile.TemporaryDirectory() as tmp:
+        for lang in NEW_PAIRS["global-mmlu-lite"]:
+            ((src, target),) = s[f"global-mmlu-lite-{lang}"].files
+            (Path(tmp) / target).parent.mkdir(parents=True, exist_ok=True)
+            (Path(tmp) / target).write_bytes(mirror_blob(s[f"global-mmlu-lite-{lang}"].commit, src))
+            got = load_items(get_task("global-mmlu-lite"), lang, data_dir=tmp)
+            assert len(got) == 400
+            assert Counter(i.metadata["phenomenon"] for i in got) == {"culturally sensitive": 200,
+                                                                      "culturally agnostic": 200}
+            assert Counter(i.gold for i in got) == {"A": 100, "B": 100, "C": 100, "D": 100}
+            # one Burmese question is null in SEA-HELM's file: kept (SEA-HELM scores it too) and flagged
+            flagged = {i.item_id: i.warnings for i in got if i.warnings}
+            assert flagged == ({"202": ("empty-input: question",)} if lang == "my" else {}), lang
