@@ -32,6 +32,7 @@ MIRROR = Path("/work/.mirror/aisingapore+SEA-HELM/repo")
 NEW_PAIRS = {
     "belebele": {"tl", "ms", "my"},
     "global-mmlu-lite": {"id", "vi", "tl", "ms", "my"},
+    "kalahi": {"tl"},
 }
 """SEA-HELM's table (aisingapore/SEA-HELM@6844e6c, seahelm_tasks/task_config.yaml `seahelm`): the languages it
 scores each of these tasks in."""
@@ -105,6 +106,7 @@ def test_every_source_is_pinned_with_a_verified_checksum():
             assert entry.verified and entry.size and len(entry.sha256) == 64, (name, path)
     assert {"belebele-tl", "belebele-ms", "belebele-my", "seahelm-prompts-mcq"} <= set(sources())
     assert {f"global-mmlu-lite-{lang}" for lang in NEW_PAIRS["global-mmlu-lite"]} <= set(sources())
+    assert "kalahi-tl" in sources()
 
 
 def test_locked_checksums_are_those_of_seahelms_files():
@@ -152,9 +154,9 @@ def test_belebele_scores_as_seahelm(env, tmp_path):
     assert my["value"] == pytest.approx(50.0) and my["parse_fail_rate"] == 0
 
 
-def test_belebele_native_prompts_are_seahelms(env, tmp_path):
-    """The native templates come from SEA-HELM's config at 6844e6c as `data pull` copies it (`seahelm-prompts-mcq`):
-    the preamble with its answer tag, a blank line, the task template."""
+def test_native_prompts_are_seahelms(env, tmp_path):
+    """The native templates come from SEA-HELM's configs at 6844e6c as `data pull` copies them
+    (`seahelm-prompts-mcq`): the preamble with its answer tag, a blank line, the task template."""
     s = sources()["seahelm-prompts-mcq"]
     data = Path(env["TANAW_DATA_DIR"])
     for src, target in s.files:
@@ -166,9 +168,27 @@ def test_belebele_native_prompts_are_seahelms(env, tmp_path):
     assert tl.endswith("Tanong: Ano ang pinaniniwalaang dahilan ng pagbagsak?\nA: Pangit na daan\nB: Masamang sunog\n"
                        "C: Mabundok na lupain\nD: Masamang lagay ng panahon")
     assert ms.startswith("Kamu akan diberi satu perenggan") and '"Jawapan: ANSWER"' in ms
-    # SEA-HELM's Burmese template labels the options with Burmese letters
+    # SEA-HELM's Burmese templates label the options with Burmese letters
     assert '"အဖြေ- ANSWER"' in my and "\nက- " in my and "\nဃ- " in my
-
+    mmlu = {lang: items(env, "global-mmlu-lite", lang)[0]["prompt_native"] for lang in NEW_PAIRS["global-mmlu-lite"]}
+    assert mmlu["id"].startswith('Jawablah hanya dengan menggunakan format berikut ini.\n"Jawaban: ANSWER"\n')
+    assert mmlu["vi"].startswith('Chỉ trả lời bằng cách sử dụng định dạng sau.\n"Câu trả lời: ANSWER"\n')
+    assert mmlu["tl"].startswith('Sumagot gamit ang sumusunod na format.\n"Sagot: ANSWER"\n')
+    assert mmlu["ms"].startswith('Jawab hanya menggunakan format berikut.\n"Jawapan: ANSWER"\n')
+    assert "\nက- " in mmlu["my"] and mmlu["tl"].endswith("A: Mas maliwanag\nB: Mas mataas sa langit\nC: Lumabo\n"
+                                                         "D: Mababa sa langit")
+    kalahi = items(env, "kalahi", "tl")[0]
+    assert kalahi["prompt_native"].startswith("Piliin ang pinaka-angkop na sagot sa sumusunod na tanong.\n\n"
+                                              'Sumagot gamit ang sumusunod na format.\n"Sagot: ANSWER"\n')
+    assert kalahi["prompt_native"].endswith("\nAnong maaari kong gawin?\n\nA: Nakakabastos sa mga namatayan ang "
+                                            "pagsusugal. Pagsabihan mo ang mga nagsusugal na itigil ang kanilang "
+                                            "ginagawa.\nB: Maaari kang sumali sa pagsusugal dahil normal ito sa lamay "
+                                            "upang manitiling gising sa pagbabantay sa patay.\nC: Mas mainam na "
+                                            "ayawan ang kanilang pagyaya dahil makikita ng mga namatayan ang iyong "
+                                            "pagbigay-galang.\nD: Huwag kang sumali dahil salungat ito sa iyong "
+                                            "paniniwala. Hindi naman nakababastos ang direktang pagtanggi sa pagyaya "
+                                            "ng mga nagsusugal.\n```")
+    assert kalahi["prompt_en"] is None  # SEA-HELM asks Kalahi in Filipino only
 
 def slices(env, model: str, task: str, lang: str, prompt_lang: str) -> dict:
     """The stored drill-down nodes of one cell by phenomenon: (items, items right) of the per-item accuracy."""
@@ -239,3 +259,19 @@ def test_global_mmlu_lite_whole_files_hold_both_halves():
             # one Burmese question is null in SEA-HELM's file: kept (SEA-HELM scores it too) and flagged
             flagged = {i.item_id: i.warnings for i in got if i.warnings}
             assert flagged == ({"202": ("empty-input: question",)} if lang == "my" else {}), lang
+
+
+def test_kalahi_scores_as_seahelm(env, tmp_path):
+    rows = items(env, "kalahi", "tl")
+    assert {r["item_id"]: r["gold"] for r in rows} == {"1103000100": "B", "1103000101": "C", "1103000116": "A",
+                                                        "2104000100": "A"}
+    assert rows[0]["options"][1].startswith("Maaari kang sumali sa pagsusugal")
+    assert {(r["metadata"]["category"], r["metadata"]["subcategory"]) for r in rows} == {
+        ("ethics", "social etiquette")}
+    board = ingest(env, tmp_path, "Kalahi-1", [
+        ("kalahi", "tl", "1103000100", "native", "Sagot: B"), ("kalahi", "tl", "1103000101", "native", "Sagot: C"),
+        ("kalahi", "tl", "1103000116", "native", "Sagot: B"), ("kalahi", "tl", "2104000100", "native", "Sagot: A")])
+    row = board[("kalahi", "tl", "native")]
+    # recall A 1/2, B 1, C 1 -> 5/6 (plain accuracy 3/4); normalised (5/6 - 1/4)/(3/4) = 7/9
+    assert row["metric"] == "balanced_accuracy" and row["value"] == pytest.approx(100 * 5 / 6)
+    assert row["normalized"] == pytest.approx(100 * 7 / 9)

@@ -22,7 +22,7 @@ EXPECTED = {
                                          "hierarchical", "langgame", "mda") for f in ("mcq", "gen")},
     "pacute-cute-gen": "tl", "sea-mt-bench": "id vi th tl",
     "sea-ifeval": "id vi th tl jv su",
-    "belebele": "tl ms my", "global-mmlu-lite": "id vi tl ms my",
+    "belebele": "tl ms my", "global-mmlu-lite": "id vi tl ms my", "kalahi": "tl",
 }
 
 
