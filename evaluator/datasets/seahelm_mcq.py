@@ -130,12 +130,14 @@ def _thai_exam_loader(exam: str) -> None:
 
     @register_loader(key, lambda lang: (f"seahelm/thai-exam/{exam}.jsonl",))
     def read(data_dir: Path, lang: str) -> Iterator[Item]:
-        """One ThaiExam exam: a question and five options (four for IC); the exam is the item's category."""
+        """One ThaiExam exam: a question and five options (four for IC); the exam and its subject are the item's
+        category and subcategory."""
         for row in read_jsonl(data_dir / "seahelm" / "thai-exam" / f"{exam}.jsonl"):
             inputs = _fields(row, ("question", "a", "b", "c", "d"), optional=("e",))
             options = tuple(inputs[k] for k in "abcde" if k in inputs)
             yield make_item(key, lang, item_key(row), inputs, _letter(row, len(options)),
-                            required=tuple(inputs), options=options, metadata={"category": exam})
+                            required=tuple(inputs), options=options,
+                            metadata={"category": exam, "subcategory": _meta(row).get("subject")})
 
 
 for _exam in THAI_EXAMS:

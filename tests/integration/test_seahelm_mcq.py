@@ -33,6 +33,7 @@ NEW_PAIRS = {
     "belebele": {"tl", "ms", "my"},
     "global-mmlu-lite": {"id", "vi", "tl", "ms", "my"},
     "kalahi": {"tl"},
+    **{f"thaiexam-{exam}": {"th"} for exam in ("a-level", "ic", "onet", "tgat", "tpat1")},
 }
 """SEA-HELM's table (aisingapore/SEA-HELM@6844e6c, seahelm_tasks/task_config.yaml `seahelm`): the languages it
 scores each of these tasks in."""
@@ -107,6 +108,7 @@ def test_every_source_is_pinned_with_a_verified_checksum():
     assert {"belebele-tl", "belebele-ms", "belebele-my", "seahelm-prompts-mcq"} <= set(sources())
     assert {f"global-mmlu-lite-{lang}" for lang in NEW_PAIRS["global-mmlu-lite"]} <= set(sources())
     assert "kalahi-tl" in sources()
+    assert {f"thaiexam-{exam}" for exam in ("a-level", "ic", "onet", "tgat", "tpat1")} <= set(sources())
 
 
 def test_locked_checksums_are_those_of_seahelms_files():
@@ -189,6 +191,13 @@ def test_native_prompts_are_seahelms(env, tmp_path):
                                             "paniniwala. Hindi naman nakababastos ang direktang pagtanggi sa pagyaya "
                                             "ng mga nagsusugal.\n```")
     assert kalahi["prompt_en"] is None  # SEA-HELM asks Kalahi in Filipino only
+    a_level, ic = (items(env, t, "th")[0] for t in ("thaiexam-a-level", "thaiexam-ic"))
+    assert a_level["prompt_native"].startswith('ตอบคำถามโดยเลือกหนึ่งในตัวเลือกที่ให้ไป\n\nจงตอบตามรูปแบบดังต่อไปนี้:\n'
+                                               '"คำตอบ: ANSWER"\n')
+    assert "ตัวอักษร A, B, C, D หรือ E เท่านั้น" in a_level["prompt_native"] and "\nE: " in a_level["prompt_native"]
+    assert "ตัวอักษร A, B, C หรือ D เท่านั้น" in ic["prompt_native"] and "\nE: " not in ic["prompt_native"]
+    assert ic["prompt_native"].endswith("\nD: มีการใช้เงินลงทุนน้อยกว่าเมื่อเทียบกับเงินที่ใช้ลงทุนโดยตรงในสินค้าอ้างอิง")
+    assert a_level["prompt_en"] is None  # SEA-HELM asks ThaiExam in Thai only
 
 def slices(env, model: str, task: str, lang: str, prompt_lang: str) -> dict:
     """The stored drill-down nodes of one cell by phenomenon: (items, items right) of the per-item accuracy."""
@@ -275,3 +284,50 @@ def test_kalahi_scores_as_seahelm(env, tmp_path):
     # recall A 1/2, B 1, C 1 -> 5/6 (plain accuracy 3/4); normalised (5/6 - 1/4)/(3/4) = 7/9
     assert row["metric"] == "balanced_accuracy" and row["value"] == pytest.approx(100 * 5 / 6)
     assert row["normalized"] == pytest.approx(100 * 7 / 9)
+
+
+def test_thaiexam_scores_each_exam_and_averages_them_as_seahelm(env, tmp_path):
+    """Each exam is its own task (SEA-HELM's `thai_exam_<exam>`, chance 1/5, IC 1/4); the exams are averaged as
+    SEA-HELM's `thai_exam` aggregation group averages their normalised scores."""
+    gold = {t: {r["item_id"]: r["gold"] for r in items(env, t, "th")} for t in ("thaiexam-a-level", "thaiexam-ic")}
+    assert gold == {"thaiexam-a-level": {"0": "E", "1": "D", "2": "D", "3": "C"},
+                    "thaiexam-ic": {"0": "B", "1": "C", "2": "C", "3": "D"}}
+    assert items(env, "thaiexam-ic", "th")[0]["metadata"] == {"category": "ic", "subcategory": "level3"}
+    board = ingest(env, tmp_path, "Thai-1", [
+        ("thaiexam-a-level", "th", "0", "native", "คำตอบ: E"), ("thaiexam-a-level", "th", "1", "native", "คำตอบ: D"),
+        ("thaiexam-a-level", "th", "2", "native", "คำตอบ: A"), ("thaiexam-a-level", "th", "3", "native", "คำตอบ: C"),
+        ("thaiexam-ic", "th", "0", "native", "คำตอบ: B"), ("thaiexam-ic", "th", "1", "native", "คำตอบ: B"),
+        ("thaiexam-ic", "th", "2", "native", "คำตอบ: C"), ("thaiexam-ic", "th", "3", "native", "ไม่ทราบ")])
+    a_level, ic = board[("thaiexam-a-level", "th", "native")], board[("thaiexam-ic", "th", "native")]
+    # A-Level: recall C 1, D 1/2, E 1 -> 5/6; normalised by 1/5: (5/6 - 1/5)/(4/5) = 19/24
+    assert a_level["value"] == pytest.approx(100 * 5 / 6) and a_level["normalized"] == pytest.approx(100 * 19 / 24)
+    assert a_level["chance"] == pytest.approx(20.0)
+    # IC: recall B 1, C 1/2, D 0 (unparsed) -> 1/2; normalised by 1/4: 1/3
+    assert ic["value"] == pytest.approx(50.0) and ic["normalized"] == pytest.approx(100 / 3)
+    # SEA-HELM's thai_exam: the mean of the exams' normalised scores, (19/24 + 1/3)/2 = 27/48
+    averages = {(r["level"], r["key"]): r["value"] for r in json.loads(sh(env, "leaderboard", "--averages", "--json"))
+                if r["model"] == "Thai-1" and r["family"] == ""}
+    assert averages[("competency", "KNOW")] == pytest.approx(100 * 27 / 48)
+    assert averages[("language", "th")] == pytest.approx(100 * 27 / 48)
+
+
+def test_thaiexam_whole_files():
+    """SEA-HELM's five exam files at the pinned commit (from the mirror): 565 questions, IC with four options, the
+    options SEA-HELM's files leave empty flagged."""
+    from evaluator.datasets import load_items
+    from evaluator.registry import get_task
+
+    counts = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for exam in ("a-level", "ic", "onet", "tgat", "tpat1"):
+            s = sources()[f"thaiexam-{exam}"]
+            ((src, target),) = s.files
+            (Path(tmp) / target).parent.mkdir(parents=True, exist_ok=True)
+            (Path(tmp) / target).write_bytes(mirror_blob(s.commit, src))
+            got = load_items(get_task(f"thaiexam-{exam}"), "th", data_dir=tmp)
+            flagged = sum(bool(i.warnings) for i in got)
+            counts[exam] = (len(got), {len(i.options) for i in got}, len({i.gold for i in got}), flagged)
+    # questions with an empty option (a four-option question in a five-option exam; IC 7 has two empty options)
+    # are kept as SEA-HELM asks them, flagged `empty-input: <option>`
+    assert counts == {"a-level": (127, {5}, 5, 4), "ic": (95, {4}, 4, 1), "onet": (162, {5}, 5, 0),
+                      "tgat": (65, {5}, 5, 43), "tpat1": (116, {5}, 5, 0)}
