@@ -331,3 +331,28 @@ def test_thaiexam_whole_files():
     # are kept as SEA-HELM asks them, flagged `empty-input: <option>`
     assert counts == {"a-level": (127, {5}, 5, 4), "ic": (95, {4}, 4, 1), "onet": (162, {5}, 5, 0),
                       "tgat": (65, {5}, 5, 43), "tpat1": (116, {5}, 5, 0)}
+
+
+@pytest.mark.needs_samples
+def test_chance_levels_reproduce_seahelms_real_normalised_scores():
+    """SEA-HELM's own summary file (tests' shared samples, real-results/seahelm) holds `accuracy` (balanced) and
+    `normalized_accuracy` for every Global-MMLU-Lite subject in id, vi, tl, ms, my and every ThaiExam exam; each
+    normalised value is SEA-HELM's max(0, (accuracy - chance)/(1 - chance)) with the chance these tasks declare
+    (1/4; 1/5 for the five-option exams)."""
+    from evaluator.registry import get_task
+    from tests.helpers.samples import SAMPLES
+
+    path = SAMPLES / "real-results" / "seahelm" / "gemma-4-E4B-it_seahelm_results.json"
+    doc = json.loads(path.read_text("utf-8"))
+    checked = Counter()
+    for lang, competencies in doc.items():
+        for name, entry in (competencies.get("knowledge") or {}).items() if isinstance(competencies, dict) else ():
+            if not isinstance(entry, dict) or "accuracy" not in entry:
+                continue
+            task = get_task("global_mmlu_lite" if name.startswith("global_mmlu_lite_") else name)
+            c = 100 * task.chance_level(lang)
+            assert entry["normalized_accuracy"] == pytest.approx(max(0.0, 100 * (entry["accuracy"] - c) / (100 - c)),
+                                                                 abs=1e-9), (lang, name)
+            checked[task.name] += 1
+    assert checked["global-mmlu-lite"] >= 5 * 40 and all(checked[f"thaiexam-{e}"] == 1
+                                                        for e in ("a-level", "ic", "onet", "tgat", "tpat1"))
