@@ -356,3 +356,23 @@ def test_chance_levels_reproduce_seahelms_real_normalised_scores():
             checked[task.name] += 1
     assert checked["global-mmlu-lite"] >= 5 * 40 and all(checked[f"thaiexam-{e}"] == 1
                                                         for e in ("a-level", "ic", "onet", "tgat", "tpat1"))
+
+
+@pytest.mark.parametrize("task,lang,n,golds", [("belebele", "tl", 100, {"A": 25, "B": 25, "C": 25, "D": 25}),
+                                               ("belebele", "ms", 895, {"A": 205, "B": 250, "C": 245, "D": 195}),
+                                               ("belebele", "my", 895, {"A": 205, "B": 250, "C": 245, "D": 195}),
+                                               ("kalahi", "tl", 150, {"A": 37, "B": 38, "C": 38, "D": 37})])
+def test_belebele_and_kalahi_whole_files(task, lang, n, golds):
+    """SEA-HELM's whole files at the pinned commit (from the mirror) load clean, every gold one of A-D."""
+    from evaluator.datasets import load_items
+    from evaluator.registry import get_task
+
+    s = sources()[f"{task}-{lang}"]
+    ((src, target),) = s.files
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / target).parent.mkdir(parents=True, exist_ok=True)
+        (Path(tmp) / target).write_bytes(mirror_blob(s.commit, src))
+        got = load_items(get_task(task), lang, data_dir=tmp)
+    assert len(got) == n and len({i.item_id for i in got}) == n
+    assert Counter(i.gold for i in got) == golds and not [i for i in got if i.warnings]
+    assert {len(i.options) for i in got} == {4}
