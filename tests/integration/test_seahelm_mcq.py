@@ -376,3 +376,27 @@ def test_belebele_and_kalahi_whole_files(task, lang, n, golds):
     assert len(got) == n and len({i.item_id for i in got}) == n
     assert Counter(i.gold for i in got) == golds and not [i for i in got if i.warnings]
     assert {len(i.options) for i in got} == {4}
+
+
+def test_data_pull_writes_every_seahelm_source_checked_against_the_lock(tmp_path):
+    """`data pull --only seahelm` against a stand-in for raw.githubusercontent.com serving SEA-HELM's files from the
+    mirror: every file passes the real lock's checksum, every new cell is then available, licences are recorded."""
+    from evaluator.datasets import PULL_MANIFEST, available_cells, load_items
+    from evaluator.datasets.pull import pull
+    from evaluator.datasets.pull.sources import Table
+    from tests.helpers.raw_standin import RawStandin
+
+    table = load_table()
+    chosen = table.select("seahelm")
+    served = {f"{s.repo}/{s.commit}/{p}": mirror_blob(s.commit, p) for s in chosen for p in s.inputs}
+    with RawStandin(served) as server:
+        report = pull(tmp_path / "data", table=Table(chosen, table.lock), base_url=server.url,
+                      cache=tmp_path / "cache", progress=False)
+    dest = tmp_path / "data"
+    assert set(report.written) == set(sources())
+    assert {(t, lang) for t, langs in NEW_PAIRS.items() for lang in langs} <= set(available_cells(dest))
+    assert len(load_items("belebele", "my", data_dir=dest)) == 895
+    manifest = json.loads((dest / PULL_MANIFEST).read_text("utf-8"))
+    assert manifest["sources"]["global-mmlu-lite-tl"]["licence"].startswith("Apache-2.0")
+    assert all(f["verified_by_lock"] for f in manifest["sources"]["kalahi-tl"]["files"].values())
+    assert (dest / "seahelm-configs" / "nlu_belebele_mcqa.yaml").is_file()
