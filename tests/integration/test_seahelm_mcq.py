@@ -400,3 +400,18 @@ def test_data_pull_writes_every_seahelm_source_checked_against_the_lock(tmp_path
     assert manifest["sources"]["global-mmlu-lite-tl"]["licence"].startswith("Apache-2.0")
     assert all(f["verified_by_lock"] for f in manifest["sources"]["kalahi-tl"]["files"].values())
     assert (dest / "seahelm-configs" / "nlu_belebele_mcqa.yaml").is_file()
+
+
+@pytest.mark.parametrize("task,config,key", [
+    ("belebele", "seahelm_tasks/nlu/belebele_mcqa/config.yaml", "belebele-qa-mc"),
+    ("global-mmlu-lite", "seahelm_tasks/knowledge/global_mmlu_lite/config.yaml", "global_mmlu_lite")])
+def test_english_prompts_are_seahelms_en_blocks(task, config, key):
+    """The English prompt is SEA-HELM's `en` block at 6844e6c, built as its zero-shot prompt (preamble with the
+    answer tag, a blank line, the task template)."""
+    import yaml
+
+    from evaluator.prompts import seahelm_template
+    from evaluator.registry import get_task
+
+    doc = yaml.safe_load(mirror_blob(sources()["seahelm-prompts-mcq"].commit, config))
+    assert get_task(task).prompt_en.user == seahelm_template(doc[key]["languages"]["en"]["prompt_template"])
