@@ -19,7 +19,7 @@ def test_every_built_in_task_is_one_file_named_after_it_and_its_parts_are_regist
     files = {p.stem: p for p in BUILTIN_DIR.glob("*/*.yaml") if p.name != "family.yaml"}
     assert {t.name for t in TASKS.values() if t.source} == set(files)
     assert all(Path(TASKS[name].source) == path for name, path in files.items())
-    assert len(TASKS) == 45 and sum(t.family == "pacute" for t in TASKS.values()) == 19  # the module's grid
+    assert len(TASKS) == 50 and sum(t.family == "pacute" for t in TASKS.values()) == 19  # the module's grid
     assert task_check.problems() == []
 
 
