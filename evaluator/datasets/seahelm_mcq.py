@@ -20,12 +20,11 @@ import re
 from pathlib import Path
 from typing import Iterator
 
+from evaluator.answer_readers import native_letters
 from evaluator.datasets.base import Row, item_key, make_item, read_jsonl, register_loader
 from evaluator.spec import Item
 
 LETTERS = "ABCDE"
-BURMESE_LETTERS = {"က": "A", "ခ": "B", "ဂ": "C", "ဃ": "D"}
-"""SEA-HELM's Burmese option letters (seahelm_tasks/knowledge/global_mmlu_lite/config.yaml `my` @ 6844e6c)."""
 CULTURAL_LABELS = {"CS": "culturally sensitive", "CA": "culturally agnostic"}
 """Global-MMLU-Lite's `cultural_sensitivity_label` values, in words (its dataset card)."""
 THAI_EXAMS = ("a_level", "ic", "onet", "tgat", "tpat1")
@@ -55,14 +54,15 @@ def _fields(row: Row, names: tuple[str, ...], optional: tuple[str, ...] = ()) ->
     return out
 
 
-def _letter(row: Row, n_options: int) -> str:
-    """The gold letter: an option index (0..n-1), a letter A.. or a Burmese letter; DatasetError otherwise."""
+def _letter(row: Row, lang: str, n_options: int) -> str:
+    """The gold letter: an option index (0..n-1), a letter A.. or the language's own option letter (Burmese က → A,
+    `Language.option_letters`); DatasetError otherwise."""
     label = row.req("label", (str, int))
     if isinstance(label, int):
         letter = LETTERS[label] if 0 <= label < n_options else None
     else:
         text = label.strip()
-        letter = BURMESE_LETTERS.get(text, text.upper())
+        letter = native_letters(lang).get(text, text.upper())
     if letter not in LETTERS[:n_options]:
         raise row.fail("label", f"{label!r} is not one of the {n_options} options")
     return letter
@@ -79,7 +79,7 @@ def read_belebele(data_dir: Path, lang: str) -> Iterator[Item]:
     names = ("text", "question", "choice1", "choice2", "choice3", "choice4")
     for row in read_jsonl(data_dir / "seahelm" / "belebele" / f"{lang}.jsonl"):
         inputs = _fields(row, names)
-        yield make_item("seahelm.belebele", lang, item_key(row), inputs, _letter(row, 4), required=names,
+        yield make_item("seahelm.belebele", lang, item_key(row), inputs, _letter(row, lang, 4), required=names,
                         options=tuple(inputs[f"choice{i}"] for i in range(1, 5)))
 
 
@@ -96,7 +96,8 @@ def read_global_mmlu_lite(data_dir: Path, lang: str) -> Iterator[Item]:
         metadata = {"phenomenon": CULTURAL_LABELS[cultural], "category": meta.get("subject_category"),
                     "subcategory": meta.get("subject"), "sample_id": meta.get("sample_id"),
                     "required_knowledge": meta.get("required_knowledge"), "region": meta.get("region")}
-        yield make_item("seahelm.global_mmlu_lite", lang, item_key(row), inputs, _letter(row, 4), required=names,
+        yield make_item("seahelm.global_mmlu_lite", lang, item_key(row), inputs, _letter(row, lang, 4),
+                        required=names,
                         options=tuple(inputs[n] for n in names[1:]), metadata=metadata)
 
 
@@ -120,7 +121,7 @@ def read_kalahi(data_dir: Path, lang: str) -> Iterator[Item]:
         inputs = _fields(row, ("question", "mcq"))
         options = _kalahi_options(row, inputs["mcq"])
         meta = _meta(row)
-        yield make_item("seahelm.kalahi", lang, item_key(row), inputs, _letter(row, len(options)),
+        yield make_item("seahelm.kalahi", lang, item_key(row), inputs, _letter(row, lang, len(options)),
                         required=("question", "mcq"), options=options,
                         metadata={"category": meta.get("category"), "subcategory": meta.get("topic")})
 
@@ -135,7 +136,7 @@ def _thai_exam_loader(exam: str) -> None:
         for row in read_jsonl(data_dir / "seahelm" / "thai-exam" / f"{exam}.jsonl"):
             inputs = _fields(row, ("question", "a", "b", "c", "d"), optional=("e",))
             options = tuple(inputs[k] for k in "abcde" if k in inputs)
-            yield make_item(key, lang, item_key(row), inputs, _letter(row, len(options)),
+            yield make_item(key, lang, item_key(row), inputs, _letter(row, lang, len(options)),
                             required=tuple(inputs), options=options,
                             metadata={"category": exam, "subcategory": _meta(row).get("subject")})
 

@@ -232,7 +232,10 @@ def test_global_mmlu_lite_scores_as_seahelm_with_its_cultural_slice(env, tmp_pat
         (t, "id", "0", "native", "Jawaban: B"), (t, "id", "1", "native", "Jawaban: A"),
         (t, "id", "2", "native", "Saya tidak tahu."), (t, "id", "3", "native", "Jawaban: B"),
         (t, "my", "0", "en", "Answer: B"), (t, "my", "1", "en", "Answer: A"),
-        (t, "my", "2", "en", "Answer: A"), (t, "my", "3", "en", "Answer: C")])
+        (t, "my", "2", "en", "Answer: A"), (t, "my", "3", "en", "Answer: C"),
+        # SEA-HELM's Burmese prompt asks for the Burmese letters after its tag "အဖြေ-": ခ is B, က A, ဂ C
+        (t, "my", "0", "native", "အဖြေ- ခ"), (t, "my", "1", "native", "အဖြေ- ဂ"),
+        (t, "my", "2", "native", "အဖြေ- က"), (t, "my", "3", "native", "အဖြေ- ခ")])
     # tl: recall A 0/2, B 2/2 -> 1/2, normalised (1/2 - 1/4)/(3/4) = 1/3
     tl = board[(t, "tl", "native")]
     assert tl["metric"] == "balanced_accuracy" and tl["value"] == pytest.approx(50.0)
@@ -240,8 +243,10 @@ def test_global_mmlu_lite_scores_as_seahelm_with_its_cultural_slice(env, tmp_pat
     # id: the unparsed answer is wrong for its gold A: recall A 1/2, B 2/2 -> 3/4
     assert board[(t, "id", "native")]["value"] == pytest.approx(75.0)
     assert board[(t, "id", "native")]["parse_fail_rate"] == pytest.approx(0.25)
-    # my: recall A 2/2, B 1/2 -> 3/4
+    # my: recall A 2/2, B 1/2 -> 3/4; native (Burmese letters): A 1/2, B 2/2 -> 3/4, every answer read
     assert board[(t, "my", "en")]["value"] == pytest.approx(75.0)
+    assert board[(t, "my", "native")]["value"] == pytest.approx(75.0)
+    assert board[(t, "my", "native")]["parse_fail_rate"] == 0
     # the cultural slice: tl was right on both culturally sensitive questions and on neither agnostic one
     assert slices(env, "Mmlu-1", t, "tl", "native") == {"culturally sensitive": (2, 2.0),
                                                          "culturally agnostic": (2, 0.0)}
