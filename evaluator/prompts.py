@@ -70,6 +70,18 @@ def _data_dir(data_dir: str | Path | None) -> Path:
     return default_data_dir()
 
 
+def seahelm_template(block: Mapping[str, Any]) -> str | None:
+    """The user template of one SEA-HELM `prompt_template` block: its `template` (configs up to 360c7cc), else its
+    zero-shot prompt as SEA-HELM builds it from a `preamble` and a `task_template` (configs at 6844e6c,
+    src/dataloaders/base_dataloader.py): the preamble with its `{answer_tag}` filled, a blank line, the task."""
+    if block.get("template"):
+        return block["template"]
+    preamble, task_tpl, tag = block.get("preamble"), block.get("task_template"), block.get("answer_tag")
+    if not (isinstance(preamble, str) and isinstance(task_tpl, str) and isinstance(tag, str)):
+        return None
+    return (preamble.replace("{answer_tag}", tag) + "\n\n" + task_tpl).strip()
+
+
 def pack_template(task: TaskSpec, lang: str, variant: str, data_dir: str | Path | None = None) -> PromptTemplate:
     """The template of `task.native_pack` for `lang`; `variant` is "en" or "native". Raises NoNativePrompt."""
     ref = task.native_pack
@@ -93,7 +105,7 @@ def pack_template(task: TaskSpec, lang: str, variant: str, data_dir: str | Path 
         if not path.exists():
             raise NoNativePrompt(f"{task.name}/{lang}: prompt pack {path} not found")
         langs = (_yaml(str(path)).get(key) or {}).get("languages") or {}
-        tpl = ((langs.get(lang) or {}).get("prompt_template") or {}).get("template")
+        tpl = seahelm_template((langs.get(lang) or {}).get("prompt_template") or {})
         if not tpl:
             raise NoNativePrompt(f"{task.name}/{lang}: {path} has no native prompt for {key}/{lang}")
         return PromptTemplate(user=tpl, system=None, source=f"{path}#{key}.{lang}")

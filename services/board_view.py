@@ -39,6 +39,7 @@ COMPETENCIES = {
     "CULT": "culture: open questions on proverbs and customs, rated by people",
     "IF": "instruction following (IF): answers that obey verifiable instructions on length, format, keywords and "
           "language (SEA-IFEval)",
+    "KNOW": "knowledge: exam and subject questions with four or five options (Global-MMLU-Lite, ThaiExam)",
 }
 """Competency codes (`TaskSpec.grp`) in plain words."""
 FAMILY_WORDS = {
@@ -47,6 +48,7 @@ FAMILY_WORDS = {
     "pacute": "PACUTE = Filipino word structure (spelling, syllables, affixes)",
     "cultural": "Cultural = open questions on culture, rated by people",
     "instruction": "Instruction following = SEA-IFEval's verifiable instructions, checked one by one",
+    "seahelm": "SEA-HELM = its multiple-choice tasks (Belebele reading, knowledge questions, Filipino culture)",
 }
 """Benchmark families in plain words."""
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from evaluator.datasets import bhasa, chat, cultural, ifeval, lindsea, pacute  # noqa: F401  (each registers its loaders)
+from evaluator.datasets import (  # noqa: F401  (each registers its loaders)
+    bhasa, chat, cultural, ifeval, lindsea, pacute, seahelm_mcq)
 from evaluator.datasets import jsonl
 from evaluator.datasets.base import LOADERS, DatasetError, Loader
 from evaluator.datasets.validate import LoadReport, summarize

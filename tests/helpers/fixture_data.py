@@ -1,6 +1,6 @@
 """A complete data directory of items written for Tanaw's tests, in the layout `evaluator.datasets` reads.
 
-Every loader of the registry gets a file (BHASA, LINDSEA, cultural, PACUTE) and every prompt pack a stand-in
+Every loader of the registry gets a file (BHASA, LINDSEA, cultural, PACUTE, SEA-HELM multiple choice) and every prompt pack a stand-in
 (`lindsea/<lang>/prompts.yaml`, `seahelm-configs/*.yaml`), so the core tests (pages, runner, resume, Hub, scale,
 browser, llama.cpp) run on a fresh clone with nothing beside it. The items are synthetic: short sentences built
 from templates, not benchmark data, and their sizes mirror what the tests need (e.g. 40 Indonesian morphology
@@ -248,6 +248,39 @@ def _pacute(root: Path) -> None:
              "task_type": ("spell", "reverse")[i % 2], "id": f"cute_gen_{i:05d}"} for i in range(24)])
 
 
+SEAHELM_MCQ_N = 8
+"""Items per SEA-HELM multiple-choice (task, language) file, in SEA-HELM's own layout."""
+
+
+def _seahelm_mcq(root: Path) -> None:
+    """SEA-HELM-layout files for Belebele, Global-MMLU-Lite, Kalahi and the ThaiExam exams: numbered questions
+    whose gold letter cycles through the options."""
+    from evaluator.datasets.seahelm_mcq import THAI_EXAMS
+
+    n = range(SEAHELM_MCQ_N)
+    for lang in ("tl", "ms", "my"):
+        _jsonl(root / "seahelm" / "belebele" / f"{lang}.jsonl",
+               [{"id": i, "label": i % 4, "prompts": [{"text": f"Passage {i}.", "question": f"Question {i}?",
+                                                       **{f"choice{k}": f"Option {k} of {i}" for k in range(1, 5)}}]}
+                for i in n])
+    for lang in ("id", "vi", "tl", "ms", "my"):
+        _jsonl(root / "seahelm" / "global-mmlu-lite" / f"{lang}.jsonl",
+               [{"id": i, "label": "ABCD"[i % 4],
+                 "metadata": {"cultural_sensitivity_label": ("CS", "CA")[i % 2], "subject_category": "STEM",
+                              "subject": "astronomy"},
+                 "prompts": [{"question": f"Question {i}?", **{f"option_{k}": f"Option {k} of {i}" for k in "abcd"}}]}
+                for i in n])
+    _jsonl(root / "seahelm" / "kalahi" / "tl.jsonl",
+           [{"id": i, "label": "ABCD"[i % 4], "metadata": {"category": "ethics", "topic": "social etiquette"},
+             "prompts": [{"question": f"Sitwasyon {i}.", "mcq": "\n".join(f"{k}: Sagot {k} {i}" for k in "ABCD")}]}
+            for i in n])
+    for exam in THAI_EXAMS:
+        letters = "abcd" if exam == "ic" else "abcde"
+        _jsonl(root / "seahelm" / "thai-exam" / f"{exam}.jsonl",
+               [{"id": i, "label": letters[i % len(letters)].upper(), "metadata": {"subject": exam},
+                 "prompts": [{"question": f"คำถาม {i}", **{k: f"ตัวเลือก {k} {i}" for k in letters}}]} for i in n])
+
+
 def _seahelm_packs(root: Path) -> None:
     """Stand-in SEA-HELM configs: per language, `[fixture <lang>]` + the task's English template."""
     from evaluator.registry import TASKS
@@ -274,6 +307,7 @@ def write(root: Path) -> Path:
     _lindsea(root)
     _cultural(root)
     _pacute(root)
+    _seahelm_mcq(root)
     _seahelm_packs(root)
     (root / "README.md").write_text("Synthetic items written for Tanaw's tests (tests/helpers/fixture_data.py).\n", "utf-8")
     return root

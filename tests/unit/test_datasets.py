@@ -34,6 +34,9 @@ MISSING |= {(f"pacute-morphological-{part}-{fmt}", "tl") for part in ("extractio
             for fmt in ("mcq", "gen")}
 # the samples hold no SEA-MT-Bench conversations (they are pulled from SEA-HELM's repository: source sea-mt-bench)
 MISSING |= {("sea-mt-bench", lang) for lang in TASKS["sea-mt-bench"].langs}
+# SEA-HELM's multiple-choice tasks: the samples hold none of their files (pulled from SEA-HELM's repository; checked
+# on real lines in tests/integration/test_seahelm_mcq.py)
+MISSING |= {(t.name, lang) for t in TASKS.values() if t.family == "seahelm" for lang in t.langs}
 CELLS = [(t.name, lang) for t in TASKS.values() for lang in t.langs if (t.name, lang) not in MISSING]
 
 # Item counts from the data README tables (section 1-4).

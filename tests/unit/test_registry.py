@@ -22,6 +22,8 @@ EXPECTED = {
                                          "hierarchical", "langgame", "mda") for f in ("mcq", "gen")},
     "pacute-cute-gen": "tl", "sea-mt-bench": "id vi th tl",
     "sea-ifeval": "id vi th tl jv su",
+    "belebele": "tl ms my", "global-mmlu-lite": "id vi tl ms my", "kalahi": "tl",
+    **{f"thaiexam-{exam}": "th" for exam in ("a-level", "ic", "onet", "tgat", "tpat1")},
 }
 
 

@@ -19,14 +19,15 @@ def test_every_built_in_task_is_one_file_named_after_it_and_its_parts_are_regist
     files = {p.stem: p for p in BUILTIN_DIR.glob("*/*.yaml") if p.name != "family.yaml"}
     assert {t.name for t in TASKS.values() if t.source} == set(files)
     assert all(Path(TASKS[name].source) == path for name, path in files.items())
-    assert len(TASKS) == 42 and sum(t.family == "pacute" for t in TASKS.values()) == 19  # the module's grid
+    assert len(TASKS) == 50 and sum(t.family == "pacute" for t in TASKS.values()) == 19  # the module's grid
     assert task_check.problems() == []
 
 
 def test_families_are_declared_once_and_every_task_has_one():
-    assert list(FAMILIES) == ["bhasa", "lindsea", "cultural", "pacute", "instruction", "chat"]
+    assert list(FAMILIES) == ["bhasa", "lindsea", "cultural", "pacute", "instruction", "seahelm", "chat"]
+    # cultural is human-rated
     assert BOARDS == {"BHASA": "bhasa", "LINDSEA": "lindsea", "PACUTE": "pacute",
-                      "Instruction following": "instruction"}  # cultural is human-rated
+                      "Instruction following": "instruction", "SEA-HELM": "seahelm"}
     assert {t.family for t in TASKS.values()} == set(FAMILIES)
     assert FAMILY_TASKS["bhasa"][:3] == ("ner", "qa", "sentiment")  # the family's own order
 
