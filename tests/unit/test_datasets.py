@@ -37,6 +37,9 @@ MISSING |= {("sea-mt-bench", lang) for lang in TASKS["sea-mt-bench"].langs}
 # SEA-HELM's multiple-choice tasks: the samples hold none of their files (pulled from SEA-HELM's repository; checked
 # on real lines in tests/integration/test_seahelm_mcq.py)
 MISSING |= {(t.name, lang) for t in TASKS.values() if t.family == "seahelm" for lang in t.langs}
+# SEA-IFEval: the samples hold none of its prompts (pulled from SEA-HELM's repository: source sea-ifeval; checked on
+# fixture rows in tests/store/test_ifeval_import.py)
+MISSING |= {("sea-ifeval", lang) for lang in TASKS["sea-ifeval"].langs}
 CELLS = [(t.name, lang) for t in TASKS.values() for lang in t.langs if (t.name, lang) not in MISSING]
 
 # Item counts from the data README tables (section 1-4).
