@@ -38,13 +38,13 @@ def test_the_seahelm_tab_shows_the_new_tasks(store):
     competencies NLU (Belebele), KNOW (Global-MMLU-Lite) and CULT (Kalahi) each hold one cell."""
     cells = ["belebele · tl", "global-mmlu-lite · id", "kalahi · tl"]
     with pages_on(store):
-        at = app_test("leaderboard", bench="SEA-HELM", prompt="Native", score="Raw")
+        at = app_test("leaderboard", bench="Knowledge & reading", prompt="Native", score="Raw")
         assert not at.exception, [e.value for e in at.exception]
-        assert at.segmented_control(key="bench").value == "SEA-HELM"
+        assert at.segmented_control(key="bench").value == "Knowledge & reading"
         row = at.dataframe[0].value.set_index("model").loc["Mcq-1"]
         assert [row[c] for c in cells] == [pytest.approx(50.0)] * 3
         assert [row[c] for c in ("NLU", "KNOW", "CULT")] == [pytest.approx(50.0)] * 3
-        at = app_test("leaderboard", bench="SEA-HELM", prompt="Native")
+        at = app_test("leaderboard", bench="Knowledge & reading", prompt="Native")
         assert not at.exception, [e.value for e in at.exception]
         row = at.dataframe[0].value.set_index("model").loc["Mcq-1"]
         assert [row[c] for c in cells] == [pytest.approx(100 / 3)] * 3
