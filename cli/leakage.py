@@ -1,6 +1,7 @@
 """`tanaw leakage`: probe a model for benchmark leakage (opt-in; it asks the model, unlike the signals read from
 stored outputs). Probes: guided vs general instance completion, TS-Guessing, Min-K%++ (docs/methodology.md,
-"Leakage probes"). Each verdict is stored as a leakage signal of the model's (task, language, en) cell."""
+"Leakage probes"). Each verdict is stored as a leakage signal of the model's (task, language), shown on every
+prompt language's cell of it (a probe asks about the dataset's items, not about one prompt)."""
 from __future__ import annotations
 
 import argparse

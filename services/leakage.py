@@ -4,7 +4,9 @@ declarations, and the clean-items score.
 `refresh_leakage` runs where a model's cells are re-aggregated (services.ingest.refresh_aggregates: ingest, upload
 deletion, the live runner's per-cell refresh), inside the same transaction: each refreshed cell's output signals
 (`evaluator.leakage.outputs`, chrF++ per item: worth storing) replace its stored ones; the `leakage` run mode's
-probe rows are left alone. Declarations are not stored as signals: `cell_signals` derives them at read time from
+probe rows are left alone. A probe's row is about the dataset's items, not one prompt: `cell_signals` applies it to
+every prompt language's cell of its (model, task, lang) (the en and the native cell carry the same flag, and the
+clean-items view leaves its items out of both). Declarations are not stored as signals: `cell_signals` derives them at read time from
 the models' cards and the task registry (a card edit shows at once, nothing goes stale). `clean_score` recomputes a
 cell on the items no signal flagged through the evaluator's one aggregate (`evaluator.aggregate.aggregate_cell`),
 beside the full score from the same rows; ranks are never changed by a flag.
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
@@ -20,9 +23,10 @@ import duckdb
 import pandas as pd
 
 from evaluator.aggregate import CellScore, aggregate_cell
-from evaluator.leakage import LeakSignal
+from evaluator.leakage import EVERY_PROMPT, LeakSignal
 from evaluator.leakage.declared import check_declaration, declared_signals
 from evaluator.leakage.outputs import OUTPUT_SIGNALS, cell_signals as output_signals, signal_kinds
+from evaluator.leakage.probes import PROBE_SIGNALS
 from evaluator.registry import TASKS
 from evaluator.stats import wilson
 from services.stored_columns import cell_pairs
@@ -67,20 +71,41 @@ def backfill_leakage(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str
 
 
 def cell_signals(con: duckdb.DuckDBPyConnection, model_ids: Sequence[str] | None = None) -> list[LeakSignal]:
-    """Every signal of these models' cells (all models when None): the stored rows and the declarations."""
-    signals = [LeakSignal.from_row(r) for r in stored.read_signals(con)
-               if model_ids is None or r["model_id"] in model_ids]
+    """Every signal of these models' cells (all models when None): the stored rows, each probe's row applied to
+    every prompt language's cell of its (model, task, lang) (`every_prompt`), and the declarations."""
+    rows = [LeakSignal.from_row(r) for r in stored.read_signals(con)
+            if model_ids is None or r["model_id"] in model_ids]
+    probes = [s for s in rows if s.signal in PROBE_SIGNALS]
+    signals = [s for s in rows if s.signal not in PROBE_SIGNALS]
     cards = stored.declared_data(con, model_ids)
     declared = {m: names for m, (names, _text) in cards.items() if names}
-    for model_id, *cell in stored.model_cells(con, sorted(declared)):
-        signals += declared_signals(model_id, declared[model_id], [cell], TASKS)
+    cells = stored.model_cells(con, sorted(set(declared) | {s.model_id for s in probes}))
+    for model_id, *cell in cells:
+        if model_id in declared:
+            signals += declared_signals(model_id, declared[model_id], [cell], TASKS)
+    signals += every_prompt(probes, cells)
     return sorted(signals, key=lambda s: (s.model_id, s.task, s.lang, s.prompt_lang, s.signal))
+
+
+def every_prompt(probes: Iterable[LeakSignal], cells: Iterable[Sequence[str]]) -> list[LeakSignal]:
+    """Probe signals (about the dataset's items, not one prompt) as signals of each (model_id, task, lang,
+    prompt_lang) cell of their (model, task, lang) among `cells`; one with no such cell keeps prompt language
+    EVERY_PROMPT. A row an older store kept under "en" reads the same; a "*" row wins over it."""
+    prompts: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    for model_id, task, lang, prompt_lang in cells:
+        prompts[(model_id, task, lang)].append(prompt_lang)
+    latest: dict[tuple[str, str, str, str], LeakSignal] = {}
+    for s in sorted(probes, key=lambda s: s.prompt_lang != EVERY_PROMPT):
+        latest.setdefault((s.model_id, s.task, s.lang, s.signal), s)
+    return [replace(s, prompt_lang=p) for (m, t, lang, _), s in latest.items()
+            for p in prompts.get((m, t, lang)) or [EVERY_PROMPT]]
 
 
 def evidence(signal: LeakSignal) -> str:
     """A flagged signal's evidence in one plain-text line: which signal, how many items, the interval or p-value."""
+    about = PROBE_NOTE if signal.signal in PROBE_SIGNALS else ""
     if not signal.item_ids and signal.p_value is None and signal.statistic is None:
-        return f"{signal.signal}: {signal.detail}"
+        return f"{signal.signal}: {signal.detail}{about}"
     parts = [signal.signal + ":"]
     if signal.item_ids or signal.n_items:
         parts.append(f"{len(signal.item_ids)} of {signal.n_items} items")
@@ -88,7 +113,11 @@ def evidence(signal: LeakSignal) -> str:
         parts.append(f"({100 * signal.statistic:.1f}%, 95% CI {100 * signal.ci_low:.1f}–{100 * signal.ci_high:.1f}%)")
     if signal.p_value is not None:
         parts.append(f"p = {signal.p_value:.3g}")
-    return " ".join(parts)
+    return " ".join(parts) + about
+
+
+PROBE_NOTE = " (a probe of the dataset's items, not of this prompt: shown on every prompt language's cell)"
+"""Said after a probe's evidence: the same probe row flags the en and the native cell of its task and language."""
 
 
 BADGE_COLUMNS = ("model", "task", "lang", "prompt_lang", "family", "badge", "signal", "items flagged", "n items",
@@ -103,7 +132,7 @@ def flagged_table(con: duckdb.DuckDBPyConnection, family: str | None = None, pro
     for s in cell_signals(con, models):
         task = TASKS.get(s.task)
         if not s.flagged or (family is not None and (task is None or task.family != family)) or \
-                (prompt_lang is not None and s.prompt_lang != prompt_lang):
+                (prompt_lang is not None and s.prompt_lang not in (prompt_lang, EVERY_PROMPT)):
             continue
         pct = (lambda v: None if v is None else 100 * v)
         rows.append({"model": s.model_id, "task": s.task, "lang": s.lang, "prompt_lang": s.prompt_lang,

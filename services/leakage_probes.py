@@ -4,8 +4,9 @@
 `public_endpoint`, the endpoint policy checks every URL and every connection, and the key variable must be one
 the operator bound to that very endpoint, `evaluator.endpoints.check`), runs the probes
 (`evaluator.leakage.probe_run.run_probes`) and stores each verdict as a leakage signal row (`store.leakage`, the
-shape of `evaluator.leakage.LeakSignal`) of the model's (task, lang, "en") cell, replacing that cell's earlier rows
-of the same probes. The model's name is checked as a run's is (`services.ownership.name_refusal`).
+shape of `evaluator.leakage.LeakSignal`) of the model's (task, lang) under prompt language "*" (a probe asks about
+the dataset's items, not one prompt: `services.leakage` applies it to every prompt language's cell), replacing the
+earlier rows of the same probes there, under any prompt language. The model's name is checked as a run's is (`services.ownership.name_refusal`).
 """
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ def execute(spec: RunSpec, popts: ProbeOptions = ProbeOptions()) -> list[P.Probe
         signals = [P.to_signal(v, spec.model) for v in verdicts]
         with transaction(con):
             writer.upsert_model(con, {"model_id": spec.model, "origin": "evaluated", **spec.model_info})
-            leakage.delete_cell_signals(con, {(s.model_id, s.task, s.lang, s.prompt_lang) for s in signals},
+            leakage.delete_item_signals(con, sorted({(s.model_id, s.task, s.lang) for s in signals}),
                                         sorted({s.signal for s in signals}))
             leakage.save_signals(con, [s.as_row() for s in signals])
         return verdicts

@@ -1,6 +1,8 @@
 """Stored leakage signals (schema V20, table `leakage_signals`): one row per (cell, signal) in the shape of
 `evaluator.leakage.LeakSignal` (`COLUMNS`), written by the services (a cell's output signals when the cell changes,
-the `leakage` run mode's probes) and read by the board; and the model cards' declared training data.
+the `leakage` run mode's probes) and read by the board; and the model cards' declared training data. A probe's
+row is keyed by (model, task, lang) with prompt_lang "*" (`evaluator.leakage.EVERY_PROMPT`): it is about the
+dataset's items, and `services.leakage` applies it to every prompt language's cell.
 
 Rows are plain mappings here (the store knows nothing of the evaluator); `services.leakage` converts them.
 Every statement is parameterised: model names, task names and item ids are data, never SQL.
@@ -44,6 +46,16 @@ def delete_cell_signals(con: duckdb.DuckDBPyConnection, cells: Iterable[Sequence
     else:
         con.execute("DELETE FROM leakage_signals WHERE list_contains(?, [model_id, task, lang, prompt_lang]) "
                     "AND list_contains(?, signal)", [keys, list(signals)])
+
+
+def delete_item_signals(con: duckdb.DuckDBPyConnection, keys: Iterable[Sequence[str]],
+                        signals: Sequence[str]) -> None:
+    """Delete these signals' rows of these (model_id, task, lang) under every prompt language (a probe run replaces
+    its earlier rows, "*" and those an older store kept under "en")."""
+    triples = [list(k) for k in keys]
+    if triples:
+        con.execute("DELETE FROM leakage_signals WHERE list_contains(?, [model_id, task, lang]) "
+                    "AND list_contains(?, signal)", [triples, list(signals)])
 
 
 def read_signals(con: duckdb.DuckDBPyConnection, model_id: str | None = None, task: str | None = None,

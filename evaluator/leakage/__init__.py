@@ -15,6 +15,9 @@ from typing import Any
 FIELDS = ("model_id", "task", "lang", "prompt_lang", "signal", "flagged", "item_ids", "statistic", "p_value",
           "ci_low", "ci_high", "n_items", "detail", "computed_at")
 """Column order of a stored signal row (`store.leakage.COLUMNS` is the same tuple)."""
+EVERY_PROMPT = "*"
+"""The prompt language of a signal about the dataset's items rather than one prompt (the `leakage` run mode's
+probes): the board applies it to every prompt language's cell of that (model, task, language)."""
 
 
 @dataclass(frozen=True)
@@ -25,7 +28,7 @@ class LeakSignal:
     task: str
     lang: str
     prompt_lang: str
-    """The cell: model, task, language, prompt language (en | native)."""
+    """The cell: model, task, language, prompt language (en | native, or EVERY_PROMPT for a probe of the items)."""
     signal: str
     """Signal name, e.g. "mt_verbatim", "ngram_overlap", "unexplained_entities", "declared", or a probe's name."""
     flagged: bool

@@ -42,7 +42,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from evaluator.leakage import LeakSignal
+from evaluator.leakage import EVERY_PROMPT, LeakSignal
 from evaluator.spec import Item
 from evaluator.stats import wilson
 
@@ -101,8 +101,10 @@ class ProbeVerdict:
     """Per-probe figures: the two means, the baseline rate, the calibration size, ..."""
 
 
-PROMPT_LANG = "en"
-"""The probes' prompts are English: their signals are recorded under prompt language "en"."""
+PROBE_SIGNALS = ("guided_completion", "ts_guessing", "min_k_pp")
+"""The probes' signal names. A probe asks about the dataset's items, not about one prompt language (its own prompts
+are English), so its signal is recorded under prompt language `EVERY_PROMPT` and applies to every prompt language's
+cell of its (model, task, language); a store written before that holds them under "en" and reads the same."""
 
 
 def describe(v: ProbeVerdict) -> str:
@@ -126,14 +128,14 @@ def describe(v: ProbeVerdict) -> str:
 
 
 def to_signal(v: ProbeVerdict, model_id: str) -> LeakSignal:
-    """The verdict as the shared leakage signal row of a model's (task, lang, "en") cell. Its statistic is, as for
+    """The verdict as the shared leakage signal row of a model's (task, lang): prompt language `EVERY_PROMPT`. Its statistic is, as for
     every signal on the board, the share of the items looked at that the probe lists (with its 95% Wilson
     interval); the probe's own statistic and test are in the detail line, its p-value in `p_value`."""
     share = lo = hi = None
     if v.unavailable is None and v.n_items:
         share = len(v.flagged_items) / v.n_items
         lo, hi = wilson(share, v.n_items)
-    return LeakSignal(model_id, v.task, v.lang, PROMPT_LANG, v.signal, v.flagged, tuple(sorted(v.flagged_items)),
+    return LeakSignal(model_id, v.task, v.lang, EVERY_PROMPT, v.signal, v.flagged, tuple(sorted(v.flagged_items)),
                       share, v.p_value, lo, hi, v.n_items, describe(v))
 
 

@@ -7,21 +7,29 @@ import json
 import re
 
 import pytest
+from scipy.stats import wilcoxon
 
 from cli.main import main
+from evaluator.aggregate import aggregate_cell
 from evaluator.datasets import load_items
-from evaluator.leakage import LeakSignal
+from evaluator.leakage import EVERY_PROMPT, LeakSignal
 from evaluator.leakage import probes as P
+from evaluator.registry import TASKS
+from evaluator.spec import Prediction
 from evaluator.stats import wilson
-from services.leakage import flagged_table
+from services.ingest import ingest_predictions
+from services.leakage import PROBE_NOTE, clean_score, flagged_table
+from services.stored_columns import cell_pairs
 from store import db
-from store.leakage import read_signals
+from store.leakage import read_signals, save_signals
 from tests.helpers.standin_server import StandinServer
 from tests.integration.test_secrets import SECRETS, Recorder
 
 
-def _knows_the_items(task: str, lang: str):
-    pieces = {c[0]: c[1] for it in load_items(task, lang) if (c := P.split_instance(P.item_text(it)))}
+def _knows_the_items(task: str, lang: str, first: int | None = None):
+    """A stand-in that completes guided prompts from the true items (the first `first` of them only, when given)
+    and general ones with noise."""
+    pieces = {c[0]: c[1] for it in load_items(task, lang)[:first] if (c := P.split_instance(P.item_text(it)))}
 
     def reply(prompt: str) -> str:
         first = re.search(r"First piece: (.*?)\n\nSecond piece:", prompt, re.S)
@@ -51,7 +59,7 @@ def test_leakage_command_stores_each_probes_verdict_as_a_signal(tmp_path, capsys
     assert origin == ("evaluated",)
     assert set(rows) == {"guided_completion", "ts_guessing", "min_k_pp"}
     g = rows["guided_completion"]
-    assert (g.task, g.lang, g.prompt_lang, g.flagged, g.n_items) == ("abssum", "id", "en", True, 24)
+    assert (g.task, g.lang, g.prompt_lang, g.flagged, g.n_items) == ("abssum", "id", "*", True, 24)
     assert g.p_value < 0.01 and g.statistic == 1.0 and len(g.item_ids) == 24  # share of the items listed
     assert (g.ci_low, g.ci_high) == pytest.approx(wilson(1.0, 24)) and g.ci_low == pytest.approx(0.8620, abs=1e-4)
     assert "ROUGE-L 1.000 guided vs 0.000 general over 24 items" in g.detail
@@ -75,7 +83,100 @@ def test_a_second_probe_run_replaces_the_cells_rows(tmp_path):
         rows = read_signals(con, model_id="probe-m")
     finally:
         con.close()
-    assert [(r["signal"], r["flagged"]) for r in rows] == [("guided_completion", False)]
+    assert [(r["signal"], r["prompt_lang"], r["flagged"]) for r in rows] == [("guided_completion", "*", False)]
+
+
+def _ingest_both_prompts(path, model: str = "probe-m") -> list[str]:
+    """Store the model's abssum/id answers under the English and the native prompt (each its item's reference
+    for the even items, a fixed sentence for the odd ones); returns the items' ids in file order."""
+    items = load_items("abssum", "id")
+    preds = [Prediction(task="abssum", lang="id", item_id=it.item_id, prompt_lang=pl,
+                        output=it.gold if i % 2 == 0 else "Ringkasan singkat tentang berita ini.")
+             for pl in ("en", "native") for i, it in enumerate(items)]
+    con = db.connect(path)
+    try:
+        ingest_predictions(con, preds, model={"model_id": model, "origin": "uploaded"},
+                           source={"file": f"{model}.jsonl", "kind": "upload", "harness": "tanaw"})
+    finally:
+        con.close()
+    return [it.item_id for it in items]
+
+
+def test_a_probe_flags_the_en_and_the_native_cell_and_both_clean_scores(tmp_path):
+    path = tmp_path / "t.duckdb"
+    ids = _ingest_both_prompts(path)
+    with StandinServer(reply=_knows_the_items("abssum", "id", first=10)) as server:
+        assert main(["leakage", "--model", "probe-m", "--base-url", server.base_url, "--tasks", "abssum",
+                     "--langs", "id", "--db", str(path), "--probes", "guided", "--max-retries", "1"]) == 0
+    known = sorted(ids[:10])
+    # guided ROUGE-L 1 on the 10 known items and 0 elsewhere, general 0 everywhere (the paired test's reference)
+    reference_p = wilcoxon([1.0] * 10 + [0.0] * 14, [0.0] * 24, zero_method="wilcox", alternative="greater").pvalue
+    con = db.connect(path)
+    try:
+        boards = {pl: flagged_table(con, "bhasa", pl) for pl in ("en", "native")}
+        clean = {pl: clean_score(con, "probe-m", "abssum", "id", pl) for pl in ("en", "native")}
+        pairs = {pl: cell_pairs(con, "probe-m", TASKS["abssum"], "id", pl) for pl in ("en", "native")}
+        stored_rows = read_signals(con, model_id="probe-m", task="abssum", lang="id")
+    finally:
+        con.close()
+    assert [(r["signal"], r["prompt_lang"]) for r in stored_rows if r["signal"] in P.PROBE_SIGNALS] == [
+        ("guided_completion", "*")]  # one row for the items, not one per prompt
+    for pl, board in boards.items():
+        probe = board[board["signal"] == "guided_completion"]
+        assert probe[["model", "task", "lang", "prompt_lang", "items flagged", "n items"]].values.tolist() == [
+            ["probe-m", "abssum", "id", pl, 10, 24]]
+        assert probe["flagged item ids"].iloc[0] == ", ".join(known)
+        evidence = probe["evidence"].iloc[0]
+        assert evidence.startswith("guided_completion: 10 of 24 items (41.7%, 95% CI ") and evidence.endswith(
+            PROBE_NOTE)
+        assert float(re.search(r"p = (\S+)", evidence).group(1)) == pytest.approx(reference_p, rel=1e-3)
+    for pl in ("en", "native"):
+        assert set(known) <= set(clean[pl]["flagged"])
+        kept = [(it, res) for it, res in pairs[pl] if it.item_id not in clean[pl]["flagged"]]
+        assert len(kept) == 24 - len(clean[pl]["flagged"]) and len(kept) > 0
+        spec = TASKS["abssum"]
+        expected = next(s for s in aggregate_cell(spec, "id", kept) if s.metric == spec.headline_metric("id"))
+        assert clean[pl]["clean"] == expected and clean[pl]["clean"].n == len(kept)
+        full = next(s for s in aggregate_cell(spec, "id", pairs[pl]) if s.metric == spec.headline_metric("id"))
+        assert clean[pl]["full"] == full and full.n == 24
+
+
+def test_an_older_stores_en_only_probe_row_still_reads_on_both_cells(tmp_path):
+    path = tmp_path / "t.duckdb"
+    ids = _ingest_both_prompts(path)
+    old = LeakSignal("probe-m", "abssum", "id", "en", "ts_guessing", True, tuple(sorted(ids[:3])), 0.125, 0.001,
+                     0.04, 0.31, 24, "TS-Guessing: as an older store kept it")
+    con = db.connect(path)
+    try:
+        save_signals(con, [old.as_row()])
+        boards = {pl: flagged_table(con, "bhasa", pl) for pl in ("en", "native")}
+        flagged = {pl: clean_score(con, "probe-m", "abssum", "id", pl)["flagged"] for pl in ("en", "native")}
+    finally:
+        con.close()
+    for pl, board in boards.items():
+        probe = board[board["signal"] == "ts_guessing"]
+        assert probe[["prompt_lang", "items flagged", "n items", "p-value"]].values.tolist() == [[pl, 3, 24, 0.001]]
+        assert set(sorted(ids[:3])) <= set(flagged[pl])
+
+
+def test_a_new_probe_run_replaces_an_older_stores_en_row(tmp_path):
+    path = tmp_path / "t.duckdb"
+    con = db.connect(path)
+    try:
+        save_signals(con, [LeakSignal("probe-m", "abssum", "id", "en", "guided_completion", True, ("x",)).as_row()])
+    finally:
+        con.close()
+    with StandinServer(reply=lambda prompt: "lorem ipsum") as server:
+        assert main(["leakage", "--model", "probe-m", "--base-url", server.base_url, "--tasks", "abssum",
+                     "--langs", "id", "--db", str(path), "--probes", "guided", "--max-retries", "1"]) == 0
+    con = db.connect(path)
+    try:
+        rows = read_signals(con, model_id="probe-m")
+        board = flagged_table(con, "bhasa", "native")
+    finally:
+        con.close()
+    assert [(r["prompt_lang"], r["flagged"]) for r in rows] == [(EVERY_PROMPT, False)]
+    assert board.empty
 
 
 @pytest.fixture

@@ -5,7 +5,8 @@ from __future__ import annotations
 import duckdb
 
 from evaluator.leakage import FIELDS, LeakSignal
-from store.leakage import COLUMNS, declared_data, delete_cell_signals, read_signals, save_signals, set_declaration
+from store.leakage import (COLUMNS, declared_data, delete_cell_signals, delete_item_signals, read_signals,
+                           save_signals, set_declaration)
 from store.schema import PUBLIC_TABLES, ensure_schema
 
 
@@ -30,6 +31,21 @@ def test_a_signal_round_trips_and_the_columns_agree():
     delete_cell_signals(con, [(sig.model_id, sig.task, "ta", "en")])
     assert read_signals(con) == []
     assert con.execute("SELECT count(*) FROM models").fetchone()[0] == 0
+
+
+def test_a_probes_rows_are_deleted_under_every_prompt_language_of_its_items_only():
+    con = _store()
+    model = "m'; DROP TABLE leakage_signals; --"
+    rows = [LeakSignal(model, "abssum", "id", pl, signal, True, ("a",)).as_row()
+            for pl, signal in (("*", "guided_completion"), ("en", "guided_completion"), ("en", "ts_guessing"),
+                               ("native", "ngram_overlap"))]
+    rows.append(LeakSignal(model, "abssum", "th", "*", "guided_completion", True).as_row())
+    save_signals(con, rows)
+    delete_item_signals(con, [(model, "abssum", "id")], ["guided_completion"])
+    assert [(r["lang"], r["prompt_lang"], r["signal"]) for r in read_signals(con)] == [
+        ("id", "en", "ts_guessing"), ("id", "native", "ngram_overlap"), ("th", "*", "guided_completion")]
+    delete_item_signals(con, [], ["ts_guessing"])
+    assert len(read_signals(con)) == 3
 
 
 def test_a_declaration_is_set_on_a_stored_model_only():
