@@ -35,6 +35,8 @@ def add(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--langs", help="comma list of languages (default: every language of each task)")
     a.add_argument("--prompt-lang", default="en,native", help="en, native or en,native (default)")
     a.add_argument("--limit", type=int, help="at most N items per task and language")
+    a.add_argument("--mode", choices=("leakage",), help="leakage: queue the leakage probes of the model instead of "
+                                                        "an evaluation run (`tanaw leakage`)")
     a.add_argument("--submitter", help="who asked (name or contact)")
     a.add_argument("--db", help="DuckDB file (default: $TANAW_DB, else ~/.tanaw/tanaw.duckdb)")
     a.set_defaults(func=cmd_add)
@@ -54,7 +56,8 @@ def cmd_add(args: argparse.Namespace) -> int:
     request = Submission(request_id="", model_id=args.model.strip(), backend=backend, base_url=args.base_url,
                          hub_model=args.hub_model, revision=args.revision, api_key_env=args.api_key_env,
                          tasks=args.tasks, langs=args.langs, prompt_langs=args.prompt_lang, item_limit=args.limit,
-                         submitter=args.submitter or f"cli:{os.environ.get('USER', '')}".rstrip(":"))
+                         submitter=args.submitter or f"cli:{os.environ.get('USER', '')}".rstrip(":"),
+                         mode=args.mode)
     try:
         stored, created = submit_request(Path(args.db) if args.db else None, request)
     except (QueueError, EndpointRefused, WriterBusy) as e:

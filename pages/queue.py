@@ -27,6 +27,7 @@ STATUS_ICONS = {"PENDING": ":material/schedule:", "RUNNING": ":material/autorene
 BACKENDS = {"openai": "OpenAI-compatible endpoint (vLLM, SGLang, TGI, hosted API)",
             "hub": "Model on the Hugging Face Hub (served by our worker)"}
 PROMPTS = {"en,native": "English and native prompts", "en": "English prompts", "native": "Native prompts"}
+MODES = {"": "Evaluation run", "leakage": "Leakage probes (guided completion, TS-Guessing, Min-K%++; prompts unused)"}
 
 
 def _request_form(access_mode: str) -> None:
@@ -41,6 +42,9 @@ def _request_form(access_mode: str) -> None:
     with st.form("request"):
         model_id = st.text_input("Model name (as shown on the leaderboard)", max_chars=200)
         backend = st.radio("Where is it served?", list(BACKENDS), format_func=BACKENDS.get)
+        mode = st.radio("What to run", list(MODES), format_func=MODES.get,
+                        help="Leakage probes ask the model whether it has seen the benchmarks' items; their flags "
+                             "show on the board's cells of those tasks and languages.")
         c1, c2 = st.columns(2)
         base_url = c1.text_input("Endpoint base URL", placeholder="https://my-server.example/v1",
                                  help="For an OpenAI-compatible endpoint; include /v1.")
@@ -69,7 +73,8 @@ def _request_form(access_mode: str) -> None:
             api_key_env=api_key_env.strip() or None,
             tasks=None if set(tasks) == set(families) else ",".join(tasks) or None,
             langs=None if set(sel_langs) == set(langs) else ",".join(sel_langs) or None,
-            prompt_langs=prompt_langs, item_limit=int(limit) if limit else None, submitter=submitter.strip() or None)
+            prompt_langs=prompt_langs, item_limit=int(limit) if limit else None, submitter=submitter.strip() or None,
+            mode=mode or None)
         try:
             stored, created = submit_request(None, request)
         except (queue.QueueError, EndpointRefused) as e:  # messages name the field, never the endpoint's answer
@@ -108,6 +113,7 @@ else:
         "model_id": st.column_config.TextColumn("model"),
         "served_at": st.column_config.TextColumn("served at"),
         "prompt_langs": st.column_config.TextColumn("prompts"),
+        "mode": st.column_config.TextColumn("run"),
         "created_at": st.column_config.DatetimeColumn("submitted", format="YYYY-MM-DD HH:mm"),
         "started_at": st.column_config.DatetimeColumn("started", format="YYYY-MM-DD HH:mm"),
         "finished_at": st.column_config.DatetimeColumn("finished", format="YYYY-MM-DD HH:mm"),

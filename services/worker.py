@@ -2,7 +2,8 @@
 
 Each request becomes a run specification (`evaluator.runspec.from_request`) that a child process,
 `python -m services.run_child`, reads as JSON on stdin and hands to the runner unchanged (the child keeps a crash or
-a time-out to one request, not the worker, and holds only a scrubbed environment). Requests for Hub models need
+a time-out to one request, not the worker, and holds only a scrubbed environment); a request of mode "leakage" has
+the child probe the model (`services.leakage_probes`) under the same checks instead. Requests for Hub models need
 `--serve-cmd`, a command that serves
 the model behind an OpenAI-compatible API (vLLM, SGLang); the worker starts it, waits for `/v1/models`, runs, and
 stops it. With TANAW_RESULTS_REPO set, the worker pulls the results repo before claiming and pushes after each
@@ -146,9 +147,12 @@ def run_spec(sub, url: str, served_model: str | None, args) -> RunSpec:
     return dataclasses.replace(spec, model_info={**spec.model_info, "owner": QUEUE})  # the model is the queue's
 
 
-def run_child(spec: RunSpec, env: Mapping[str, str], timeout: float) -> subprocess.CompletedProcess:
-    """Run a spec in a child process (`python -m services.run_child`, the spec as JSON on stdin) with `env` only."""
-    return subprocess.run([sys.executable, "-m", "services.run_child"], input=runspec.to_json(spec),
+def run_child(spec: RunSpec, env: Mapping[str, str], timeout: float, mode: str | None = None
+              ) -> subprocess.CompletedProcess:
+    """Run a spec in a child process (`python -m services.run_child`, the spec as JSON on stdin) with `env` only;
+    mode "leakage" probes the spec's model instead (`--leakage`: the request's values never reach the command)."""
+    flags = ["--leakage"] if mode == "leakage" else []
+    return subprocess.run([sys.executable, "-m", "services.run_child", *flags], input=runspec.to_json(spec),
                           capture_output=True, text=True, timeout=timeout, env=dict(env))
 
 
@@ -202,7 +206,7 @@ def handle(sub, args) -> tuple[bool, str]:
         return False, f"refused: {e}"
     try:
         with served(sub, args) as (url, served_model):
-            res = run_child(run_spec(sub, url, served_model, args), run_env(sub, args), args.job_timeout)
+            res = run_child(run_spec(sub, url, served_model, args), run_env(sub, args), args.job_timeout, sub.mode)
     except subprocess.TimeoutExpired:
         return False, f"the run took longer than {args.job_timeout:.0f}s and was stopped"
     except ConfigError as e:
@@ -221,7 +225,13 @@ def handle(sub, args) -> tuple[bool, str]:
     return False, RUN_FAILED
 
 
-def _stored(con, model_id: str) -> int:
+def _stored(con, model_id: str, mode: str | None = None) -> int:
+    """What a request stored for its model: evaluated answers, or (mode "leakage") probe verdicts."""
+    if mode == "leakage":
+        from evaluator.leakage import EVERY_PROMPT
+        from store.leakage import read_signals
+
+        return len(read_signals(con, model_id=model_id, prompt_lang=EVERY_PROMPT))
     return con.execute("SELECT count(*) FROM predictions p JOIN runs r USING (run_id) WHERE r.model_id = ? "
                        "AND r.source = 'evaluated'", [model_id]).fetchone()[0]
 
@@ -246,14 +256,14 @@ def work_one(args) -> bool:
     print(f"worker: running {sub.model_id} ({sub.request_id})", file=sys.stderr)
     ok, message = handle(sub, args)
     with _open(args.db) as con:
-        n = _stored(con, sub.model_id)
+        n = _stored(con, sub.model_id, sub.mode)
         if ok and n:
             done = queue.finish(con, sub.request_id, n, message or None)
         else:
             done = queue.fail(con, sub.request_id, message if not ok else RUN_FAILED if message else
-                              "the run stored no answers")
+                              "the run stored no probe verdicts" if sub.mode else "the run stored no answers")
         _sync(con, "push", f"Queue: {sub.model_id} {done.status} ({sub.request_id})")
-    print(f"worker: {sub.model_id} {done.status}, {n} answers stored" + (f": {message}" if message else ""),
+    print(f"worker: {sub.model_id} {done.status}, {n} {'probe verdicts' if sub.mode else 'answers'} stored" + (f": {message}" if message else ""),
           file=sys.stderr)
     return True
 

@@ -17,6 +17,8 @@ import duckdb
 
 STATUSES = ("PENDING", "RUNNING", "FINISHED", "FAILED")
 BACKENDS = ("openai", "hub")
+MODES = ("leakage",)
+"""A request's mode besides an evaluation run (None): "leakage", the `leakage` run mode's probes of the model."""
 _ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]{0,63}")
 _HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}")
 _CSV = re.compile(r"[A-Za-z0-9][\w.,-]{0,499}")
@@ -65,6 +67,8 @@ class Submission:
     created_at: datetime | None = None
     started_at: datetime | None = None
     finished_at: datetime | None = None
+    mode: str | None = None
+    """None: an evaluation run; "leakage": the leakage probes (MODES) of the same model, tasks and languages."""
 
 
 COLUMNS = tuple(f.name for f in fields(Submission))
@@ -75,6 +79,8 @@ def validate(sub: Submission) -> None:
     applied by the page, `queue add` and the worker."""
     if not sub.model_id.strip() or len(sub.model_id) > 200 or sub.model_id.startswith("-"):
         raise QueueError("model_id: required, at most 200 characters, not starting with '-'")
+    if sub.mode is not None and sub.mode not in MODES:
+        raise QueueError(f"mode: must be empty (an evaluation run) or one of {MODES}, not {sub.mode!r}")
     if sub.backend not in BACKENDS:
         raise QueueError(f"backend: must be one of {BACKENDS}, not {sub.backend!r}")
     if sub.backend == "openai":
@@ -102,7 +108,7 @@ def submit(con: duckdb.DuckDBPyConnection, sub: Submission) -> tuple[Submission,
     is returned instead of a duplicate."""
     validate(sub)
     same = ("model_id", "backend", "base_url", "hub_model", "revision", "tasks", "langs", "prompt_langs",
-            "item_limit")
+            "item_limit", "mode")
     where = " AND ".join(f"{c} IS NOT DISTINCT FROM ?" for c in same)
     dup = con.execute(f"SELECT {', '.join(COLUMNS)} FROM submissions WHERE status IN ('PENDING', 'RUNNING') "
                       f"AND {where} ORDER BY created_at LIMIT 1", [getattr(sub, c) for c in same]).fetchone()
@@ -186,7 +192,8 @@ def merge_staged(con: duckdb.DuckDBPyConnection, staged: str) -> None:
     """Merge another store's requests (staged in temp table `staged`, shaped like `submissions`, name from the
     caller's code) into this one, inside the caller's transaction: unknown requests are added, a request the other
     store has further along (PENDING < RUNNING < FINISHED | FAILED) replaces this store's row, and rows with a status
-    outside STATUSES are ignored."""
+    outside STATUSES are ignored. A request whose mode is not a known one (MODES) is added as it is and refused by
+    the worker's checks (`validate`)."""
     x = '"' + staged.replace('"', '""') + '"'
     theirs, ours = _ORDER_SQL.format(t="x"), _ORDER_SQL.format(t="s")
     con.execute(f"DELETE FROM submissions WHERE request_id IN (SELECT s.request_id FROM submissions s JOIN {x} x "

@@ -335,10 +335,14 @@ V20 = (
 leakage signals per cell (`evaluator.leakage.LeakSignal`, written by `store.leakage`): signals read from a cell's
 stored outputs when the cell changes, and the `leakage` run mode's probes."""
 
+V21 = ("ALTER TABLE submissions ADD COLUMN IF NOT EXISTS mode VARCHAR",)
+"""A queued request's mode: NULL (an evaluation run) or 'leakage' (the `leakage` run mode's probes)."""
+
 MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6),
                                                        (7, V7), (8, V8), (9, V9), (10, V10), (11, V11),
                                                        (12, V12), (13, V13), (14, V14), (15, V15), (16, V16),
-                                                       (17, V17), (18, V18), (19, V19), (20, V20))
+                                                       (17, V17), (18, V18), (19, V19), (20, V20),
+                                                       (21, V21))
 """(version, statements) in order; append a new version, never edit an applied one."""
 
 PUBLIC_TABLES = ("models", "tasks", "items", "runs", "predictions", "scores", "aggregates", "reported",

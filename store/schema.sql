@@ -130,7 +130,8 @@ CREATE TABLE submissions (
     status VARCHAR NOT NULL DEFAULT 'PENDING',   -- PENDING | RUNNING | FINISHED | FAILED
     worker VARCHAR, error VARCHAR, n_results INTEGER,
     created_at TIMESTAMP DEFAULT current_timestamp,
-    started_at TIMESTAMP, finished_at TIMESTAMP);
+    started_at TIMESTAMP, finished_at TIMESTAMP,
+    mode VARCHAR);                         -- NULL: an evaluation run | leakage: the leakage probes
 
 CREATE TABLE hub_sync (
     synced_at TIMESTAMP DEFAULT current_timestamp,

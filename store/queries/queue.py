@@ -9,9 +9,10 @@ from store.queries import query
 
 @query
 def submissions(con: duckdb.DuckDBPyConnection, status: str | None = None) -> pd.DataFrame:
-    """One row per request, newest first: status, model, where it is served, what it covers, times, outcome."""
+    """One row per request, newest first: status, model, what it asks (an evaluation or the leakage probes), where
+    it is served, what it covers, times, outcome."""
     return con.execute(
-        """SELECT status, model_id, backend, coalesce(base_url, hub_model || coalesce('@' || revision, '')) AS served_at,
+        """SELECT status, model_id, coalesce(mode, 'evaluation') AS mode, backend, coalesce(base_url, hub_model || coalesce('@' || revision, '')) AS served_at,
                   coalesce(tasks, 'all') AS tasks, coalesce(langs, 'all') AS langs, prompt_langs, item_limit,
                   submitter, created_at, started_at, finished_at, n_results, error, request_id
            FROM submissions WHERE ? IS NULL OR status = ?

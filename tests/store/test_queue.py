@@ -23,6 +23,7 @@ def _sub(**kw) -> Submission:
     (dict(api_key_env="sk-live-1234"), "api_key_env"),
     (dict(tasks="sentiment; DROP TABLE runs"), "tasks"),
     (dict(item_limit=0), "item_limit"),
+    (dict(mode="probe; DROP TABLE runs"), "mode"),
 ])
 def test_bad_requests_name_the_field(kw, field):
     con = db.connect(":memory:")
@@ -39,6 +40,11 @@ def test_duplicate_active_request_is_not_queued_twice():
     other, created_other = queue.submit(con, _sub(langs="th"))
     assert created_other and other.request_id != first.request_id
     assert [s.status for s in queue.listing(con)] == ["PENDING", "PENDING"]
+    probe, created_probe = queue.submit(con, _sub(mode="leakage"))  # the probes of the same model: another request
+    assert created_probe and probe.mode == "leakage" and probe.request_id != first.request_id
+    assert queue.submit(con, _sub(mode="leakage"))[0].request_id == probe.request_id
+    assert [s.mode for s in queue.listing(con)] == [None, None, "leakage"]
+    assert list(QUERIES["submissions"](con)["mode"]) == ["leakage", "evaluation", "evaluation"]
 
 
 def test_fifo_claims_and_transitions():
