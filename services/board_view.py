@@ -212,7 +212,11 @@ def lead_sentence(language: str, prompt: str, means: pd.DataFrame, tests: pd.Dat
     if pair.empty:
         return head + " No paired test between the two is stored, so whether the lead is clear is not known."
     clear = [excludes(lo, hi, 0.0) and d > 0 for lo, hi, d in zip(pair["ci_low"], pair["ci_high"], pair["diff"])]
-    if all(clear):
+    if len(clear) == 1:
+        verdict = ("The lead is statistically clear on the one task where the two were paired" if clear[0] else
+                   "The lead is not statistically clear: on the one paired task the 95% interval of the difference "
+                   "does not lie above 0")
+    elif all(clear):
         verdict = f"The lead is statistically clear on all {len(clear)} tasks where the two were paired"
     elif not any(clear):
         verdict = (f"The lead is not statistically clear: on none of the {len(clear)} paired tasks does the 95% "

@@ -84,3 +84,16 @@ def test_lead_sentence_counts_clear_tasks():
                            "tasks, 10.0 points ahead of B (50.0).")
     assert "statistically clear on 1 of 2 paired tasks" in text
     assert "not known" in lead_sentence("Thai", "English prompt", means, tests.iloc[0:0])
+
+
+def test_lead_sentence_with_one_paired_task():
+    means = pd.DataFrame({"model": ["A", "B"], "mean": [60.0, 50.0], "tasks": [1, 1]})
+    tests = pd.DataFrame({"task": ["x"], "model_a": ["A"], "model_b": ["B"], "n": [100], "diff": [5.0],
+                          "ci_low": [2.0], "ci_high": [8.0]})
+    assert lead_sentence("Malay", "Native prompt", means, tests).endswith(
+        "over 1 task, 10.0 points ahead of B (50.0). The lead is statistically clear on the one task where the two "
+        "were paired (paired test, 95% interval of the difference).")
+    noisy = tests.assign(ci_low=[-1.0])
+    assert lead_sentence("Malay", "Native prompt", means, noisy).endswith(
+        "The lead is not statistically clear: on the one paired task the 95% interval of the difference does not "
+        "lie above 0 (paired test, 95% interval of the difference).")
