@@ -54,8 +54,8 @@ st.caption("The language score is each model's stored mean of its competency mea
 
 st.subheader(f"{name} tasks, the leader's strongest first")
 view = language_table(cells, tests, ranked, prompt_lang, {t: TASKS[t].description for t in TASKS})
-table(view, f"language-{lang}-{prompt_lang}", columns={
-    "what": st.column_config.TextColumn("what it tests", width="large"),
+# a grid cell is one line, so each task's description (up to ~230 characters) is listed under the table instead
+table(view.drop(columns="what"), f"language-{lang}-{prompt_lang}", columns={
     "competency": st.column_config.TextColumn("competency", help="codes explained below the table"),
     "normalized": st.column_config.NumberColumn("normalised", format="%.1f", help="0 = chance, 100 = perfect"),
     "score": st.column_config.NumberColumn("score", format="%.1f", help="the task's headline metric, 0-100"),
@@ -67,6 +67,9 @@ table(view, f"language-{lang}-{prompt_lang}", columns={
     "fails": st.column_config.LinkColumn("where it fails", display_text="leader's wrong items",
                                          help="the items the leader got wrong, with its outputs, on Compare")})
 
+with st.expander(f"What each {name} task tests"):
+    for task, what in zip(view["task"], view["what"]):
+        st.markdown(f"- **{md_escape(task)}**: {md_escape(what)}")
 with st.expander("What the competency codes mean"):
     for code, words in COMPETENCIES.items():
         st.markdown(f"- **{code}**: {words}")
