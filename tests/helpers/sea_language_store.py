@@ -108,26 +108,36 @@ def answer_rows(model: str) -> list[dict]:
     return rows
 
 
-def sea_language_store(db: Path, data: Path) -> Path:
-    """Write the items under `data` and ingest the three models' answers (module docstring) into `db`."""
+def native_predictions(rows: list[dict], model: str, data: Path) -> list:
+    """Tanaw native result rows read as an upload named `<model>.jsonl` against the items under `data`."""
     from evaluator.formats.read import read_upload
+
+    body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode()
+    return list(read_upload(body, f"{model}.jsonl", data_dir=data).predictions)
+
+
+def ingest(db: Path, data: Path, preds_by_model: dict[str, list]) -> Path:
+    """Score and store each model's predictions (an upload of `<model>.jsonl`) through the real ingest path."""
     from services.ingest import ingest_predictions
     from store import db as store_db
 
-    write_items(data)
-    pacute = [p for p in read_upload(PACUTE_FILES, data_dir=data).predictions if p.task == PACUTE_TASK]
     con = store_db.connect(db)
     try:
-        for model in MODELS:
-            body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in answer_rows(model)).encode()
-            preds = list(read_upload(body, f"{model}.jsonl", data_dir=data).predictions)
-            if model == "sea-beta":
-                preds += [dataclasses.replace(p, output="") if k % 4 == 0 else p for k, p in enumerate(pacute)]
-            elif model == "sea-alpha":
-                preds += pacute
+        for model, preds in preds_by_model.items():
             ingest_predictions(con, preds, model={"model_id": model, "origin": "uploaded"},
                                source={"file": f"{model}.jsonl", "kind": "upload", "harness": "test", "settings": {}},
                                data_dir=data)
     finally:
         con.close()
     return db
+
+
+def sea_language_store(db: Path, data: Path) -> Path:
+    """Write the items under `data` and ingest the three models' answers (module docstring) into `db`."""
+    from evaluator.formats.read import read_upload
+
+    write_items(data)
+    pacute = [p for p in read_upload(PACUTE_FILES, data_dir=data).predictions if p.task == PACUTE_TASK]
+    extra = {"sea-alpha": pacute,
+             "sea-beta": [dataclasses.replace(p, output="") if k % 4 == 0 else p for k, p in enumerate(pacute)]}
+    return ingest(db, data, {m: native_predictions(answer_rows(m), m, data) + extra.get(m, []) for m in MODELS})
