@@ -48,7 +48,8 @@ FAMILY_WORDS = {
     "pacute": "PACUTE = Filipino word structure (spelling, syllables, affixes)",
     "cultural": "Cultural = open questions on culture, rated by people",
     "instruction": "Instruction following = SEA-IFEval's verifiable instructions, checked one by one",
-    "seahelm": "SEA-HELM = its multiple-choice tasks (Belebele reading, knowledge questions, Filipino culture)",
+    "seahelm": "Knowledge & reading = SEA-HELM's multiple-choice tasks (Belebele reading, knowledge questions, "
+               "Filipino culture)",
 }
 """Benchmark families in plain words."""
 
