@@ -1,8 +1,10 @@
 # Tanaw on a Hugging Face Docker Space (README front matter: sdk: docker, app_port: 7860).
 # Build: docker build -t tanaw .            COMET-22 extra (brings torch): --build-arg WITH_COMET=1
+#                                           MetricX-24 extra (brings torch): --build-arg WITH_METRICX=1
 FROM python:3.11-slim-bookworm
 
 ARG WITH_COMET=0
+ARG WITH_METRICX=0
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
@@ -24,7 +26,8 @@ WORKDIR /home/user/app
 # Requirements first, in one layer, so a source change does not reinstall them.
 COPY --chown=1000:1000 requirements*.txt ./
 RUN pip install --no-cache-dir -r requirements.txt \
-    && if [ "$WITH_COMET" = "1" ]; then pip install --no-cache-dir -r requirements-comet.txt; fi
+    && if [ "$WITH_COMET" = "1" ]; then pip install --no-cache-dir -r requirements-comet.txt; fi \
+    && if [ "$WITH_METRICX" = "1" ]; then pip install --no-cache-dir -r requirements-metricx.txt; fi
 
 # Streamlit's scripts and styles gzipped once here, served by nginx as they are (gzip_static): a fresh visitor
 # downloads about a third of the bytes (3.3 MB, not 9.7), with no compression work per request.

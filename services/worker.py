@@ -41,6 +41,7 @@ KEY_VAR = "ENDPOINT_API_KEY"
 """The only variable holding a key in the run's environment (the allow-listed key, copied under this name)."""
 CHILD_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "PYTHONPATH", "PYTHONHASHSEED",
              "VIRTUAL_ENV", "TANAW_DB", "TANAW_HOME", "TANAW_DATA_DIR", "TANAW_COMET_PATH",
+             "TANAW_METRICX_CHECKPOINT", "TANAW_METRICX_TOKENIZER",
              "TANAW_ALLOW_PRIVATE_ENDPOINTS", "SPACE_ID", "TANAW_UPLOAD_MAX_MB", "HF_HOME", "HF_HUB_CACHE",
              "HF_HUB_OFFLINE", "HF_ENDPOINT", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE",
              "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH")

@@ -86,13 +86,16 @@ def test_requirements_in_one_cached_layer_before_the_source():
     assert "-r requirements.txt" in ins[pip_runs[0]][1] and "--no-cache-dir" in ins[pip_runs[0]][1]
 
 
-def test_comet_extra_off_by_default():
+@pytest.mark.parametrize("arg, file, packages", [("WITH_COMET", "requirements-comet.txt", "torch|unbabel-comet"),
+                                                  ("WITH_METRICX", "requirements-metricx.txt",
+                                                   "torch|transformers|sentencepiece")])
+def test_optional_extras_off_by_default(arg, file, packages):
     ins = instructions()
-    assert ("ARG", "WITH_COMET=0") in ins
+    assert ("ARG", f"{arg}=0") in ins
     run = next(a for k, a in ins if k == "RUN" and "pip install" in a)
-    assert re.search(r'if \[ "\$WITH_COMET" = "1" \]; then pip install [^;]*-r requirements-comet\.txt', run)
+    assert re.search(rf'if \[ "\${arg}" = "1" \]; then pip install [^;]*-r {re.escape(file)}', run)
     runtime = (REPO / "requirements.txt").read_text().lower()
-    assert not re.search(r"^(torch|unbabel-comet)\b", runtime, re.M)
+    assert not re.search(rf"^({packages})\b", runtime, re.M)
 
 
 def test_build_context_has_the_app_and_nothing_private():

@@ -38,7 +38,8 @@ def test_dependencies_equal_requirements_txt():
                for r in map(Requirement, deps)), "every dependency is pinned with =="
 
 
-@pytest.mark.parametrize("extra, file", [("comet", "requirements-comet.txt"), ("llama", "requirements-llama.txt")])
+@pytest.mark.parametrize("extra, file", [("comet", "requirements-comet.txt"), ("metricx", "requirements-metricx.txt"),
+                                         ("llama", "requirements-llama.txt")])
 def test_extras_equal_their_requirements_files(extra, file):
     assert canonical(PYPROJECT["project"]["optional-dependencies"][extra]) == requirements(file)
 
