@@ -177,3 +177,27 @@ def test_ingest_cli_scores_the_cell_with_the_stand_in(tmp_path, capsys, monkeypa
     row = _ingest_and_export(tmp_path, capsys, ["Pasar."] * n)
     assert row["status"] == "ok" and row["n"] == n
     assert n == 12 and row["value"] == pytest.approx(78.0)  # mean error 5.5 of 0..11: 100 * (1 - 5.5 / 25)
+
+
+def test_the_transformers_read_out_on_a_tiny_local_checkpoint(tmp_path):
+    """With the extra installed: a random tiny mT5 saved locally loads offline, gives each input one error in
+    [0, 25] that does not depend on the other inputs of its batch (padding and the dropped end-of-sequence token)."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    spm = pytest.importorskip("sentencepiece")
+    words = "saya makan nasi ikan the cat sat on a mat toi an com".split()
+    corpus = tmp_path / "corpus.txt"
+    rng = np.random.default_rng(0)
+    corpus.write_text("\n".join(" ".join(rng.choice(words, 8)) for _ in range(500)), encoding="utf-8")
+    spm.SentencePieceTrainer.train(input=str(corpus), model_prefix=str(tmp_path / "spiece"), vocab_size=40,
+                                   pad_id=0, eos_id=1, unk_id=2, bos_id=-1, minloglevel=2)
+    torch.manual_seed(0)
+    config = transformers.MT5Config(vocab_size=250112, d_model=16, d_kv=4, d_ff=32, num_layers=2, num_heads=2)
+    transformers.MT5ForConditionalGeneration(config).save_pretrained(tmp_path)
+    model = metricx._MetricX(str(tmp_path), str(tmp_path))
+    texts = [metricx_input("saya makan nasi", "the cat sat", "the cat sat on a mat"),
+             metricx_input("ikan", "", "toi an com the cat sat on a mat on a mat"),
+             metricx_input("a", "a mat", "a mat")]
+    together = model.errors(texts)
+    alone = [model.errors([t])[0] for t in texts]
+    assert together == pytest.approx(alone, abs=1e-4) and all(0.0 <= e <= 25.0 for e in together)
