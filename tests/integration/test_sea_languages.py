@@ -67,9 +67,13 @@ def test_tasks_lists_the_new_language_pairs(tl_data):
     tasks = {r["task"]: r for r in json.loads(sh(env, "tasks", "--json"))}
     for task, langs in NEW_PAIRS.items():
         assert langs <= set(tasks[task]["langs"]), task
-    assert {t for t, r in tasks.items() if "ms" in r["langs"]} == {t for t, ls in NEW_PAIRS.items() if "ms" in ls}
-    assert {t for t, r in tasks.items() if "my" in r["langs"]} == {t for t, ls in NEW_PAIRS.items() if "my" in ls} | {
-        "paraphrase"}  # SEA-HELM's paraphrase task: tests/integration/test_seahelm_nlu_tasks.py
+    # beside them, SEA-HELM's multiple-choice tasks (tests/integration/test_seahelm_mcq.py) and its paraphrase task
+    # (tests/integration/test_seahelm_nlu_tasks.py)
+    mcq = {"belebele", "global-mmlu-lite"}
+    assert {t for t, r in tasks.items() if "ms" in r["langs"]} == {
+        t for t, ls in NEW_PAIRS.items() if "ms" in ls} | mcq
+    assert {t for t, r in tasks.items() if "my" in r["langs"]} == {
+        t for t, ls in NEW_PAIRS.items() if "my" in ls} | mcq | {"paraphrase"}
     assert tasks["toxicity"]["chance"]["my"] == 0.5 and tasks["sentiment"]["chance"]["ms"] == pytest.approx(1 / 3)
 
 
