@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +14,7 @@ from urllib.parse import urlencode
 import pytest
 
 from tests.helpers.browser import chromium_available, chromium_page, screenshot, serve_app, wait_for_app
+from tests.helpers.fonts import fonts_for
 
 pytestmark = pytest.mark.skipif(not chromium_available(), reason="Debian chromium / playwright not installed")
 
@@ -22,14 +22,8 @@ REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "tests" / "fixtures" / "seahelm_mcq" / "my_belebele.jsonl"
 
 
-def _myanmar_fonts() -> str:
-    exe = shutil.which("fc-list")
-    if exe is None:
-        return ""
-    return subprocess.run([exe, ":lang=my", "family"], capture_output=True, text=True).stdout
 
-
-@pytest.mark.skipif(not _myanmar_fonts(), reason="no Myanmar font installed (fonts-noto-core, scripts/test.sh)")
+@pytest.mark.skipif(not fonts_for("my"), reason="no Myanmar font installed (fonts-noto-core, scripts/test.sh)")
 def test_burmese_belebele_items_render(tmp_path):
     data = tmp_path / "data"
     (data / "seahelm" / "belebele").mkdir(parents=True)

@@ -12,8 +12,6 @@ table), short sentences with their English sources."""
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -22,6 +20,7 @@ import pytest
 from tests.helpers.browser import (chromium_available, chromium_page, grid_problems, rendered_grids, screenshot,
                                    serve_app, wait_for_app)
 from tests.helpers.sea_language_store import ingest, native_predictions
+from tests.helpers.fonts import fonts_for
 
 pytestmark = pytest.mark.skipif(not chromium_available(), reason="Debian chromium / playwright not installed")
 
@@ -35,11 +34,6 @@ KHMER = [("Good night.", "រាត្រីសួស្តី។"), ("I like to
          ("Where is the market?", "ផ្សារនៅឯណា?")]
 KHMER_OUT = {"sea-alpha": ["រាត្រីសួស្តី។", "ខ្ញុំចូលចិត្តអាន។", "ផ្សារនៅឯណា?"],
              "sea-beta": ["សួស្តី។", "ខ្ញុំចូលចិត្តសៀវភៅ។", "ផ្សារ?"]}
-
-
-def _fonts(lang: str) -> str:
-    exe = shutil.which("fc-list")
-    return subprocess.run([exe, f":lang={lang}", "family"], capture_output=True, text=True).stdout if exe else ""
 
 
 def _store(db: Path, data: Path) -> Path:
@@ -64,7 +58,7 @@ def _belebele_rows() -> list[dict]:
     return [json.loads(line)["prompts"][0] for line in BELEBELE.read_text("utf-8").splitlines()]
 
 
-@pytest.mark.skipif(not (_fonts("my") and _fonts("km")),
+@pytest.mark.skipif(not (fonts_for("my") and fonts_for("km")),
                     reason="no Myanmar or Khmer font installed (fonts-noto-core, scripts/test.sh)")
 def test_belebele_burmese_and_khmer_items_render(tmp_path):
     db = _store(tmp_path / "t.duckdb", tmp_path / "data")

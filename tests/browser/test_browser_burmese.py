@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ from urllib.parse import urlencode
 import pytest
 
 from tests.helpers.browser import chromium_available, chromium_page, screenshot, serve_app, wait_for_app
+from tests.helpers.fonts import fonts_for
 
 pytestmark = pytest.mark.skipif(not chromium_available(), reason="Debian chromium / playwright not installed")
 
@@ -25,14 +25,8 @@ ITEMS = [{"id": "my-test-0", "text": "ဒီဝါကျ အပြုသဘေ�
          {"id": "my-test-1", "text": "ဒီဝါကျ အပျက်သဘော ဖြစ်ပါတယ်။", "label_en": "negative"}]
 
 
-def _myanmar_fonts() -> str:
-    exe = shutil.which("fc-list")
-    if exe is None:
-        return ""
-    return subprocess.run([exe, ":lang=my", "family"], capture_output=True, text=True).stdout
 
-
-@pytest.mark.skipif(not _myanmar_fonts(), reason="no Myanmar font installed (fonts-noto-core, scripts/test.sh)")
+@pytest.mark.skipif(not fonts_for("my"), reason="no Myanmar font installed (fonts-noto-core, scripts/test.sh)")
 def test_burmese_items_and_answers_render(tmp_path):
     data = tmp_path / "data"
     (data / "bhasa" / "sentiment").mkdir(parents=True)

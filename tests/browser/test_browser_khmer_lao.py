@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +17,7 @@ from urllib.parse import urlencode
 import pytest
 
 from tests.helpers.browser import chromium_available, chromium_page, screenshot, serve_app, wait_for_app
+from tests.helpers.fonts import fonts_for
 
 pytestmark = pytest.mark.skipif(not chromium_available(), reason="Debian chromium / playwright not installed")
 
@@ -36,14 +36,8 @@ ANSWERS = {
 }
 
 
-def _fonts(lang: str) -> str:
-    exe = shutil.which("fc-list")
-    if exe is None:
-        return ""
-    return subprocess.run([exe, f":lang={lang}", "family"], capture_output=True, text=True).stdout
 
-
-@pytest.mark.skipif(not (_fonts("km") and _fonts("lo")),
+@pytest.mark.skipif(not (fonts_for("km") and fonts_for("lo")),
                     reason="no Khmer or Lao font installed (fonts-noto-core, scripts/test.sh)")
 def test_khmer_and_lao_items_and_answers_render(tmp_path):
     data = tmp_path / "data"

@@ -8,8 +8,6 @@ tests/_screenshots/language-filipino.png, language-malay.png, language-burmese.p
 compare-burmese-wrong-items.png are kept to be looked at (glyphs, not empty boxes)."""
 from __future__ import annotations
 
-import shutil
-import subprocess
 from urllib.parse import urlencode
 
 import pytest
@@ -18,6 +16,7 @@ from evaluator.registry import TASKS as REGISTRY
 from tests.helpers.browser import (chromium_available, chromium_page, grid_problems, rendered_grids, screenshot,
                                    serve_app, wait_for_app)
 from tests.helpers.sea_language_store import ANSWER, LANGS, SENTIMENT, sea_language_store
+from tests.helpers.fonts import fonts_for
 
 pytestmark = [pytest.mark.skipif(not chromium_available(), reason="Debian chromium / playwright not installed"),
               pytest.mark.needs_samples]
@@ -40,11 +39,6 @@ VERDICT = {
     "my": "The lead is not statistically clear: on the one paired task the 95% interval",  # translation, 3 items
 }
 TASK_WORDS = {t: REGISTRY[t].description for t in set().union(*TASKS.values())}
-
-
-def _myanmar_fonts() -> str:
-    exe = shutil.which("fc-list")
-    return subprocess.run([exe, ":lang=my", "family"], capture_output=True, text=True).stdout if exe else ""
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +83,7 @@ def test_language_view_lists_the_languages_tasks(served, lang):
     assert grid_problems(grids[:1]) == []
 
 
-@pytest.mark.skipif(not _myanmar_fonts(), reason="no Myanmar font installed (fonts-noto-core, scripts/test.sh)")
+@pytest.mark.skipif(not fonts_for("my"), reason="no Myanmar font installed (fonts-noto-core, scripts/test.sh)")
 def test_burmese_leaders_wrong_items_are_burmese_text(served):
     tag, words = ANSWER["my"]
     text = SENTIMENT["my"][5][0]  # the one sentiment item sea-alpha gets wrong (neutral, answered positive)
